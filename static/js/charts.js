@@ -1,0 +1,1 @@
+// Chart helpers (filled in by the pages work).

@@ -1,0 +1,24 @@
+"""Tests run on the machine's PostgreSQL (a throwaway test database) unless TEST_DATABASE_URL says otherwise."""
+
+import os
+
+os.environ.setdefault("DATABASE_URL", os.environ.get("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash"))
+os.environ.setdefault("REDIS_URL", os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15"))
+
+import pytest  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The bundled catalogue, imported once for the session (tests that change it run in transactions)."""
+    with django_db_blocker.unblock():
+        call_command("import_whitepapers", verbosity=0, stdout=open(os.devnull, "w"))
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

@@ -1,0 +1,68 @@
+from django.contrib import admin
+
+from .models import (
+    Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor,
+)
+
+
+@admin.register(Vendor)
+class VendorAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "name_zh"]
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ["slug", "vendor", "title", "edition", "published", "source_file", "changed_at"]
+    list_filter = ["vendor", "published"]
+    search_fields = ["slug", "title", "title_en"]
+
+
+@admin.register(Methodology)
+class MethodologyAdmin(admin.ModelAdmin):
+    list_display = ["slug", "document", "tool", "tool_version", "threads", "duration_s", "statements_per_transaction"]
+    list_filter = ["tool", "document__vendor", "document"]
+    search_fields = ["slug", "name", "workload"]
+
+
+@admin.register(Engine)
+class EngineAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name"]
+
+
+@admin.register(EngineVersion)
+class EngineVersionAdmin(admin.ModelAdmin):
+    list_display = ["engine", "version"]
+    list_filter = ["engine"]
+
+
+@admin.register(InstanceFamily)
+class InstanceFamilyAdmin(admin.ModelAdmin):
+    list_display = ["slug", "vendor", "name", "name_zh", "arch"]
+    list_filter = ["vendor", "arch"]
+
+
+@admin.register(Flavor)
+class FlavorAdmin(admin.ModelAdmin):
+    list_display = ["spec_code", "vendor", "family", "vcpus", "memory_gb", "storage", "memory_ratio"]
+    list_filter = ["vendor", "family", "memory_ratio"]
+    search_fields = ["spec_code"]
+    list_select_related = ["vendor", "family"]
+
+
+@admin.register(ResultTable)
+class ResultTableAdmin(admin.ModelAdmin):
+    list_display = ["label", "document", "position", "section", "methodology", "label_printed"]
+    list_filter = ["document__vendor", "document"]
+    search_fields = ["label", "section"]
+    list_select_related = ["document", "methodology"]
+
+
+@admin.register(PublishedResult)
+class PublishedResultAdmin(admin.ModelAdmin):
+    list_display = ["table", "engine_version", "flavor", "deployment", "edition", "max_connections", "iops",
+                    "tps", "qps", "tpm", "ro_qps", "rw_qps"]
+    list_filter = ["table__document__vendor", "table__document", "engine_version__engine", "engine_version",
+                   "flavor__family", "flavor__memory_ratio", "deployment"]
+    search_fields = ["flavor__spec_code", "table__label"]
+    list_select_related = ["table__document", "engine_version__engine", "flavor__family"]
+    raw_id_fields = ["table", "flavor", "engine_version"]

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class WhitepaperConfig(AppConfig):
+    name = "whitepaper"
+    verbose_name = "Whitepaper catalogue"

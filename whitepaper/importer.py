@@ -1,0 +1,436 @@
+"""Whitepaper data files -> catalogue.
+
+`parse_document_file` is pure: it reads one YAML file (format: whitepaper/data/README.md) and returns
+validated plain data, or raises DataFileError naming the file, table, row and field. `import_document`
+writes one parsed document in one transaction: a second import of the same file changes nothing.
+"""
+
+import datetime
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+import yaml
+from django.db import transaction
+from django.utils import timezone
+
+from .metrics import METRICS, METRICS_BY_NAME
+from .models import (
+    MEMORY_RATIO_RE,
+    Deployment,
+    Document,
+    Engine,
+    EngineVersion,
+    Flavor,
+    InstanceFamily,
+    Methodology,
+    PublishedResult,
+    ResultTable,
+    Vendor,
+)
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+VOCABULARY_FILE = DATA_DIR / "_vocabulary.yaml"
+
+IDENTITY_COLUMNS = ["engine", "version", "family", "memory_ratio", "flavor", "vcpus", "memory_gb", "storage",
+                    "deployment", "edition"]
+TABLE_LEVEL_KEYS = ["engine", "version", "family", "memory_ratio", "deployment", "edition", "storage"]
+KNOWN_COLUMNS = set(IDENTITY_COLUMNS) | {m.name for m in METRICS}
+REQUIRED_TABLE_KEYS = ["label", "methodology", "columns", "rows"]
+REQUIRED_DOCUMENT_KEYS = ["slug", "vendor", "title", "published"]
+ROW_IDENTITY = ["engine", "version", "flavor", "vcpus", "memory_gb", "storage", "family", "memory_ratio",
+                "deployment", "edition", "data_rows", "hot_rows"]
+CHINESE_MULTIPLIERS = {"亿": 10**8, "万": 10**4}
+EDITIONS = {"enterprise", "standard", "web"}
+METHODOLOGY_NUMBERS = ["tables", "rows_per_table", "threads", "duration_s", "report_interval_s",
+                       "statements_per_transaction"]
+
+
+class DataFileError(Exception):
+    """A data file that cannot be imported. The message names the file, table, row and field."""
+
+    def __init__(self, path, reason, table=None, row=None, field=None):
+        self.path, self.reason, self.table, self.row, self.field = path, reason, table, row, field
+        where = [str(path)]
+        if table is not None:
+            where.append(f"table {table!r}")
+        if row is not None:
+            where.append(f"row {row}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        super().__init__(f"{', '.join(where)}: {reason}")
+
+
+@dataclass
+class ParsedRow:
+    position: int
+    values: dict  # identity columns -> str
+    metrics: dict  # metric name -> (number, printed)
+    iops_depends_on_disk: bool = False
+
+
+@dataclass
+class ParsedTable:
+    position: int
+    label: str
+    label_printed: bool
+    section: str
+    methodology: str
+    columns: list
+    notes: str
+    rows: list = field(default_factory=list)
+
+
+@dataclass
+class ParsedDocument:
+    path: Path
+    document: dict
+    methodologies: list
+    tables: list
+
+
+# --- pure parsing -----------------------------------------------------------------------------
+
+
+def load_yaml(path):
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataFileError(path, f"cannot read file ({exc.strerror or exc})") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataFileError(path, f"wrong encoding: the file must be UTF-8 (byte {exc.start} is not)") from exc
+    try:
+        # BaseLoader keeps every scalar a string, so numbers keep the form the document prints.
+        data = yaml.load(text, Loader=yaml.BaseLoader)
+    except yaml.YAMLError as exc:
+        raise DataFileError(path, f"not valid YAML ({exc})") from exc
+    if not isinstance(data, dict):
+        raise DataFileError(path, "the file must be a YAML mapping with document, methodologies and tables")
+    return data
+
+
+def parse_number(text, kind):
+    """'843.00' -> Decimal('843.00'); '12.5亿' -> 1250000000; raises ValueError with a reason."""
+    text = text.strip().replace(",", "")
+    multiplier = 1
+    if kind == "rows" and text and text[-1] in CHINESE_MULTIPLIERS:
+        multiplier = CHINESE_MULTIPLIERS[text[-1]]
+        text = text[:-1]
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        raise ValueError(f"not a number: {text!r}") from None
+    if not number.is_finite():
+        raise ValueError(f"not a number: {text!r}")
+    if number < 0:
+        raise ValueError(f"negative number: {text!r}")
+    number *= multiplier
+    if kind in ("int", "rows"):
+        if number != number.to_integral_value():
+            raise ValueError(f"not a whole number: {text!r}")
+        return int(number)
+    if number.as_tuple().exponent < -2:
+        raise ValueError(f"more than 2 decimals: {text!r}")
+    return number
+
+
+def _text(path, value, what, table=None, row=None):
+    if isinstance(value, (dict, list)):
+        raise DataFileError(path, f"expected text, got a {type(value).__name__}", table, row, what)
+    return (value or "").strip()
+
+
+def _parse_methodology(path, raw):
+    if not isinstance(raw, dict):
+        raise DataFileError(path, "each methodology must be a mapping", field="methodologies")
+    slug = _text(path, raw.get("slug"), "slug")
+    if not slug:
+        raise DataFileError(path, "missing methodology slug", field="methodologies.slug")
+    tool = _text(path, raw.get("tool"), "tool")
+    if tool and tool not in Methodology.Tool.values:
+        raise DataFileError(path, f"unknown tool {tool!r} (one of {', '.join(Methodology.Tool.values)})",
+                            field=f"methodology {slug}: tool")
+    parsed = {"slug": slug, "tool": tool, "parameters": raw.get("parameters") or {}}
+    for key in ["name", "tool_version", "workload", "client", "description"]:
+        parsed[key] = _text(path, raw.get(key), f"methodology {slug}: {key}")
+    parsed["name"] = parsed["name"] or slug
+    for key in METHODOLOGY_NUMBERS:
+        value = _text(path, raw.get(key), key)
+        try:
+            parsed[key] = parse_number(value, "int") if value else None
+        except ValueError as exc:
+            raise DataFileError(path, str(exc), field=f"methodology {slug}: {key}") from None
+    if not isinstance(parsed["parameters"], dict):
+        raise DataFileError(path, "parameters must be a mapping", field=f"methodology {slug}: parameters")
+    return parsed
+
+
+def _parse_row(path, table_raw, label, position, cells, columns, defaults):
+    if not isinstance(cells, list):
+        raise DataFileError(path, "a row must be a list of cells", label, position)
+    if len(cells) != len(columns):
+        raise DataFileError(path, f"{len(cells)} cells for {len(columns)} columns ({', '.join(columns)})",
+                            label, position)
+    by_column = dict(zip(columns, cells))
+    values = {key: _text(path, by_column.get(key, defaults.get(key)), key, label, position)
+              for key in IDENTITY_COLUMNS}
+    for key in ["engine", "vcpus", "memory_gb"]:
+        if not values[key]:
+            raise DataFileError(path, "missing value", label, position, key)
+    for key in ["vcpus", "memory_gb"]:
+        try:
+            values[key] = parse_number(values[key], "int")
+        except ValueError as exc:
+            raise DataFileError(path, str(exc), label, position, key) from None
+    if values["vcpus"] == 0:
+        raise DataFileError(path, "vCPUs must be at least 1", label, position, "vcpus")
+    if values["memory_ratio"] and not MEMORY_RATIO_RE.match(values["memory_ratio"]):
+        raise DataFileError(path, f"memory ratio must look like 1:N, got {values['memory_ratio']!r}",
+                            label, position, "memory_ratio")
+    if values["deployment"] not in ("", *Deployment.values):
+        raise DataFileError(path, f"deployment must be ha, single or empty, got {values['deployment']!r}",
+                            label, position, "deployment")
+    unknown_editions = set(filter(None, values["edition"].split("+"))) - EDITIONS
+    if unknown_editions:
+        raise DataFileError(path, f"unknown edition {', '.join(sorted(unknown_editions))!r} "
+                            f"(use {', '.join(sorted(EDITIONS))}, joined by +)", label, position, "edition")
+    metrics, on_disk = {}, False
+    for metric in METRICS:
+        printed = _text(path, by_column.get(metric.name), metric.name, label, position)
+        if metric.name == "iops" and printed == "disk":
+            on_disk = True
+            continue
+        if not printed:
+            continue
+        try:
+            metrics[metric.name] = (parse_number(printed, metric.kind), printed)
+        except ValueError as exc:
+            raise DataFileError(path, str(exc), label, position, metric.name) from None
+    return ParsedRow(position, values, metrics, on_disk)
+
+
+def _parse_table(path, position, raw, methodology_slugs):
+    if not isinstance(raw, dict):
+        raise DataFileError(path, "each table must be a mapping", field="tables")
+    label = _text(path, raw.get("label"), "label")
+    for key in REQUIRED_TABLE_KEYS:
+        if raw.get(key) in (None, ""):
+            raise DataFileError(path, "missing", label or f"#{position}", field=key)
+    columns = raw["columns"]
+    if not isinstance(columns, list) or not columns:
+        raise DataFileError(path, "columns must be a non-empty list", label, field="columns")
+    unknown = [c for c in columns if c not in KNOWN_COLUMNS]
+    if unknown:
+        raise DataFileError(path, f"unknown column {unknown[0]!r}", label, field="columns")
+    if len(set(columns)) != len(columns):
+        raise DataFileError(path, "a column is listed twice", label, field="columns")
+    methodology = _text(path, raw.get("methodology"), "methodology", label)
+    if methodology not in methodology_slugs:
+        raise DataFileError(path, f"unknown methodology {methodology!r}", label, field="methodology")
+    if not isinstance(raw["rows"], list):
+        raise DataFileError(path, "rows must be a list", label, field="rows")
+    defaults = {key: raw.get(key) for key in TABLE_LEVEL_KEYS}
+    table = ParsedTable(position, label, _text(path, raw.get("label_printed"), "label_printed", label) != "false",
+                        _text(path, raw.get("section"), "section", label), methodology, columns,
+                        _text(path, raw.get("notes"), "notes", label))
+    seen = {}
+    for row_position, cells in enumerate(raw["rows"], start=1):
+        row = _parse_row(path, raw, label, row_position, cells, columns, defaults)
+        key = tuple(row.values.get(k, row.metrics.get(k, (None,))[0]) for k in ROW_IDENTITY)
+        if key in seen:
+            raise DataFileError(path, f"duplicate row: same flavour and conditions as row {seen[key]}",
+                                label, row_position)
+        seen[key] = row_position
+        table.rows.append(row)
+    return table
+
+
+def parse_document_file(path):
+    path = Path(path)
+    data = load_yaml(path)
+    for key in ["document", "methodologies", "tables"]:
+        if key not in data:
+            raise DataFileError(path, "missing section", field=key)
+    document = data["document"]
+    if not isinstance(document, dict):
+        raise DataFileError(path, "document must be a mapping", field="document")
+    for key in REQUIRED_DOCUMENT_KEYS:
+        if not _text(path, document.get(key), f"document.{key}"):
+            raise DataFileError(path, "missing", field=f"document.{key}")
+    try:
+        published = datetime.date.fromisoformat(document["published"])
+    except ValueError:
+        raise DataFileError(path, f"not a YYYY-MM-DD date: {document['published']!r}",
+                            field="document.published") from None
+    doc = {key: _text(path, document.get(key), f"document.{key}")
+           for key in ["slug", "vendor", "title", "title_en", "edition", "language", "source_file", "notes"]}
+    doc["published"] = published
+    doc["language"] = doc["language"] or "zh-hans"
+    if not isinstance(data["methodologies"], list) or not isinstance(data["tables"], list):
+        raise DataFileError(path, "methodologies and tables must be lists", field="methodologies/tables")
+    methodologies = [_parse_methodology(path, m) for m in data["methodologies"]]
+    slugs = [m["slug"] for m in methodologies]
+    if len(set(slugs)) != len(slugs):
+        raise DataFileError(path, "a methodology slug is used twice", field="methodologies.slug")
+    tables = [_parse_table(path, i, t, set(slugs)) for i, t in enumerate(data["tables"], start=1)]
+    labels = [t.label for t in tables]
+    duplicate = next((label for label in labels if labels.count(label) > 1), None)
+    if duplicate:
+        raise DataFileError(path, "two tables have the same label", duplicate, field="label")
+    return ParsedDocument(path, doc, methodologies, tables)
+
+
+def bundled_files():
+    return sorted(p for p in DATA_DIR.glob("*.yaml") if not p.name.startswith("_"))
+
+
+# --- writing to the database ------------------------------------------------------------------
+
+
+@dataclass
+class ImportReport:
+    document: str
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+
+    @property
+    def changed(self):
+        return bool(self.created or self.updated or self.deleted)
+
+    def __str__(self):
+        return (f"{self.document}: {self.created} created, {self.updated} updated, "
+                f"{self.unchanged} unchanged, {self.deleted} deleted")
+
+
+def _sync(report, model, lookup, values):
+    """get-or-create `model` by `lookup`, updating `values` only when they differ."""
+    obj = model.objects.filter(**lookup).first()
+    if obj is None:
+        report.created += 1
+        return model.objects.create(**lookup, **values)
+    changed = [k for k, v in values.items() if getattr(obj, k) != v]
+    if changed:
+        for k in changed:
+            setattr(obj, k, values[k])
+        obj.save(update_fields=changed)
+        report.updated += 1
+    else:
+        report.unchanged += 1
+    return obj
+
+
+def sync_vocabulary(path=VOCABULARY_FILE):
+    data = load_yaml(path)
+    report = ImportReport(str(path))
+    for v in data.get("vendors", []):
+        _sync(report, Vendor, {"slug": v["slug"]}, {"name": v["name"], "name_zh": v.get("name_zh", "")})
+    for e in data.get("engines", []):
+        _sync(report, Engine, {"slug": e["slug"]}, {"name": e["name"]})
+    vendors = {v.slug: v for v in Vendor.objects.all()}
+    for f in data.get("families", []):
+        if f["vendor"] not in vendors:
+            raise DataFileError(path, f"unknown vendor {f['vendor']!r}", field="families.vendor")
+        _sync(report, InstanceFamily, {"vendor": vendors[f["vendor"]], "slug": f["slug"]},
+              {"name": f["name"], "name_zh": f.get("name_zh", ""), "arch": f.get("arch", "x86")})
+    return report
+
+
+def _resolve(parsed, path):
+    """Look up the vocabulary the document names; unknown names are errors, not new rows."""
+    try:
+        vendor = Vendor.objects.get(slug=parsed.document["vendor"])
+    except Vendor.DoesNotExist:
+        raise DataFileError(path, f"unknown vendor {parsed.document['vendor']!r}", field="document.vendor") from None
+    engines = {e.slug: e for e in Engine.objects.all()}
+    families = {f.slug: f for f in InstanceFamily.objects.filter(vendor=vendor)}
+    for table in parsed.tables:
+        for row in table.rows:
+            if row.values["engine"] not in engines:
+                raise DataFileError(path, f"unknown engine {row.values['engine']!r}", table.label, row.position,
+                                    "engine")
+            if row.values["family"] and row.values["family"] not in families:
+                raise DataFileError(path, f"unknown family {row.values['family']!r} for vendor {vendor.slug}",
+                                    table.label, row.position, "family")
+    return vendor, engines, families
+
+
+@transaction.atomic
+def import_document(parsed):
+    """Write one parsed document; everything or nothing."""
+    path = parsed.path
+    vendor, engines, families = _resolve(parsed, path)
+    report = ImportReport(parsed.document["slug"])
+    doc_values = {k: v for k, v in parsed.document.items() if k not in ("slug", "vendor")}
+    document = _sync(report, Document, {"slug": parsed.document["slug"]}, {"vendor": vendor, **doc_values})
+
+    methodologies = {}
+    for m in parsed.methodologies:
+        other = Methodology.objects.filter(slug=m["slug"]).exclude(document=document).first()
+        if other:
+            raise DataFileError(path, f"methodology slug {m['slug']!r} already belongs to {other.document.slug}",
+                                field="methodologies.slug")
+        values = {k: v for k, v in m.items() if k != "slug"}
+        methodologies[m["slug"]] = _sync(report, Methodology, {"slug": m["slug"]}, {"document": document, **values})
+
+    kept_tables, kept_results = [], []
+    # Free positions and labels first so reordered tables never collide with the unique constraints.
+    for table in parsed.tables:
+        existing = ResultTable.objects.filter(document=document, label=table.label).first()
+        clash = ResultTable.objects.filter(document=document, position=table.position).exclude(label=table.label)
+        if clash.exists():
+            clash.update(position=10**6 + table.position)
+        values = {"position": table.position, "label_printed": table.label_printed, "section": table.section,
+                  "methodology": methodologies[table.methodology], "columns": table.columns, "notes": table.notes}
+        if existing is None:
+            report.created += 1
+            table_obj = ResultTable.objects.create(document=document, label=table.label, **values)
+        else:
+            table_obj = _sync(report, ResultTable, {"pk": existing.pk}, values)
+        kept_tables.append(table_obj.pk)
+        for row in table.rows:
+            kept_results.append(_import_row(report, vendor, engines, families, table_obj, row).pk)
+
+    stale_results = PublishedResult.objects.filter(table__document=document).exclude(pk__in=kept_results)
+    stale_tables = ResultTable.objects.filter(document=document).exclude(pk__in=kept_tables)
+    stale_methodologies = Methodology.objects.filter(document=document).exclude(slug__in=methodologies)
+    for stale in (stale_results, stale_tables, stale_methodologies):
+        report.deleted += stale.count()
+        stale.delete()
+    if report.changed:
+        Document.objects.filter(pk=document.pk).update(changed_at=timezone.now())
+    return report
+
+
+def _import_row(report, vendor, engines, families, table_obj, row):
+    v = row.values
+    version, _ = EngineVersion.objects.get_or_create(engine=engines[v["engine"]], version=v["version"])
+    flavor, _ = Flavor.objects.get_or_create(
+        vendor=vendor, family=families.get(v["family"]) if v["family"] else None, spec_code=v["flavor"],
+        vcpus=v["vcpus"], memory_gb=v["memory_gb"], storage=v["storage"], memory_ratio=v["memory_ratio"],
+    )
+    values = {
+        "engine_version": version, "flavor": flavor, "deployment": v["deployment"], "edition": v["edition"],
+        "iops_depends_on_disk": row.iops_depends_on_disk,
+        "printed": {name: printed for name, (_, printed) in row.metrics.items()},
+        **{m.name: row.metrics.get(m.name, (None,))[0] for m in METRICS},
+    }
+    existing = PublishedResult.objects.filter(table=table_obj, position=row.position).first()
+    if existing is None:
+        report.created += 1
+        return PublishedResult.objects.create(table=table_obj, position=row.position, **values)
+    return _sync(report, PublishedResult, {"pk": existing.pk}, values)
+
+
+def import_files(paths):
+    """Parse and check every file first, then import each document in its own transaction: a bad file
+    found before writing stops the whole command with nothing changed."""
+    parsed = [parse_document_file(p) for p in paths]
+    for document in parsed:
+        _resolve(document, document.path)
+    return [import_document(p) for p in parsed]

@@ -1,0 +1,38 @@
+"""The metrics a published result can carry: one declaration each, used by the model, the
+importer, the export, the API schema and the pages, so a unit is written down exactly once."""
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext_lazy as _
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    label: str
+    unit: str
+    kind: str  # "int" (whole numbers), "decimal" (kept as printed), "rows" (亿/万 counts)
+    higher_is_better: bool = True
+    description: str = ""
+
+
+METRICS = [
+    Metric("max_connections", _("Max connections"), "connections", "int",
+           description=_("Maximum connections reached in the vendor's stress test (最大连接数).")),
+    Metric("iops", _("IOPS"), "I/O operations per second", "int",
+           description=_("Disk I/O operations per second; empty where IOPS depends on the disk.")),
+    Metric("tps", _("TPS"), "transactions per second", "decimal"),
+    Metric("qps", _("QPS"), "queries per second", "decimal",
+           description=_("Statements per second; what counts as a statement depends on the methodology "
+                         "(Huawei counts 20 per sysbench transaction, Alibaba about 18).")),
+    Metric("tpm", _("TPM"), "TPC-C transactions per minute", "decimal"),
+    Metric("capacity_rows", _("Estimated capacity"), "rows", "rows",
+           description=_("Rows the flavour is estimated to store (预计可存储数据量).")),
+    Metric("data_rows", _("Test data"), "rows", "rows", description=_("Rows loaded for the test (测试数据量).")),
+    Metric("hot_rows", _("Hot data"), "rows", "rows",
+           description=_("Rows touched by the test's queries (热/活跃数据量).")),
+    Metric("ro_qps", _("Read-only QPS"), "queries per second", "decimal"),
+    Metric("rw_qps", _("Read-write QPS"), "queries per second", "decimal"),
+]
+METRICS_BY_NAME = {m.name: m for m in METRICS}
+METRIC_NAMES = [m.name for m in METRICS]

@@ -1,0 +1,267 @@
+"""The catalogue of published results: who published what, measured how, on which flavour."""
+
+import re
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from .metrics import METRICS
+
+MEMORY_RATIO_RE = re.compile(r"^1:[1-9][0-9]*$")
+
+
+def validate_memory_ratio(value):
+    if value and not MEMORY_RATIO_RE.match(value):
+        raise ValidationError(_("Memory ratio must look like 1:N, got %(value)r."), params={"value": value})
+
+
+class Architecture(models.TextChoices):
+    X86 = "x86", "x86"
+    ARM = "arm", "ARM"
+
+
+class Deployment(models.TextChoices):
+    HA = "ha", _("HA (primary/standby)")
+    SINGLE = "single", _("Single instance")
+    __empty__ = _("Not stated")
+
+
+class Vendor(models.Model):
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=100)
+    name_zh = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Document(models.Model):
+    slug = models.SlugField(max_length=80, unique=True)
+    vendor = models.ForeignKey(Vendor, on_delete=models.PROTECT, related_name="documents")
+    title = models.CharField(max_length=200, help_text=_("As printed."))
+    title_en = models.CharField(max_length=200, blank=True)
+    edition = models.CharField(max_length=20, blank=True)
+    published = models.DateField(help_text=_("Publication date printed on the document."))
+    language = models.CharField(max_length=20, default="zh-hans")
+    source_file = models.CharField(max_length=200, blank=True)
+    notes = models.TextField(blank=True)
+    # Set by the importer whenever anything of the document changed: drives Last-Modified and caches.
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-published", "slug"]
+
+    def __str__(self):
+        edition = f" ({self.edition})" if self.edition else ""
+        return f"{self.vendor.name}: {self.title}{edition}, {self.published:%Y-%m-%d}"
+
+    def get_absolute_url(self):
+        return reverse("whitepaper:document", args=[self.slug])
+
+
+class Methodology(models.Model):
+    class Tool(models.TextChoices):
+        SYSBENCH = "sysbench", "sysbench"
+        PGBENCH = "pgbench", "pgbench"
+        HAMMERDB = "hammerdb", "HammerDB"
+
+    slug = models.SlugField(max_length=100, unique=True)
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="methodologies")
+    name = models.CharField(max_length=200)
+    tool = models.CharField(max_length=20, choices=Tool.choices, blank=True, help_text=_("Empty when the document does not say."))
+    tool_version = models.CharField(max_length=40, blank=True)
+    workload = models.CharField(max_length=200, blank=True)
+    tables = models.PositiveIntegerField(null=True, blank=True)
+    rows_per_table = models.PositiveBigIntegerField(null=True, blank=True)
+    threads = models.PositiveIntegerField(null=True, blank=True)
+    duration_s = models.PositiveIntegerField(null=True, blank=True)
+    report_interval_s = models.PositiveIntegerField(null=True, blank=True)
+    client = models.CharField(max_length=300, blank=True)
+    statements_per_transaction = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text=_("What one transaction counts as in QPS (Huawei 20, Alibaba 18).")
+    )
+    parameters = models.JSONField(default=dict, blank=True)
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["document", "slug"]
+        verbose_name_plural = "methodologies"
+
+    def __str__(self):
+        return self.name
+
+
+class Engine(models.Model):
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=50)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class EngineVersion(models.Model):
+    engine = models.ForeignKey(Engine, on_delete=models.PROTECT, related_name="versions")
+    version = models.CharField(max_length=30, blank=True, help_text=_("As the document names it; empty if not stated."))
+
+    class Meta:
+        ordering = ["engine__name", "version"]
+        constraints = [models.UniqueConstraint(fields=["engine", "version"], name="unique_engine_version")]
+
+    def __str__(self):
+        return f"{self.engine.name} {self.version}".strip()
+
+    def get_absolute_url(self):
+        return reverse("whitepaper:engine-version", args=[self.engine.slug, self.version or "-"])
+
+
+class InstanceFamily(models.Model):
+    vendor = models.ForeignKey(Vendor, on_delete=models.PROTECT, related_name="families")
+    slug = models.SlugField()
+    name = models.CharField(max_length=100)
+    name_zh = models.CharField(max_length=100, blank=True)
+    arch = models.CharField(max_length=10, choices=Architecture.choices, default=Architecture.X86)
+
+    class Meta:
+        ordering = ["vendor__name", "name"]
+        verbose_name_plural = "instance families"
+        constraints = [models.UniqueConstraint(fields=["vendor", "slug"], name="unique_family_per_vendor")]
+
+    def __str__(self):
+        return f"{self.name} ({self.name_zh})" if self.name_zh else self.name
+
+
+class Flavor(models.Model):
+    vendor = models.ForeignKey(Vendor, on_delete=models.PROTECT, related_name="flavors")
+    family = models.ForeignKey(InstanceFamily, on_delete=models.PROTECT, null=True, blank=True, related_name="flavors")
+    spec_code = models.CharField(max_length=60, blank=True, db_index=True)
+    vcpus = models.PositiveIntegerField()
+    memory_gb = models.PositiveIntegerField()
+    storage = models.CharField(max_length=20, blank=True, help_text=_("As printed in the spec, e.g. 2T."))
+    memory_ratio = models.CharField(max_length=10, blank=True, validators=[validate_memory_ratio],
+                                    help_text=_("GB per vCPU as the document groups it, 1:N."))
+
+    class Meta:
+        ordering = ["vendor__name", "vcpus", "memory_gb", "spec_code"]
+        _identity = ["vendor", "spec_code", "vcpus", "memory_gb", "storage", "memory_ratio"]
+        constraints = [
+            models.UniqueConstraint(fields=["family", *_identity], condition=Q(family__isnull=False),
+                                    name="unique_flavor_in_family"),
+            models.UniqueConstraint(fields=_identity, condition=Q(family__isnull=True),
+                                    name="unique_flavor_without_family"),
+            models.CheckConstraint(condition=Q(vcpus__gt=0), name="flavor_vcpus_positive"),
+            models.CheckConstraint(condition=Q(memory_ratio="") | Q(memory_ratio__regex=r"^1:[1-9][0-9]*$"),
+                                   name="flavor_memory_ratio_form"),
+        ]
+
+    def __str__(self):
+        size = f"{self.vcpus} vCPU / {self.memory_gb} GB"
+        return f"{self.spec_code} ({size})" if self.spec_code else size
+
+
+def _metric_field(metric):
+    if metric.kind == "int":
+        field = models.PositiveIntegerField
+    elif metric.kind == "rows":
+        field = models.PositiveBigIntegerField
+    else:
+        return models.DecimalField(metric.label, max_digits=16, decimal_places=2, null=True, blank=True,
+                                   help_text=f"{metric.unit}; higher is better")
+    return field(metric.label, null=True, blank=True, help_text=f"{metric.unit}; higher is better")
+
+
+class ResultTable(models.Model):
+    """One table of a document, as printed: its label, section and the columns it shows."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="tables")
+    position = models.PositiveIntegerField(help_text=_("Order in the document, from 1."))
+    label = models.CharField(max_length=200, help_text=_("As printed, e.g. 表 1-1 CPU:内存=1:2."))
+    label_printed = models.BooleanField(default=True, help_text=_("False when the document prints no label."))
+    section = models.CharField(max_length=200, blank=True)
+    methodology = models.ForeignKey(Methodology, on_delete=models.PROTECT, related_name="result_tables")
+    columns = models.JSONField(default=list, help_text=_("Column names in the document's order."))
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["document", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "position"], name="unique_table_position"),
+            models.UniqueConstraint(fields=["document", "label"], name="unique_table_label"),
+        ]
+
+    def __str__(self):
+        return f"{self.document.slug}: {self.label}"
+
+    @property
+    def anchor(self):
+        return f"table-{self.position}"
+
+    def get_absolute_url(self):
+        return f"{self.document.get_absolute_url()}#{self.anchor}"
+
+
+class PublishedResult(models.Model):
+    """One row of a published table: a flavour's numbers under one methodology."""
+
+    table = models.ForeignKey(ResultTable, on_delete=models.CASCADE, related_name="results")
+    position = models.PositiveIntegerField(help_text=_("Row order within the table, from 1."))
+    engine_version = models.ForeignKey(EngineVersion, on_delete=models.PROTECT, related_name="results")
+    flavor = models.ForeignKey(Flavor, on_delete=models.PROTECT, related_name="results")
+    deployment = models.CharField(max_length=10, choices=Deployment.choices, blank=True)
+    edition = models.CharField(max_length=60, blank=True, help_text=_("SQL Server edition(s), joined by +."))
+    iops_depends_on_disk = models.BooleanField(
+        default=False, help_text=_("The document says IOPS depends on the EVS disk and gives no number.")
+    )
+    # Each metric exactly as the document prints it ("843.00", "100亿"), for display and export.
+    printed = models.JSONField(default=dict, blank=True)
+
+    locals().update({m.name: _metric_field(m) for m in METRICS})
+
+    class Meta:
+        ordering = ["table", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "position"], name="unique_result_position"),
+            *[
+                models.CheckConstraint(condition=Q(**{f"{m.name}__gte": 0}) | Q(**{f"{m.name}__isnull": True}),
+                                       name=f"result_{m.name}_non_negative")
+                for m in METRICS if m.kind == "decimal"
+            ],
+        ]
+        indexes = [
+            models.Index(fields=["engine_version", "flavor"], name="result_version_flavor"),
+            models.Index(fields=["tps"], name="result_tps"),
+            models.Index(fields=["qps"], name="result_qps"),
+        ]
+
+    def __str__(self):
+        return f"{self.table} #{self.position}"
+
+    @property
+    def document(self):
+        return self.table.document
+
+    @property
+    def methodology(self):
+        return self.table.methodology
+
+    def display(self, metric_name):
+        """The metric as printed, '' when the document gives no number."""
+        if metric_name in self.printed:
+            return self.printed[metric_name]
+        value = getattr(self, metric_name)
+        return "" if value is None else str(value)
+
+    @property
+    def tps_per_core(self):
+        if self.tps is None:
+            return None
+        return (self.tps / Decimal(self.flavor.vcpus)).quantize(Decimal("0.01"))
