@@ -1,0 +1,11 @@
+"""Everything under /api/v1/: the catalogue, the runs, the OpenAPI schema and its docs page."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("", include("whitepaper.api.urls")),
+    path("", include("runs.api.urls")),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="v1:schema"), name="docs"),
+]

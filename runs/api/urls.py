@@ -1,0 +1,2 @@
+# Run endpoints (/api/v1/runs/...) are registered here.
+urlpatterns = []

@@ -1,0 +1,3 @@
+# Staff pages for targets and runs (/runs/...).
+app_name = "runs"
+urlpatterns = []
