@@ -57,6 +57,13 @@ EDITIONS = [("企业版", "enterprise"), ("标准版", "standard"), ("WEB", "web
 MAX_PROBLEMS_SHOWN = 40
 
 
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    """Override tests/conftest.py's autouse cache-clearing fixture: these tests touch neither
+    Django nor its cache, and must run with ``-p no:django`` and no services at all."""
+    yield
+
+
 # ---------------------------------------------------------------------------------------------
 # locating and loading
 
@@ -78,9 +85,13 @@ def data_files(data_dir: Path) -> list[Path]:
     return sorted(path for path in Path(data_dir).glob("*.yaml") if not path.name.startswith("_"))
 
 
+#: the base loader (every scalar a string), in its C version when PyYAML has one
+_LOADER = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+
+
 def load_yaml(path: Path) -> dict:
     with open(path, encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=yaml.BaseLoader)
+        return yaml.load(handle, Loader=_LOADER)
 
 
 def documents_by_source(data_dir: Path) -> dict[str, Path]:
@@ -371,6 +382,43 @@ def test_missing_table_is_reported(tmp_path):
     _edit_table(data, source, lambda doc: doc["tables"].pop())
     problems = crosscheck(data, seeds)[source]
     assert problems and "tables in YAML" in problems[0]
+
+
+MUTATIONS = {
+    "flavor": lambda v: v + "x",
+    "storage": lambda v: "9" + v,
+    "hot_rows": lambda v: v.replace("亿", "万"),
+    "capacity_rows": lambda v: "1" + v,
+    "ro_qps": lambda v: v + "0",
+    "max_connections": lambda v: v + "0",
+    "qps": lambda v: v[:-1],
+    "memory_gb": lambda v: str(int(v) * 2),
+    "tpm": lambda v: v + "0",
+    "deployment": lambda v: {"ha": "single", "single": "ha"}[v],
+    "edition": lambda v: "enterprise" if v != "enterprise" else "standard",
+    "version": lambda v: v + " R2",
+}
+
+
+@pytest.mark.parametrize("column", sorted(MUTATIONS))
+def test_altered_field_is_reported(column):
+    """Change one value of each kind in memory: the comparison names the field."""
+    seeds = require_seeds_dir()
+    for source, path in sorted(documents_by_source(DATA_DIR).items()):
+        doc = load_yaml(path)
+        try:
+            index, table = _first_table_with(doc, column)
+        except LookupError:
+            continue
+        position = table["columns"].index(column)
+        row = table["rows"][0]
+        row[position] = MUTATIONS[column](row[position])
+        problems, _ = compare_document(doc, (seeds / source).read_text(encoding="utf-8"), source)
+        assert len(problems) == 1, problems
+        assert f"table {index + 1} " in problems[0] and " row 1 " in problems[0], problems
+        assert f": {column}: YAML {row[position]!r} != text" in problems[0], problems
+        return
+    pytest.fail(f"no data file has a {column} column")
 
 
 def test_skips_without_seeds(monkeypatch, tmp_path):

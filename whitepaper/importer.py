@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 from django.db import transaction
+from django.db.models import ProtectedError
 from django.utils import timezone
 
 from .metrics import METRICS, METRICS_BY_NAME
@@ -433,4 +434,18 @@ def import_files(paths):
     parsed = [parse_document_file(p) for p in paths]
     for document in parsed:
         _resolve(document, document.path)
-    return [import_document(p) for p in parsed]
+    reports = [import_document(p) for p in parsed]
+    prune_unused_vocabulary()
+    return reports
+
+
+def prune_unused_vocabulary():
+    """Drop engine versions and flavours no result uses any more (an edit renamed them); keep any that
+    something else (a benchmark target, say) still refers to."""
+    for model in (EngineVersion, Flavor):
+        for obj in model.objects.filter(results__isnull=True):
+            try:
+                with transaction.atomic():
+                    obj.delete()
+            except ProtectedError:
+                pass
