@@ -167,3 +167,15 @@ def test_failure_in_database_phase_rolls_back_that_document(tmp_path):
         run_import(write(tmp_path, clash))
     assert snapshot() == before
     assert not Document.objects.filter(slug="test-doc").exists()
+
+
+def test_renamed_version_leaves_no_orphan(tmp_path):
+    from whitepaper.models import EngineVersion
+
+    path = write(tmp_path, GOOD.replace('version: "8.0"', 'version: "8.9"'))
+    run_import(path)
+    assert EngineVersion.objects.filter(engine__slug="mysql", version="8.9").exists()
+    path.write_text(GOOD.replace('version: "8.0"', 'version: "8.8"'), encoding="utf-8")
+    run_import(path)
+    assert not EngineVersion.objects.filter(engine__slug="mysql", version="8.9").exists()
+    assert EngineVersion.objects.filter(engine__slug="mysql", version="8.8").exists()
