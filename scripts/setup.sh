@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-mkdir -p var
+mkdir -p var/celery-broker var/celery-processed
 
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
@@ -49,7 +49,7 @@ done
 
 # --- Python (3.12+, for Django 6) ---------------------------------------------------------------
 find_python() {
-  for candidate in python3.13 python3.12 /root/.pyenv/versions/3.13*/bin/python3 /root/.pyenv/versions/3.12*/bin/python3 python3; do
+  for candidate in python3.12 /root/.pyenv/versions/3.12*/bin/python3 python3.13 /root/.pyenv/versions/3.13*/bin/python3 python3; do
     if "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then
       command -v "$candidate" || echo "$candidate"; return 0
     fi
