@@ -8,4 +8,8 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("documents/<slug:slug>/", views.document_detail, name="document"),
     path("engines/<slug:engine>/<str:version>/", views.engine_version, name="engine-version"),
+    path("explore/", views.explore, name="explore"),
+    path("explore/results.csv", views.explore_csv, name="explore-csv"),
+    path("compare/", views.compare, name="compare"),
+    path("sizing/", views.sizing, name="sizing"),
 ]

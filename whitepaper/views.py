@@ -1,18 +1,399 @@
-from django.shortcuts import get_object_or_404, render
+"""Customer pages: home, document, engine version, flavour explorer (+ CSV), compare, sizing.
 
-from .models import Document, EngineVersion
+Every catalogue page is wrapped in `catalogue_page` (ETag/Last-Modified, 304, cache invalidated by
+an import) and reads a fixed number of queries whatever the number of rows."""
+
+from itertools import groupby
+from urllib.parse import urlencode
+
+from django.db.models import Count
+from django.http import QueryDict, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from . import charts
+from .export import iter_csv_lines
+from .filters import ResultFilter
+from .forms import COMPARE_METRICS, SizingForm
+from .models import Document, Engine, EngineVersion, PublishedResult
+from .pages import catalogue_page, cell, column_label, document_order, family_name, is_htmx, results_queryset
 
 
+@catalogue_page
 def home(request):
-    return render(request, "whitepaper/home.html", {"documents": Document.objects.select_related("vendor")})
+    versions = (EngineVersion.objects.select_related("engine").annotate(
+        n_results=Count("results"), n_documents=Count("results__table__document", distinct=True))
+        .filter(n_results__gt=0).order_by("engine__name", "version"))
+    engines = [(engine, list(vs)) for engine, vs in groupby(versions, key=lambda v: v.engine)]
+    documents = Document.objects.select_related("vendor").annotate(n_tables=Count("tables"))
+    return render(request, "whitepaper/home.html", {
+        "engines": engines, "documents": documents, "sizing_form": SizingForm(engines=[e for e, _ in engines]),
+    })
 
 
+# --- Document ---------------------------------------------------------------------------------
+
+def _table_rows(table):
+    rows = []
+    for result in table.rows:
+        cells = []
+        for column in table.columns:
+            if column == "iops" and result.iops_depends_on_disk:
+                cells.append({"note": True, "value": ""})
+            else:
+                cells.append({"note": False, "value": cell(result, column)})
+        rows.append({"result": result, "cells": cells})
+    return rows
+
+
+def document_sections(document):
+    """Tables in document order, grouped by section and methodology, each group with one chart."""
+    tables = list(document.tables.select_related("methodology").order_by("position"))
+    results = (PublishedResult.objects.filter(table__document=document)
+               .select_related("flavor__family", "engine_version__engine").order_by("table__position", "position"))
+    by_table = {}
+    for result in results:
+        by_table.setdefault(result.table_id, []).append(result)
+    groups = []
+    for (section, _methodology), group_tables in groupby(tables, key=lambda t: (t.section, t.methodology_id)):
+        group_tables = list(group_tables)
+        for table in group_tables:
+            table.rows = by_table.get(table.pk, [])
+            table.headers = [column_label(c) for c in table.columns]
+            table.row_cells = _table_rows(table)
+            table.iops_note = any(r.iops_depends_on_disk for r in table.rows)
+        group_results = [r for t in group_tables for r in t.rows]
+        chart = charts.build_chart(f"chart-{group_tables[0].anchor}", section or group_tables[0].label,
+                                   charts.split_series(group_results))
+        groups.append({"section": section, "tables": group_tables, "chart": chart,
+                       "chart_rows": charts.chart_rows(chart), "methodology": group_tables[0].methodology})
+    return groups
+
+
+@catalogue_page
 def document_detail(request, slug):
     document = get_object_or_404(Document.objects.select_related("vendor"), slug=slug)
-    return render(request, "whitepaper/document.html", {"document": document})
+    return render(request, "whitepaper/document.html", {
+        "document": document,
+        "methodologies": list(document.methodologies.all()),
+        "groups": document_sections(document),
+    })
 
 
+# --- Engine version -----------------------------------------------------------------------------
+
+def _family_key(result):
+    return (result.table.document.slug, result.flavor.memory_ratio, result.get_deployment_display()
+            if result.deployment else "", result.edition)
+
+
+@catalogue_page
 def engine_version(request, engine, version):
     version_obj = get_object_or_404(EngineVersion.objects.select_related("engine"), engine__slug=engine,
                                     version="" if version == "-" else version)
-    return render(request, "whitepaper/engine_version.html", {"engine_version": version_obj})
+    results = list(document_order(results_queryset().filter(engine_version=version_obj)))
+    by_family = {}
+    for result in results:
+        by_family.setdefault(family_name(result.flavor.family) or _("No family stated"), []).append(result)
+    family_charts = []
+    for i, (family, rows) in enumerate(by_family.items(), 1):
+        documents = {r.table.document.slug for r in rows}
+
+        def key(r, several=len(documents) > 1):
+            doc = f"{r.table.document.vendor.name} {r.table.document.published:%Y-%m-%d}" if several else ""
+            return (doc, r.flavor.memory_ratio, r.get_deployment_display() if r.deployment else "", r.edition, "")
+
+        chart = charts.build_chart(f"chart-family-{i}", family, charts.split_series(rows, key=key, fallback=family))
+        family_charts.append({"family": family, "chart": chart, "chart_rows": charts.chart_rows(chart)})
+    tables = {}
+    for result in results:
+        tables.setdefault(result.table_id, result.table)
+    return render(request, "whitepaper/engine_version.html", {
+        "engine_version": version_obj, "family_charts": family_charts, "tables": list(tables.values()),
+        "n_results": len(results),
+    })
+
+
+# --- Explorer ------------------------------------------------------------------------------------
+
+# key -> (label, order_by fields)
+EXPLORER_COLUMNS = {
+    "vendor": (gettext_lazy("Vendor"), ["table__document__vendor__name"]),
+    "document": (gettext_lazy("Document"), ["table__document__published", "table__document__slug"]),
+    "engine": (gettext_lazy("Engine"), ["engine_version__engine__name", "engine_version__version"]),
+    "family": (gettext_lazy("Family"), ["flavor__family__name"]),
+    "memory_ratio": (gettext_lazy("CPU:memory"), ["flavor__memory_ratio"]),
+    "flavor": (gettext_lazy("Spec code"), ["flavor__spec_code"]),
+    "deployment": (gettext_lazy("Deployment"), ["deployment", "edition"]),
+    "vcpus": (gettext_lazy("vCPUs"), ["flavor__vcpus", "flavor__memory_gb"]),
+    "memory_gb": (gettext_lazy("Memory (GB)"), ["flavor__memory_gb"]),
+    "max_connections": (column_label("max_connections"), ["max_connections"]),
+    "iops": (column_label("iops"), ["iops"]),
+    "tps": (column_label("tps"), ["tps"]),
+    "qps": (column_label("qps"), ["qps"]),
+    "tpm": (column_label("tpm"), ["tpm"]),
+    "ro_qps": (column_label("ro_qps"), ["ro_qps"]),
+    "rw_qps": (column_label("rw_qps"), ["rw_qps"]),
+    "table": (gettext_lazy("Table"), ["table__document__slug", "table__position"]),
+}
+DEFAULT_COLUMNS = ["vendor", "document", "engine", "family", "memory_ratio", "flavor", "vcpus", "memory_gb",
+                   "max_connections", "tps", "qps"]
+FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment",
+                 "min_vcpus", "max_vcpus", "min_memory_gb", "max_memory_gb", "min_tps", "max_tps",
+                 "min_qps", "max_qps", "min_max_connections", "max_max_connections", "latest"]
+
+
+def filter_choices():
+    """Every select's options from one query over what is published."""
+    rows = (PublishedResult.objects.values_list(
+        "table__document__vendor__slug", "table__document__vendor__name", "table__document__vendor__name_zh",
+        "table__document__slug", "table__document__title_en", "table__document__published",
+        "engine_version__engine__slug", "engine_version__engine__name", "engine_version__version",
+        "flavor__family__slug", "flavor__family__name", "flavor__family__name_zh", "flavor__memory_ratio")
+        .distinct())
+    vendors, documents, engines, versions, families, ratios = {}, {}, {}, {}, {}, set()
+    for (v, vn, vzh, d, dt, dp, e, en, ver, f, fn, fzh, ratio) in rows:
+        vendors[v] = f"{vn} ({vzh})" if vzh else vn
+        documents[d] = (dp, f"{vn}: {dt or d}, {dp:%Y-%m-%d}")
+        engines[e] = en
+        if ver:
+            versions[ver] = ver
+        if f:
+            families[f] = f"{fn} ({fzh})" if fzh else fn
+        if ratio:
+            ratios.add(ratio)
+    return {
+        "vendor": sorted(vendors.items(), key=lambda kv: kv[1]),
+        "document": [(slug, label) for slug, (_, label) in sorted(documents.items(), key=lambda kv: kv[1][0], reverse=True)],
+        "engine": sorted(engines.items(), key=lambda kv: kv[1]),
+        "version": sorted(versions.items()),
+        "family": sorted(families.items(), key=lambda kv: kv[1]),
+        "memory_ratio": [(r, r) for r in sorted(ratios, key=lambda r: int(r.split(":")[1]))],
+    }
+
+
+def explorer_state(request):
+    cols = [c for c in request.GET.getlist("cols") if c in EXPLORER_COLUMNS] or DEFAULT_COLUMNS
+    sort = request.GET.get("sort", "")
+    sort_key = sort.lstrip("-")
+    filterset = ResultFilter(request.GET, queryset=document_order(results_queryset()))
+    if filterset.is_valid():
+        queryset = filterset.qs
+        if sort_key in EXPLORER_COLUMNS:
+            fields = EXPLORER_COLUMNS[sort_key][1]
+            desc = sort.startswith("-")
+            queryset = queryset.order_by(*[f"-{f}" if desc else f for f in fields], "table__document__slug",
+                                         "table__position", "position")
+    else:
+        queryset = PublishedResult.objects.none()
+    return filterset, queryset, cols, sort
+
+
+def explorer_cell(result, column):
+    flavor = result.flavor
+    if column == "vendor":
+        return result.table.document.vendor.name
+    if column == "document":
+        return f"{result.table.document.published:%Y-%m-%d} {result.table.document.title_en}"
+    if column == "engine":
+        return str(result.engine_version)
+    if column == "family":
+        return family_name(flavor.family)
+    if column == "iops" and result.iops_depends_on_disk:
+        return _("depends on disk")
+    if column == "table":
+        return result.table.label
+    return cell(result, column)
+
+
+@catalogue_page
+def explore(request):
+    filterset, queryset, cols, sort = explorer_state(request)
+    results = list(queryset)
+    rows = [{"result": r, "cells": [explorer_cell(r, c) for c in cols]} for r in results]
+    query = request.GET.urlencode()
+    context = {
+        "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query,
+        "headers": [(c, EXPLORER_COLUMNS[c][0]) for c in cols],
+        "all_columns": [(c, label) for c, (label, _) in EXPLORER_COLUMNS.items()],
+        "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs]),
+    }
+    if is_htmx(request):
+        return render(request, "whitepaper/explore.html#results", context)
+    context["choices"] = filter_choices()
+    context["values"] = request.GET
+    return render(request, "whitepaper/explore.html", context)
+
+
+def explore_csv(request):
+    filterset, queryset, _cols, _sort = explorer_state(request)
+    response = StreamingHttpResponse(iter_csv_lines(queryset), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="published-results.csv"'
+    return response
+
+
+# --- Compare ---------------------------------------------------------------------------------------
+
+SERIES_KEYS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "latest"]
+MAX_SELECTIONS = 6
+
+
+def describe_series(data, rows):
+    """A readable name for a filter-defined series, from its first row."""
+    if not rows:
+        return " ".join(f"{k}={v}" for k, v in data.items())
+    r = rows[0]
+    parts = []
+    if "vendor" in data:
+        parts.append(r.table.document.vendor.name)
+    if "document" in data:
+        parts.append(f"{r.table.document.vendor.name} {r.table.document.published:%Y-%m-%d}")
+    if "engine" in data or "version" in data:
+        parts.append(str(r.engine_version) if "version" in data else r.engine_version.engine.name)
+    if "family" in data:
+        parts.append(family_name(r.flavor.family))
+    if "memory_ratio" in data:
+        parts.append(r.flavor.memory_ratio)
+    if "deployment" in data:
+        parts.append(r.get_deployment_display())
+    return " · ".join(parts)
+
+
+def describe_result(r):
+    family = family_name(r.flavor.family)
+    spec = r.flavor.spec_code or f"{r.flavor.vcpus} vCPU / {r.flavor.memory_gb} GB"
+    return f"{r.engine_version} · {family} · {spec} ({r.table.document.vendor.name} {r.table.document.published:%Y})"
+
+
+def parse_selections(values):
+    """`sel` values: a result id, or a ResultFilter query string (a whole series). Returns
+    [(raw, label, rows, error)] in the given order, at most MAX_SELECTIONS; a fixed number of queries
+    for the single results, one per series."""
+    ids = [int(v) for v in values if v.isdigit()]
+    singles = {r.pk: r for r in results_queryset().filter(pk__in=ids)}
+    selections = []
+    for raw in values[:MAX_SELECTIONS]:
+        if raw.isdigit():
+            r = singles.get(int(raw))
+            if r is None:
+                selections.append({"raw": raw, "label": raw, "rows": [], "error": _("No published result %(id)s.") % {"id": raw}})
+            else:
+                selections.append({"raw": raw, "label": describe_result(r), "rows": [r], "error": ""})
+            continue
+        data = {k: v for k, v in QueryDict(raw).items() if k in SERIES_KEYS and v}
+        filterset = ResultFilter(data, queryset=document_order(results_queryset()))
+        if not data or not filterset.is_valid():
+            selections.append({"raw": raw, "label": raw, "rows": [],
+                               "error": _("Not a valid selection: %(raw)s") % {"raw": raw}})
+            continue
+        rows = list(filterset.qs)
+        selections.append({"raw": raw, "label": describe_series(data, rows), "rows": rows, "series": True,
+                           "error": "" if rows else _("No published result matches %(raw)s.") % {"raw": raw}})
+    return selections
+
+
+def metric_value(result, metric):
+    if metric == "tps_per_core":
+        return result.tps_per_core
+    return getattr(result, metric)
+
+
+def compare_table(selections, metric, baseline):
+    """Single flavours: one row per selection. Series: one row per (vCPUs, memory), the newest
+    document's value where a series has several."""
+    if all(not s.get("series") for s in selections):
+        base_value = metric_value(selections[baseline]["rows"][0], metric) if selections[baseline]["rows"] else None
+        rows = []
+        for i, s in enumerate(selections):
+            value = metric_value(s["rows"][0], metric) if s["rows"] else None
+            rows.append({"label": s["label"], "value": value, "baseline": i == baseline,
+                         "diff": None if i == baseline else charts.percent_difference(value, base_value),
+                         "result": s["rows"][0] if s["rows"] else None})
+        return {"mode": "flavours", "rows": rows}
+    points = []
+    per_selection = []
+    for s in selections:
+        values = {}
+        for r in s["rows"]:
+            v = metric_value(r, metric)
+            if v is not None:
+                values[(r.flavor.vcpus, r.flavor.memory_gb)] = v  # document order: the newest wins
+        per_selection.append(values)
+        points.extend(k for k in values if k not in points)
+    rows = []
+    for key in sorted(points):
+        base_value = per_selection[baseline].get(key)
+        cells = []
+        for i, values in enumerate(per_selection):
+            v = values.get(key)
+            cells.append({"value": v, "diff": None if i == baseline else charts.percent_difference(v, base_value)})
+        rows.append({"vcpus": key[0], "memory_gb": key[1], "cells": cells})
+    return {"mode": "series", "rows": rows}
+
+
+def _compare_url(sel, base=0, metric="tps"):
+    return "?" + urlencode([("sel", s) for s in sel] + [("base", base), ("metric", metric)])
+
+
+@catalogue_page
+def compare(request):
+    sel = [s for s in request.GET.getlist("sel") if s.strip()]
+    metric = request.GET.get("metric", "tps")
+    if metric not in dict(COMPARE_METRICS):
+        metric = "tps"
+    add = {k[4:]: v for k, v in request.GET.items() if k.startswith("add-") and v and k[4:] in SERIES_KEYS}
+    if add:
+        return redirect(request.path + _compare_url(sel + [urlencode(add)], request.GET.get("base", 0), metric))
+    try:
+        baseline = int(request.GET.get("base", 0))
+    except ValueError:
+        baseline = 0
+    selections = parse_selections(sel)
+    baseline = baseline if 0 <= baseline < len(selections) else 0
+    for i, s in enumerate(selections):
+        s["remove_url"] = _compare_url(sel[:i] + sel[i + 1:], 0, metric)
+        s["baseline_url"] = _compare_url(sel, i, metric)
+    valid = [s for s in selections if s["rows"]]
+    chart = None
+    if valid:
+        groups = [(s["label"], s["rows"]) for s in valid]
+        chart = charts.build_chart("chart-compare", _("Comparison"), groups)
+    spt = sorted({r.table.methodology.statements_per_transaction for s in valid for r in s["rows"]} - {None})
+    return render(request, "whitepaper/compare.html", {
+        "selections": selections, "baseline": baseline, "metric": metric, "metric_label": dict(COMPARE_METRICS)[metric],
+        "metrics": COMPARE_METRICS, "chart": chart, "chart_rows": charts.chart_rows(chart) if chart else [],
+        "table": compare_table(selections, metric, baseline) if selections else None,
+        "qps_definitions_differ": len(spt) > 1, "statements_per_transaction": spt,
+        "too_many": len(sel) > MAX_SELECTIONS, "sel": sel, "choices": filter_choices(),
+        "max_selections": MAX_SELECTIONS,
+    })
+
+
+# --- Sizing ------------------------------------------------------------------------------------
+
+def smallest_flavours(form):
+    """Per (document, family, memory ratio, deployment, edition): the smallest flavour whose
+    published metric reaches the target."""
+    data = form.cleaned_data
+    metric = data["metric"]
+    filter_data = {"engine": data["engine"], f"min_{metric}": data["target"]}
+    for key in ("version", "vendor"):
+        if data.get(key):
+            filter_data[key] = data[key]
+    filterset = ResultFilter(filter_data, queryset=results_queryset())
+    best = {}
+    for r in filterset.qs.order_by("flavor__vcpus", "flavor__memory_gb", metric):
+        key = (r.table.document_id, r.engine_version_id, r.flavor.family_id, r.flavor.memory_ratio, r.deployment, r.edition)
+        best.setdefault(key, r)
+    return sorted(best.values(), key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric),
+                                               -r.table.document.published.toordinal()))
+
+
+@catalogue_page
+def sizing(request):
+    engines = list(Engine.objects.filter(versions__results__isnull=False).distinct())
+    form = SizingForm(request.GET or None, engines=engines)
+    answers = smallest_flavours(form) if form.is_valid() else None
+    return render(request, "whitepaper/sizing.html", {"form": form, "answers": answers,
+                                                       "metric": form.cleaned_data["metric"] if answers is not None else ""})

@@ -1,0 +1,133 @@
+"""Chart data builders: pure functions from published results to what Chart.js draws.
+
+A chart is a dict (serialised with json_script) of the metrics it can show and its series; each
+series has one point per result, x = vCPUs. The text summary says the same in words for screen
+readers and print; the page also shows the numbers as a table.
+"""
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.utils.translation import gettext as _
+
+from .metrics import METRICS_BY_NAME
+
+# Metrics that can be drawn against vCPUs, in the order a chart offers them.
+CHART_METRICS = ["tps", "qps", "tpm", "ro_qps", "rw_qps"]
+
+
+def number(value):
+    """A JSON-friendly number (Decimal -> int or float), None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value
+
+
+def family_label(family):
+    if family is None:
+        return ""
+    return f"{family.name} {family.name_zh}".strip()
+
+
+@dataclass
+class Series:
+    label: str
+    points: list = field(default_factory=list)
+
+
+def series_key(result):
+    """What tells two rows of one chart apart when they belong to different lines."""
+    flavor = result.flavor
+    return (
+        str(result.engine_version),
+        family_label(flavor.family),
+        flavor.memory_ratio,
+        result.get_deployment_display() if result.deployment else "",
+        result.edition,
+    )
+
+
+def series_label(key, varying, fallback):
+    parts = [part for part, varies in zip(key, varying) if varies and part]
+    return " · ".join(parts) or fallback
+
+
+def split_series(results, key=series_key, fallback=""):
+    """Group results into series by `key`; the label names only what differs between series."""
+    keys, groups = [], {}
+    for result in results:
+        k = key(result)
+        if k not in groups:
+            keys.append(k)
+            groups[k] = []
+        groups[k].append(result)
+    varying = [len({k[i] for k in keys}) > 1 for i in range(len(keys[0]))] if keys else []
+    if len(keys) == 1:
+        # A single line: name it by its memory ratio or family, whichever the rows carry.
+        k = keys[0]
+        return [(k[2] or k[1] or fallback or k[0], groups[k])]
+    return [(series_label(k, varying, fallback or str(i + 1)), groups[k]) for i, k in enumerate(keys)]
+
+
+def point(result):
+    flavor = result.flavor
+    p = {"x": flavor.vcpus, "memory_gb": flavor.memory_gb, "flavor": flavor.spec_code, "id": result.pk}
+    for name in CHART_METRICS:
+        p[name] = number(getattr(result, name))
+    return p
+
+
+def available_metrics(results):
+    present = [name for name in CHART_METRICS if any(getattr(r, name) is not None for r in results)]
+    return [{"name": name, "label": str(METRICS_BY_NAME[name].label), "unit": METRICS_BY_NAME[name].unit}
+            for name in present]
+
+
+def build_chart(chart_id, title, labelled_groups):
+    """labelled_groups: [(series label, [results])]. Points are sorted by vCPUs, then memory."""
+    all_results = [r for _, rs in labelled_groups for r in rs]
+    series = []
+    for label, rs in labelled_groups:
+        pts = sorted((point(r) for r in rs), key=lambda p: (p["x"], p["memory_gb"]))
+        series.append({"label": label, "points": pts})
+    metrics = available_metrics(all_results)
+    chart = {"id": chart_id, "data_id": f"{chart_id}-data", "title": title, "metrics": metrics, "series": series}
+    chart["summary"] = summary(chart)
+    return chart
+
+
+def summary(chart, metric=None):
+    """One sentence per series: the range of the first metric against vCPUs."""
+    if not chart["metrics"]:
+        return _("No chartable numbers in this table.")
+    metric = metric or chart["metrics"][0]["name"]
+    label = next(m["label"] for m in chart["metrics"] if m["name"] == metric)
+    sentences = []
+    for s in chart["series"]:
+        pts = [p for p in s["points"] if p.get(metric) is not None]
+        if not pts:
+            continue
+        low, high = pts[0], pts[-1]
+        sentences.append(_("%(series)s: %(metric)s from %(low)s at %(lx)s vCPUs to %(high)s at %(hx)s vCPUs "
+                           "(%(n)s points).") % {
+            "series": s["label"], "metric": label, "low": f"{low[metric]:,}", "lx": low["x"],
+            "high": f"{high[metric]:,}", "hx": high["x"], "n": len(pts)})
+    return " ".join(sentences)
+
+
+def chart_rows(chart):
+    """The chart's numbers as table rows: (series, vCPUs, memory, {metric: value})."""
+    return [
+        {"series": s["label"], "x": p["x"], "memory_gb": p["memory_gb"], "flavor": p["flavor"],
+         "values": [p.get(m["name"]) for m in chart["metrics"]]}
+        for s in chart["series"] for p in s["points"]
+    ]
+
+
+def percent_difference(value, baseline):
+    """(value - baseline) / baseline in %, one decimal; None when either is missing or baseline is 0."""
+    if value is None or baseline in (None, 0):
+        return None
+    return round((float(value) - float(baseline)) / float(baseline) * 100, 1)

@@ -1,0 +1,23 @@
+"""Forms of the customer pages (the explorer's filters are whitepaper.filters.ResultFilter)."""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+SIZING_METRICS = [("tps", _("TPS")), ("qps", _("QPS"))]
+COMPARE_METRICS = [("tps", _("TPS")), ("qps", _("QPS")), ("tps_per_core", _("TPS per vCPU")), ("tpm", _("TPM")),
+                   ("ro_qps", _("Read-only QPS")), ("rw_qps", _("Read-write QPS"))]
+
+
+class SizingForm(forms.Form):
+    """"Which is the smallest flavour that reaches N TPS (or QPS) for this engine/version?\""""
+
+    engine = forms.ChoiceField(label=_("Engine"))
+    version = forms.CharField(label=_("Version"), required=False, max_length=30,
+                              help_text=_("e.g. 5.7; empty for every version"))
+    metric = forms.ChoiceField(label=_("Metric"), choices=SIZING_METRICS, initial="tps")
+    target = forms.DecimalField(label=_("At least"), min_value=0, max_digits=16, decimal_places=2)
+    vendor = forms.CharField(label=_("Vendor"), required=False, max_length=50, widget=forms.HiddenInput)
+
+    def __init__(self, *args, engines=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["engine"].choices = [(e.slug, e.name) for e in engines]
