@@ -1,0 +1,276 @@
+"""HTTP tests of the customer pages: content as the documents print it, query counts that do not
+grow with rows, CSV of exactly the filtered rows, compare differences, sizing, conditional GET
+and the page cache invalidated by an import."""
+
+import csv
+import io
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from whitepaper.filters import ResultFilter
+from whitepaper.models import Document, PublishedResult, ResultTable
+
+pytestmark = pytest.mark.django_db
+
+MYSQL_2025 = "huawei-2025-10-21-mysql"
+ALIBABA = "alibaba-2019-06-18-rds"
+
+
+def queries(client, url, **headers):
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(url, **headers)
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+    assert response.status_code == 200, (url, response.status_code)
+    return len(ctx), body.decode()
+
+
+def chart_specs(html):
+    return [json.loads(m) for m in re.findall(r'<script id="chart-[^"]*-data" type="application/json">(.*?)</script>', html, re.S)]
+
+
+# --- Home, document, engine version --------------------------------------------------------------
+
+def test_home_lists_engines_documents_and_a_sizing_form(client):
+    n, html = queries(client, "/")
+    assert n <= 4
+    for document in Document.objects.all():
+        assert document.get_absolute_url() in html
+    assert "/engines/mysql/5.7/" in html and "/engines/ppas/10/" in html
+    assert 'action="/sizing/"' in html
+
+
+def test_document_page_prints_every_table_as_the_document_does(client):
+    _, html = queries(client, f"/documents/{MYSQL_2025}/")
+    tables = ResultTable.objects.filter(document__slug=MYSQL_2025).order_by("position")
+    positions = [html.index(f'id="{t.anchor}"') for t in tables]
+    assert positions == sorted(positions), "tables in document order"
+    assert "表 2-1 CPU:内存=1:2" in html
+    # Columns as the document has them: vCPUs, memory, max connections, TPS, QPS, IOPS.
+    first = html[positions[0]:positions[1]]
+    headers = re.findall(r'<th scope="col">(.*?)</th>', first)
+    assert headers == ["vCPUs", "Memory (GB)", "Max connections", "TPS", "QPS", "IOPS"]
+    # Numbers as printed, the IOPS note as a note (no number).
+    row = re.search(r"<tr data-result=\"\d+\">(.*?)</tr>", first, re.S).group(1)
+    assert re.findall(r"<td[^>]*>(.*?)</td>", row)[:5] == ["1", "2", "800", "197.19", "3943.85"]
+    assert 'class="note">depends on disk' in row
+    assert "IOPS depends on the EVS cloud disk" in first
+    # Methodology: tool and the QPS definition.
+    assert "sysbench 1.0.18" in html and "20 statements" in html
+
+
+def test_document_page_has_one_chart_per_table_group_with_a_point_per_row(client):
+    _, html = queries(client, f"/documents/{MYSQL_2025}/")
+    specs = chart_specs(html)
+    groups = ResultTable.objects.filter(document__slug=MYSQL_2025).values("section", "methodology").distinct()
+    assert len(specs) == groups.count()
+    for spec in specs:
+        assert [m["name"] for m in spec["metrics"]][:2] == ["tps", "qps"]
+        assert spec["summary"]
+    total_points = sum(len(s["points"]) for spec in specs for s in spec["series"])
+    assert total_points == PublishedResult.objects.filter(table__document__slug=MYSQL_2025).count()
+    # A group of several ratios: one series per memory ratio, named by it.
+    labels = [s["label"] for s in specs[0]["series"]]
+    assert labels == ["1:2", "1:4"] or set(labels) >= {"1:2", "1:4"}
+
+
+def test_document_page_query_count_does_not_grow_with_rows(client):
+    big, _ = queries(client, f"/documents/{MYSQL_2025}/")
+    small, _ = queries(client, f"/documents/{ALIBABA}/")
+    assert PublishedResult.objects.filter(table__document__slug=MYSQL_2025).count() > \
+        2 * PublishedResult.objects.filter(table__document__slug=ALIBABA).count()
+    assert big == small <= 6
+
+
+def test_engine_version_page_overlays_families_and_documents(client):
+    n_big, html = queries(client, "/engines/mysql/5.7/")
+    specs = chart_specs(html)
+    assert specs, "one chart per family"
+    assert any("独享型" in s["title"] for s in specs)
+    dedicated = next(s for s in specs if "独享型" in s["title"])
+    assert len(dedicated["series"]) > 1
+    assert sum(len(s["points"]) for spec in specs for s in spec["series"]) == \
+        PublishedResult.objects.filter(engine_version__engine__slug="mysql", engine_version__version="5.7").count()
+    assert "data-per-core" in html
+    n_small, _ = queries(client, "/engines/ppas/10/")
+    assert n_big == n_small <= 4
+
+
+def test_unknown_document_is_404(client):
+    assert client.get("/documents/no-such-document/").status_code == 404
+
+
+# --- Explorer --------------------------------------------------------------------------------------
+
+def explorer_rows(html):
+    return [int(x) for x in re.findall(r'<tr data-result="(\d+)">', html)]
+
+
+def filtered_ids(params):
+    filterset = ResultFilter(params, queryset=PublishedResult.objects.all())
+    assert filterset.is_valid()
+    return set(filterset.qs.values_list("pk", flat=True))
+
+
+def test_explorer_filters_with_the_shared_filterset(client):
+    url = "/explore/?engine=mysql&version=5.7&family=dedicated&min_vcpus=8"
+    _, html = queries(client, url)
+    rows = explorer_rows(html)
+    assert set(rows) == filtered_ids({"engine": "mysql", "version": "5.7", "family": "dedicated", "min_vcpus": "8"})
+    assert len(rows) == len(set(rows)) > 0
+    assert 'hx-get="/explore/"' in html and 'hx-push-url="true"' in html and "delay:" in html
+
+
+def test_explorer_htmx_request_gets_the_partial_only(client):
+    _, full = queries(client, "/explore/?engine=ppas")
+    _, partial = queries(client, "/explore/?engine=ppas", HTTP_HX_REQUEST="true")
+    assert "<html" not in partial and partial.lstrip().startswith('<div id="results"')
+    assert explorer_rows(partial) == explorer_rows(full)
+    assert partial.strip() in full  # the same partial renders the full page's results
+
+
+def test_explorer_sorts_and_shows_chosen_columns(client):
+    _, html = queries(client, "/explore/?engine=mysql&sort=-tps&cols=flavor&cols=vcpus&cols=tps")
+    ids = explorer_rows(html)
+    tps = [PublishedResult.objects.get(pk=i).tps for i in ids]
+    assert tps == sorted(tps, reverse=True)
+    headers = re.findall(r'<th scope="col"(?: aria-sort="\w+")?><a [^>]*>(.*?)</a></th>', html)
+    assert headers == ["Spec code", "vCPUs", "TPS"]
+
+
+def test_explorer_bad_filter_names_the_field(client):
+    response = client.get("/explore/?min_tps=abc")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<code>min_tps</code>" in html and explorer_rows(html) == []
+
+
+def test_explorer_query_count_does_not_grow_with_rows(client):
+    everything, _ = queries(client, "/explore/")
+    few, _ = queries(client, "/explore/?min_vcpus=60")
+    assert everything == few <= 5
+
+
+def test_csv_export_is_exactly_the_filtered_view(client):
+    params = {"engine": "mysql", "version": "8.0", "min_tps": "1000"}
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    _, html = queries(client, f"/explore/?{query}")
+    assert f'href="/explore/results.csv?{query.replace("&", "&amp;")}"' in html
+    n, body = queries(client, f"/explore/results.csv?{query}")
+    rows = list(csv.DictReader(io.StringIO(body)))
+    expected = PublishedResult.objects.filter(pk__in=explorer_rows(html)).select_related("table__document", "flavor")
+    assert sorted((r["document"], r["table"], r["vcpus"], r["memory_gb"], r["tps"]) for r in rows) == sorted(
+        (e.table.document.slug, e.table.label, str(e.flavor.vcpus), str(e.flavor.memory_gb), e.display("tps"))
+        for e in expected)
+    assert all(Decimal(r["tps"]) >= 1000 for r in rows)
+    assert n <= 6
+
+
+# --- Compare ---------------------------------------------------------------------------------------
+
+def two_results():
+    a = PublishedResult.objects.filter(table__document__slug=MYSQL_2025, tps__isnull=False).order_by("pk")[0]
+    b = PublishedResult.objects.filter(table__document__slug=ALIBABA, tps__isnull=False).order_by("pk")[0]
+    return a, b
+
+
+def test_compare_two_flavours_shows_percent_difference_and_qps_note(client):
+    a, b = two_results()
+    _, html = queries(client, f"/compare/?sel={a.pk}&sel={b.pk}&base=0&metric=tps")
+    expected = round((float(b.tps) - float(a.tps)) / float(a.tps) * 100, 1)
+    sign = "+" if expected > 0 else ""
+    assert f"{sign}{expected}%" in html
+    assert "QPS is defined differently here" in html
+    specs = chart_specs(html)
+    assert len(specs) == 1 and len(specs[0]["series"]) == 2
+
+
+def test_compare_same_definitions_has_no_qps_note(client):
+    a, c = PublishedResult.objects.filter(table__document__slug=MYSQL_2025).order_by("pk")[:2]
+    _, html = queries(client, f"/compare/?sel={a.pk}&sel={c.pk}")
+    assert "QPS is defined differently here" not in html
+
+
+def test_compare_series_by_filter_and_baseline_switch(client):
+    s57 = "engine%3Dmysql%26version%3D5.7%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds"
+    s80 = "engine%3Dmysql%26version%3D8.0%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds"
+    n, html = queries(client, f"/compare/?sel={s57}&sel={s80}&base=1&metric=tps")
+    assert "MySQL 5.7" in html and "MySQL 8.0" in html
+    v57 = PublishedResult.objects.filter(table__document__slug="huawei-2023-08-03-rds", engine_version__version="5.7",
+                                         flavor__family__slug="dedicated", flavor__memory_ratio="1:4",
+                                         flavor__vcpus=16).get()
+    v80 = PublishedResult.objects.filter(table__document__slug="huawei-2023-08-03-rds", engine_version__version="8.0",
+                                         flavor__family__slug="dedicated", flavor__memory_ratio="1:4",
+                                         flavor__vcpus=16).get()
+    diff = round((float(v57.tps) - float(v80.tps)) / float(v80.tps) * 100, 1)
+    assert f"({'+' if diff > 0 else ''}{diff}%)" in html
+    assert n <= 16
+
+
+def test_compare_add_series_redirects_to_a_readable_url(client):
+    response = client.get("/compare/?sel=1&add-engine=mysql&add-version=8.0")
+    assert response.status_code == 302
+    assert "sel=engine%3Dmysql%26version%3D8.0" in response["Location"]
+
+
+def test_compare_bad_selection_is_reported(client):
+    _, html = queries(client, "/compare/?sel=999999999&sel=engine%3Doracle")
+    assert "No published result 999999999" in html and "Not a valid selection" in html
+
+
+# --- Sizing ----------------------------------------------------------------------------------------
+
+def test_sizing_answers_the_smallest_flavour_per_family_and_ratio(client):
+    _, html = queries(client, "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000")
+    vcpus = [int(x) for x in re.findall(r"<tr><td>(\d+)</td>", html)]
+    assert vcpus == sorted(vcpus) and vcpus
+    reaching = PublishedResult.objects.filter(engine_version__engine__slug="mysql", engine_version__version="8.0",
+                                              tps__gte=3000)
+    assert min(vcpus) == min(r.flavor.vcpus for r in reaching)
+    # No answer is larger than needed: every family/ratio's answer is its smallest reaching flavour.
+    assert len(vcpus) == len({(r.table.document_id, r.flavor.family_id, r.flavor.memory_ratio) for r in reaching})
+
+
+def test_sizing_bad_target_names_the_field(client):
+    html = client.get("/sizing/?engine=mysql&metric=tps&target=lots").content.decode()
+    assert "target" in html and "Enter a number" in html
+
+
+# --- Conditional GET and caching -------------------------------------------------------------------
+
+@pytest.mark.parametrize("url", ["/", f"/documents/{MYSQL_2025}/", "/engines/mysql/8.0/", "/explore/?engine=ppas",
+                                 "/compare/?sel=1&sel=2", "/sizing/?engine=mysql&metric=tps&target=100"])
+def test_catalogue_pages_answer_conditional_requests_with_304(client, url):
+    first = client.get(url)
+    assert first["ETag"] and first["Last-Modified"]
+    assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    assert client.get(url, HTTP_IF_MODIFIED_SINCE=first["Last-Modified"]).status_code == 304
+    assert client.get(url, HTTP_IF_NONE_MATCH='"other"').status_code == 200
+
+
+def test_htmx_partial_and_full_page_have_different_etags(client):
+    full = client.get("/explore/?engine=ppas")
+    partial = client.get("/explore/?engine=ppas", HTTP_HX_REQUEST="true")
+    assert full["ETag"] != partial["ETag"] and "HX-Request" in full["Vary"]
+
+
+def test_cached_page_is_served_without_rendering_and_invalidated_by_an_import(client, tmp_path):
+    url = f"/documents/{MYSQL_2025}/"
+    before = client.get(url)
+    cached, _ = queries(client, url)
+    assert cached == 1, "a cached page costs only the stamp query"
+    source = Path(settings.BASE_DIR) / "whitepaper" / "data" / f"{MYSQL_2025}.yaml"
+    edited = tmp_path / source.name
+    edited.write_text(source.read_text(encoding="utf-8").replace('"197.19"', '"198.76"', 1), encoding="utf-8")
+    call_command("import_whitepapers", str(edited), verbosity=0, stdout=io.StringIO())
+    after = client.get(url)
+    assert "198.76" in after.content.decode() and "198.76" not in before.content.decode()
+    assert after["ETag"] != before["ETag"]
+    assert client.get(url, HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 200
