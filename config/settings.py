@@ -167,6 +167,23 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# Benchmark runs (runs app): one queue per client pool (Target.queue, default "benchmarks"); run each
+# benchmark worker with -c 1 (one benchmark at a time per client). The reconciler runs on "celery".
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {"runs.run_benchmark": {"queue": "benchmarks"}, "runs.reconcile_runs": {"queue": "celery"}}
+CELERY_BEAT_SCHEDULE = {
+    "reconcile-runs": {"task": "runs.reconcile_runs", "schedule": env.float("RUNS_RECONCILE_EVERY_SECONDS", default=15.0)},
+}
+if CELERY_BROKER_URL.startswith("redis"):
+    # Longer than any benchmark, so Redis never hands a running benchmark's message to a second worker.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=12 * 3600)}
+RUNS_HEARTBEAT_SECONDS = env.float("RUNS_HEARTBEAT_SECONDS", default=2.0)
+RUNS_STALE_AFTER_SECONDS = env.float("RUNS_STALE_AFTER_SECONDS", default=40.0)
+RUNS_CANCEL_POLL_SECONDS = env.float("RUNS_CANCEL_POLL_SECONDS", default=0.5)
+RUNS_LOG_FLUSH_SECONDS = env.float("RUNS_LOG_FLUSH_SECONDS", default=1.0)
+RUNS_WAIT_RETRY_SECONDS = env.int("RUNS_WAIT_RETRY_SECONDS", default=2)
+RUNS_TIME_MARGIN_SECONDS = env.int("RUNS_TIME_MARGIN_SECONDS", default=30)
+RUNS_PREPARE_TIME_LIMIT_SECONDS = env.int("RUNS_PREPARE_TIME_LIMIT_SECONDS", default=6 * 3600)
 
 LOGGING = {
     "version": 1,

@@ -1,0 +1,43 @@
+from django import forms
+from django.contrib import admin
+
+from .models import BenchmarkProfile, Run, Sample, Target, validate_password
+
+
+class TargetAdminForm(forms.ModelForm):
+    new_password = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False),
+                                   validators=[validate_password], help_text="Leave empty to keep the stored password.")
+
+    class Meta:
+        model = Target
+        exclude = ["password_encrypted"]
+
+    def save(self, commit=True):
+        if self.cleaned_data.get("new_password"):
+            self.instance.set_password(self.cleaned_data["new_password"])
+        return super().save(commit)
+
+
+@admin.register(Target)
+class TargetAdmin(admin.ModelAdmin):
+    form = TargetAdminForm
+    list_display = ["name", "engine", "host", "port", "database", "user", "server_version", "queue"]
+    readonly_fields = ["server_version", "version_checked_at"]
+
+
+@admin.register(BenchmarkProfile)
+class BenchmarkProfileAdmin(admin.ModelAdmin):
+    list_display = ["slug", "tool", "engine", "workload", "quick", "threads", "duration_s"]
+    list_filter = ["tool", "engine", "quick"]
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ["id", "target", "profile", "state", "requested_by", "created_at"]
+    list_filter = ["state", "profile__tool"]
+    readonly_fields = [f.name for f in Run._meta.fields]
+
+
+@admin.register(Sample)
+class SampleAdmin(admin.ModelAdmin):
+    list_display = ["run", "step", "t", "threads", "tps", "qps", "latency_p95_ms"]

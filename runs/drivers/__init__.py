@@ -1,0 +1,59 @@
+"""Tool drivers: pure functions that build argument vectors (never a shell string) and parse the
+tools' output. Nothing here starts a process or touches the database; runs/runner.py does.
+
+A driver module provides:
+  plan(conn, params, workdir) -> list[Step]          the commands of a run, in order
+  secret_files(conn, password) -> {name: content}    written 0600 into the run's private workdir
+  secret_env(conn, password) -> {name: value}        added to the tool's environment only
+  parse_interval(line, stream) -> dict | None        one progress line -> one sample
+  parse_summary(stdout, stderr) -> dict              the tool's final report
+  failure_reason(stdout, stderr) -> str              the tool's own words for why it failed
+  version_argv() / parse_version(text)
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Connection:
+    """Where the tool connects; the password travels separately (secret_files / secret_env)."""
+
+    engine: str  # "mysql" | "postgresql"
+    host: str
+    port: int
+    database: str
+    user: str
+
+
+@dataclass(frozen=True)
+class Step:
+    phase: str  # "prepare" | "warmup" | "run" | "cleanup"
+    argv: list = field(default_factory=list)
+    threads: int | None = None
+    duration_s: int = 0  # expected running time; the runner adds a margin for its time limit
+    index: int = 0  # 1-based step number of the thread sweep for run/warmup
+
+
+class NotRunnable(Exception):
+    """The tool cannot run on these workers (HammerDB)."""
+
+
+def get_driver(tool):
+    from . import hammerdb, pgbench, sysbench
+
+    return {"sysbench": sysbench, "pgbench": pgbench, "hammerdb": hammerdb}[tool]
+
+
+def redact(text, secrets):
+    """Remove every secret from text (command lines, logs, reasons)."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "********")
+    return text
+
+
+def to_float(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None

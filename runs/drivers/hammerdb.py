@@ -1,0 +1,42 @@
+"""HammerDB TPC-C (the SQL Server methodology): NOT RUNNABLE on these workers.
+
+HammerDB and SQL Server are not installed here; the profile exists so the methodology is listed,
+and this stub refuses to plan a run with a clear reason instead of pretending.
+"""
+
+from . import NotRunnable
+
+BINARY = "hammerdbcli"
+REASON = "HammerDB TPC-C cannot run on these workers (HammerDB and SQL Server are not installed)."
+
+
+def version_argv():
+    raise NotRunnable(REASON)
+
+
+def parse_version(text):
+    return ""
+
+
+def secret_files(conn, password):
+    return {}
+
+
+def secret_env(conn, password):
+    return {}
+
+
+def plan(conn, params, workdir):
+    raise NotRunnable(REASON)
+
+
+def parse_interval(line, stream="stdout", threads=None, interval_s=1):
+    return None
+
+
+def parse_summary(stdout, stderr=""):
+    return {}
+
+
+def failure_reason(stdout, stderr=""):
+    return REASON

@@ -1,0 +1,155 @@
+"""sysbench 1.0 (oltp_read_write and friends) for MySQL/MariaDB and PostgreSQL.
+
+The password goes into a 0600 --config-file (never argv). Interval lines and the final report are on
+stdout. --forced-shutdown stops sysbench 1 s after --time even when threads stall (a sysbench 1.0 trap);
+the runner keeps an outer time limit as well.
+"""
+
+import re
+
+from . import Connection, Step, to_float
+
+BINARY = "sysbench"
+DB_DRIVER = {"mysql": "mysql", "postgresql": "pgsql"}
+
+INTERVAL_RE = re.compile(
+    r"^\[\s*(?P<t>[\d.]+)s\s*\]\s+thds:\s*(?P<threads>\d+)\s+tps:\s*(?P<tps>[\d.]+)\s+qps:\s*(?P<qps>[\d.]+)\s+"
+    r"\(r/w/o:\s*(?P<reads>[\d.]+)/(?P<writes>[\d.]+)/(?P<other>[\d.]+)\)\s+"
+    r"lat\s+\(ms,(?P<pct>\d+)%\):\s*(?P<lat>[\d.]+)\s+err/s:?\s*(?P<err>[\d.]+)\s+reconn/s:?\s*(?P<reconn>[\d.]+)"
+)
+SUMMARY_PATTERNS = {
+    "reads": r"^\s*read:\s+(\d+)",
+    "writes": r"^\s*write:\s+(\d+)",
+    "other": r"^\s*other:\s+(\d+)",
+    "transactions": r"^\s*transactions:\s+(\d+)",
+    "tps": r"^\s*transactions:\s+\d+\s+\(([\d.]+) per sec\.\)",
+    "queries": r"^\s*queries:\s+(\d+)",
+    "qps": r"^\s*queries:\s+\d+\s+\(([\d.]+) per sec\.\)",
+    "errors": r"^\s*ignored errors:\s+(\d+)",
+    "reconnects": r"^\s*reconnects:\s+(\d+)",
+    "total_time_s": r"^\s*total time:\s+([\d.]+)s",
+    "latency_min_ms": r"^\s*min:\s+([\d.]+)",
+    "latency_avg_ms": r"^\s*avg:\s+([\d.]+)",
+    "latency_max_ms": r"^\s*max:\s+([\d.]+)",
+    "latency_p95_ms": r"^\s*95th percentile:\s+([\d.]+)",
+}
+INTEGER_FIELDS = {"reads", "writes", "other", "transactions", "queries", "errors", "reconnects"}
+
+
+def version_argv():
+    return [BINARY, "--version"]
+
+
+def parse_version(text):
+    match = re.search(r"sysbench\s+([\d.]+)", text)
+    return match.group(1) if match else ""
+
+
+def _quote(value):
+    # sysbench's config-file parser splits on ',' and stops at '#' unless the value is double-quoted.
+    return f'"{value}"'
+
+
+def secret_files(conn: Connection, password: str):
+    prefix = DB_DRIVER[conn.engine]
+    lines = [
+        f"{prefix}-host={_quote(conn.host)}",
+        f"{prefix}-port={conn.port}",
+        f"{prefix}-user={_quote(conn.user)}",
+        f"{prefix}-db={_quote(conn.database)}",
+    ]
+    if password:
+        lines.append(f"{prefix}-password={_quote(password)}")
+    return {"sysbench.cfg": "\n".join(lines) + "\n"}
+
+
+def secret_env(conn, password):
+    return {}
+
+
+def _base(conn, params, workdir, threads):
+    argv = [
+        BINARY,
+        f"--config-file={workdir}/sysbench.cfg",
+        f"--db-driver={DB_DRIVER[conn.engine]}",
+        f"--tables={int(params['tables'])}",
+        f"--table-size={int(params['rows_per_table'])}",
+        f"--threads={int(threads)}",
+    ]
+    argv.append(f"--db-ps-mode={'auto' if params.get('prepared', True) else 'disable'}")
+    return argv
+
+
+def build_argv(phase, conn, params, workdir, threads=None, duration_s=None):
+    workload = params.get("workload") or "oltp_read_write"
+    if phase == "prepare":
+        # Loading with several threads, one table each at most, as the whitepapers' prepare step does.
+        return _base(conn, params, workdir, min(int(params["tables"]), 8)) + [workload, "prepare"]
+    if phase == "cleanup":
+        return _base(conn, params, workdir, 1) + [workload, "cleanup"]
+    return _base(conn, params, workdir, threads) + [
+        f"--time={int(duration_s)}",
+        f"--report-interval={int(params['report_interval_s'])}",
+        "--forced-shutdown=1",
+        "--percentile=95",
+        workload,
+        "run",
+    ]
+
+
+def plan(conn, params, workdir):
+    steps = [Step("prepare", build_argv("prepare", conn, params, workdir))]
+    for index, threads in enumerate(params.get("thread_sweep") or [params["threads"]], start=1):
+        if params.get("warmup_s"):
+            steps.append(Step("warmup", build_argv("run", conn, params, workdir, threads, params["warmup_s"]),
+                              threads, params["warmup_s"], index))
+        steps.append(Step("run", build_argv("run", conn, params, workdir, threads, params["duration_s"]),
+                          threads, params["duration_s"], index))
+    steps.append(Step("cleanup", build_argv("cleanup", conn, params, workdir)))
+    return steps
+
+
+def parse_interval(line, stream="stdout", threads=None, interval_s=1):
+    if stream != "stdout":
+        return None
+    match = INTERVAL_RE.match(line.strip())
+    if not match:
+        return None
+    g = match.groupdict()
+    return {
+        "t": float(g["t"]),
+        "threads": int(g["threads"]),
+        "tps": float(g["tps"]),
+        "qps": float(g["qps"]),
+        "reads": float(g["reads"]),
+        "writes": float(g["writes"]),
+        "other": float(g["other"]),
+        "latency_p95_ms": float(g["lat"]) if g["pct"] == "95" else None,
+        "errors_per_s": float(g["err"]),
+        "reconnects_per_s": float(g["reconn"]),
+    }
+
+
+def parse_summary(stdout, stderr=""):
+    """The final report ('SQL statistics', 'Latency (ms)'); {} if sysbench printed none."""
+    if "SQL statistics:" not in stdout:
+        return {}
+    text = stdout[stdout.index("SQL statistics:"):]
+    summary = {}
+    for name, pattern in SUMMARY_PATTERNS.items():
+        match = re.search(pattern, text, re.MULTILINE)
+        if match:
+            summary[name] = int(match.group(1)) if name in INTEGER_FIELDS else to_float(match.group(1))
+    return summary
+
+
+def failure_reason(stdout, stderr=""):
+    lines = [ln.strip() for ln in (stdout + "\n" + stderr).splitlines() if ln.strip().startswith("FATAL:")]
+    if not lines:
+        return ""
+    # Keep the distinct messages in order (a 300-thread failure repeats the same three lines per thread).
+    distinct = list(dict.fromkeys(lines))
+    if "FATAL: Thread initialization failed!" in distinct:
+        causes = [ln for ln in distinct if "error" in ln and ln != "FATAL: Thread initialization failed!"]
+        return "Worker threads failed to initialize: " + ("; ".join(causes[:2]) or distinct[0])
+    return "; ".join(distinct[:3])

@@ -1,0 +1,339 @@
+"""Benchmark targets, profiles, runs and their samples. The database row is the source of truth:
+workers move a run through its states with conditional updates (see Run.transition), so a web
+request cancelling a run and a worker finishing it can never overwrite each other."""
+
+import re
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import IntegrityError, models, transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from . import crypto
+
+OPERATORS_GROUP = "benchmark operators"
+
+# Hostnames (RFC 1123 labels) and IPv4/IPv6 literals only: nothing a tool could read as an option.
+HOST_RE = re.compile(
+    r"^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
+    r"|^[0-9A-Fa-f:]{2,39}$"
+)
+IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
+
+validate_host = RegexValidator(HOST_RE, _("Enter a hostname or an IP address (letters, digits, dots, hyphens; no spaces or shell characters)."))
+validate_identifier = RegexValidator(IDENT_RE, _("Use letters, digits, _ or $, starting with a letter or _ (at most 63 characters)."))
+
+
+def validate_password(value):
+    if any(c in value for c in '"\r\n\x00'):
+        raise ValidationError(_("The password may not contain double quotes, line breaks or NUL characters "
+                                "(sysbench reads it from a config file that cannot carry them)."))
+    if value != value.strip():
+        raise ValidationError(_("The password may not start or end with spaces."))
+
+
+def is_operator(user):
+    """Staff, or members of the 'benchmark operators' group, may see targets and runs and launch runs."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    return user.is_staff or user.groups.filter(name=OPERATORS_GROUP).exists()
+
+
+class Engine(models.TextChoices):
+    MYSQL = "mysql", _("MySQL / MariaDB")
+    POSTGRESQL = "postgresql", _("PostgreSQL")
+    SQLSERVER = "sqlserver", _("SQL Server")
+
+
+class Tool(models.TextChoices):
+    SYSBENCH = "sysbench", "sysbench"
+    PGBENCH = "pgbench", "pgbench"
+    HAMMERDB = "hammerdb", _("HammerDB (not runnable here)")
+
+
+class Target(models.Model):
+    name = models.CharField(_("name"), max_length=100, unique=True)
+    engine = models.CharField(_("engine"), max_length=20, choices=Engine.choices[:2])
+    host = models.CharField(_("host"), max_length=253, validators=[validate_host])
+    port = models.PositiveIntegerField(_("port"), validators=[MinValueValidator(1), MaxValueValidator(65535)])
+    database = models.CharField(_("database"), max_length=63, validators=[validate_identifier])
+    user = models.CharField(_("user"), max_length=63, validators=[validate_identifier])
+    password_encrypted = models.TextField(blank=True, editable=False)
+    server_version = models.CharField(_("server version"), max_length=200, blank=True,
+                                      help_text=_("Read from the server by 'test connection'."))
+    version_checked_at = models.DateTimeField(null=True, blank=True)
+    family = models.CharField(_("family"), max_length=60, blank=True, help_text=_("e.g. general, dedicated."))
+    vcpus = models.PositiveIntegerField(_("vCPUs"), null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(4096)])
+    memory_gb = models.PositiveIntegerField(_("memory (GB)"), null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(65536)])
+    flavor = models.ForeignKey("whitepaper.Flavor", on_delete=models.SET_NULL, null=True, blank=True,
+                               related_name="targets", verbose_name=_("catalogue flavour"))
+    queue = models.CharField(_("client pool queue"), max_length=60, default="benchmarks",
+                             validators=[RegexValidator(r"^[a-z0-9][a-z0-9._-]{0,59}$", _("Lower-case letters, digits, . _ -"))],
+                             help_text=_("Celery queue of the benchmark clients that reach this target (e.g. same zone)."))
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("runs:target-edit", args=[self.pk])
+
+    @property
+    def password(self):
+        return crypto.decrypt(self.password_encrypted)
+
+    def set_password(self, raw):
+        validate_password(raw)
+        self.password_encrypted = crypto.encrypt(raw)
+
+    @property
+    def has_password(self):
+        return bool(self.password_encrypted)
+
+
+class BenchmarkProfile(models.Model):
+    """A benchmark as a methodology describes it; a run may override its numbers within limits."""
+
+    slug = models.SlugField(max_length=80, unique=True)
+    name = models.CharField(_("name"), max_length=200)
+    tool = models.CharField(_("tool"), max_length=20, choices=Tool.choices)
+    engine = models.CharField(_("engine"), max_length=20, choices=Engine.choices)
+    workload = models.CharField(_("workload"), max_length=40,
+                                help_text=_("sysbench: oltp_read_write; pgbench: ro, rw (Alibaba scripts) or tpcb (built-in)."))
+    quick = models.BooleanField(_("quick variant"), default=False, help_text=_("Seconds and small tables, for smoke runs."))
+    tables = models.PositiveIntegerField(null=True, blank=True)
+    rows_per_table = models.PositiveBigIntegerField(null=True, blank=True)
+    scale = models.PositiveIntegerField(null=True, blank=True, help_text=_("pgbench scale factor."))
+    range = models.PositiveBigIntegerField(null=True, blank=True, help_text=_("pgbench :range of the gaussian aid (hot rows)."))
+    threads = models.PositiveIntegerField(default=8, help_text=_("sysbench threads / pgbench clients (-c)."))
+    jobs = models.PositiveIntegerField(null=True, blank=True, help_text=_("pgbench -j; empty means equal to clients."))
+    thread_sweep = models.JSONField(default=list, blank=True, help_text=_("e.g. [8, 16, 32, 64, 128]: one step per count."))
+    duration_s = models.PositiveIntegerField(default=60)
+    report_interval_s = models.PositiveIntegerField(default=1)
+    warmup_s = models.PositiveIntegerField(default=0)
+    prepared = models.BooleanField(_("prepared statements"), default=True,
+                                   help_text=_("pgbench -M prepared / sysbench --db-ps-mode=auto (off: disable)."))
+    methodology = models.ForeignKey("whitepaper.Methodology", on_delete=models.SET_NULL, null=True, blank=True, related_name="profiles")
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["tool", "engine", "quick", "name"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def runnable(self):
+        return self.tool in (Tool.SYSBENCH, Tool.PGBENCH)
+
+    def resolve(self, overrides):
+        """The parameters of a run: the profile's, with the overrides validated. Raises ValidationError
+        naming each bad field; unknown fields are refused, not ignored."""
+        from .params import resolve_params
+
+        return resolve_params(self, overrides)
+
+
+class RunState(models.TextChoices):
+    QUEUED = "queued", _("queued")
+    PREPARING = "preparing", _("preparing")
+    RUNNING = "running", _("running")
+    CLEANING_UP = "cleaning_up", _("cleaning up")
+    SUCCEEDED = "succeeded", _("succeeded")
+    FAILED = "failed", _("failed")
+    CANCELLED = "cancelled", _("cancelled")
+
+
+ACTIVE_STATES = [RunState.PREPARING, RunState.RUNNING, RunState.CLEANING_UP]
+FINAL_STATES = [RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED]
+# Which state may follow which: the only moves a worker, a user or the reconciler can make.
+TRANSITIONS = {
+    RunState.QUEUED: {RunState.PREPARING, RunState.CANCELLED, RunState.FAILED},
+    RunState.PREPARING: {RunState.RUNNING, RunState.CLEANING_UP, RunState.FAILED, RunState.CANCELLED},
+    RunState.RUNNING: {RunState.CLEANING_UP, RunState.FAILED, RunState.CANCELLED},
+    RunState.CLEANING_UP: {RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED},
+}
+
+
+class RunQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(state__in=ACTIVE_STATES)
+
+    def for_list(self):
+        return self.select_related("target", "profile", "requested_by")
+
+
+class Run(models.Model):
+    target = models.ForeignKey(Target, on_delete=models.PROTECT, related_name="runs")
+    profile = models.ForeignKey(BenchmarkProfile, on_delete=models.PROTECT, related_name="runs")
+    overrides = models.JSONField(default=dict, blank=True)
+    params = models.JSONField(default=dict, help_text=_("The profile's parameters with the overrides applied."))
+    state = models.CharField(max_length=20, choices=RunState.choices, default=RunState.QUEUED, db_index=True)
+    reason = models.TextField(blank=True, help_text=_("Why the run failed or was cancelled."))
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="benchmark_runs")
+    reproduces = models.ForeignKey("whitepaper.PublishedResult", on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="reproductions", help_text=_("The published row this run reproduces."))
+    published_result = models.OneToOneField("whitepaper.PublishedResult", on_delete=models.SET_NULL, null=True, blank=True,
+                                            related_name="run", help_text=_("The catalogue row this run was published as."))
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested = models.BooleanField(default=False)
+    worker = models.CharField(max_length=200, blank=True, help_text=_("Celery worker name."))
+    worker_pid = models.PositiveIntegerField(null=True, blank=True)
+    client_host = models.CharField(max_length=200, blank=True)
+    client_cores = models.PositiveIntegerField(null=True, blank=True)
+    tool_version = models.CharField(max_length=100, blank=True)
+    server_version = models.CharField(max_length=200, blank=True)
+    step = models.PositiveIntegerField(default=0, help_text=_("Current step (thread count) from 1."))
+    step_count = models.PositiveIntegerField(default=1)
+    step_started_at = models.DateTimeField(null=True, blank=True)
+    command_line = models.TextField(blank=True, help_text=_("Commands run, password removed."))
+    log = models.TextField(blank=True, help_text=_("Tool output, password removed."))
+    summary = models.JSONField(default=dict, blank=True)
+
+    objects = RunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # One run at a time per target: a second run waits in 'queued'.
+            models.UniqueConstraint(fields=["target"], condition=Q(state__in=ACTIVE_STATES), name="one_active_run_per_target"),
+        ]
+
+    def __str__(self):
+        return f"run {self.pk} ({self.profile} on {self.target})"
+
+    def get_absolute_url(self):
+        return reverse("runs:run-detail", args=[self.pk])
+
+    # --- state machine -------------------------------------------------------------------------
+    @property
+    def is_active(self):
+        return self.state in ACTIVE_STATES
+
+    @property
+    def is_final(self):
+        return self.state in FINAL_STATES
+
+    @property
+    def can_cancel(self):
+        return not self.is_final
+
+    @property
+    def can_publish(self):
+        return self.state == RunState.SUCCEEDED and self.published_result_id is None and bool(self.summary.get("tps"))
+
+    def transition(self, to, *, allowed_from=None, **fields):
+        """Move to state `to` only if the row is still in one of the states that may precede it.
+        Returns True when this call made the move. The row in the database decides, not this object."""
+        sources = [s for s, targets in TRANSITIONS.items() if to in targets]
+        if allowed_from is not None:
+            sources = [s for s in sources if s in allowed_from]
+        now = timezone.now()
+        fields.setdefault("heartbeat_at", now)
+        if to in FINAL_STATES:
+            fields.setdefault("finished_at", now)
+        try:
+            with transaction.atomic():
+                moved = Run.objects.filter(pk=self.pk, state__in=sources).update(state=to, **fields)
+        except IntegrityError:  # another run of the target is active: this one keeps waiting
+            return False
+        self.refresh_from_db()
+        return bool(moved)
+
+    def claim(self, worker, pid, client_host, client_cores):
+        """queued -> preparing, unless another run of the same target is active (then False: wait)."""
+        return self.transition(RunState.PREPARING, allowed_from=[RunState.QUEUED], worker=worker, worker_pid=pid,
+                               client_host=client_host, client_cores=client_cores, started_at=timezone.now())
+
+    def mark_running(self):
+        return self.transition(RunState.RUNNING)
+
+    def mark_cleaning_up(self):
+        return self.transition(RunState.CLEANING_UP)
+
+    def succeed(self, summary):
+        return self.transition(RunState.SUCCEEDED, summary=summary)
+
+    def fail(self, reason):
+        return self.transition(RunState.FAILED, reason=str(reason)[:5000])
+
+    def cancel(self, reason=""):
+        """A queued run is cancelled at once; an active one is asked to stop (the worker kills the tool,
+        cleans up and then marks it cancelled). Returns True if anything changed."""
+        if self.transition(RunState.CANCELLED, allowed_from=[RunState.QUEUED], reason=reason or _("Cancelled before it started.")):
+            return True
+        moved = Run.objects.filter(pk=self.pk, state__in=ACTIVE_STATES).update(cancel_requested=True)
+        self.refresh_from_db()
+        return bool(moved)
+
+    def finish_cancelled(self, reason):
+        return self.transition(RunState.CANCELLED, reason=reason)
+
+    def beat(self, **fields):
+        Run.objects.filter(pk=self.pk).update(heartbeat_at=timezone.now(), **fields)
+
+    def cancel_is_requested(self):
+        return Run.objects.filter(pk=self.pk).values_list("cancel_requested", flat=True).first() is not False
+
+    # --- progress --------------------------------------------------------------------------------
+    @property
+    def expected_seconds(self):
+        p = self.params or {}
+        sweep = p.get("thread_sweep") or [p.get("threads")]
+        return len(sweep) * (p.get("duration_s", 0) + p.get("warmup_s", 0))
+
+    def progress(self):
+        """(percent, seconds left) for the run phase, estimated from the step and its start time."""
+        p = self.params or {}
+        if self.state == RunState.SUCCEEDED:
+            return 100, 0
+        if self.state != RunState.RUNNING or not self.step_started_at or not self.step:
+            return (0, self.expected_seconds) if self.state in (RunState.QUEUED, RunState.PREPARING) else (None, None)
+        per_step = p.get("duration_s", 0) + p.get("warmup_s", 0)
+        elapsed_in_step = min(per_step, (timezone.now() - self.step_started_at).total_seconds())
+        done = (self.step - 1) * per_step + elapsed_in_step
+        total = max(1, self.expected_seconds)
+        return int(100 * done / total), int(max(0, total - done))
+
+    def heartbeat_stale(self, now=None):
+        stale_after = timedelta(seconds=settings.RUNS_STALE_AFTER_SECONDS)
+        last = self.heartbeat_at or self.started_at or self.created_at
+        return (now or timezone.now()) - last > stale_after
+
+
+class Sample(models.Model):
+    """One interval line of the tool's output, stored as it arrives."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="samples")
+    step = models.PositiveIntegerField(default=1)
+    warmup = models.BooleanField(default=False)
+    t = models.FloatField(help_text=_("Seconds since the step started, as the tool prints it."))
+    threads = models.PositiveIntegerField()
+    tps = models.FloatField()
+    qps = models.FloatField(null=True, blank=True)
+    reads = models.FloatField(null=True, blank=True)
+    writes = models.FloatField(null=True, blank=True)
+    other = models.FloatField(null=True, blank=True)
+    latency_p95_ms = models.FloatField(null=True, blank=True)
+    latency_avg_ms = models.FloatField(null=True, blank=True)
+    errors_per_s = models.FloatField(null=True, blank=True)
+    reconnects_per_s = models.FloatField(null=True, blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self):
+        return f"run {self.run_id} step {self.step} t={self.t}"

@@ -1,0 +1,150 @@
+"""A run's parameters: the profile's values with the user's overrides, validated within limits.
+
+Every bad value is reported under its own field name; unknown fields are refused.
+"""
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+
+# name -> (minimum, maximum); 'threads' etc. are bounded so a typo cannot start 10^6 connections.
+LIMITS = {
+    "threads": (1, 1024),
+    "jobs": (1, 1024),
+    "duration_s": (1, 86400),
+    "report_interval_s": (1, 60),
+    "warmup_s": (0, 3600),
+    "tables": (1, 1024),
+    "rows_per_table": (1, 1_000_000_000),
+    "scale": (1, 100_000),
+    "range": (1, 10_000_000_000),
+}
+SYSBENCH_FIELDS = {"threads", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "tables", "rows_per_table", "prepared"}
+PGBENCH_FIELDS = {"threads", "jobs", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "scale", "range", "prepared"}
+MAX_SWEEP = 10
+
+
+def _int(name, value, errors):
+    lo, hi = LIMITS[name]
+    if isinstance(value, bool) or value is None or value == "":
+        errors[name] = _("%(field)s must be a whole number.") % {"field": name}
+        return None
+    try:
+        number = int(str(value).strip())
+    except (TypeError, ValueError):
+        errors[name] = _("%(field)s must be a whole number, got %(value)r.") % {"field": name, "value": str(value)[:40]}
+        return None
+    if not lo <= number <= hi:
+        errors[name] = _("%(field)s must be between %(lo)s and %(hi)s, got %(value)s.") % {
+            "field": name, "lo": lo, "hi": hi, "value": number}
+        return None
+    return number
+
+
+def _bool(name, value, errors):
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "on", "1", "yes", "false", "off", "0", "no"):
+        return value.lower() in ("true", "on", "1", "yes")
+    errors[name] = _("%(field)s must be true or false.") % {"field": name}
+    return None
+
+
+def _sweep(value, errors):
+    if value in (None, "", []):
+        return []
+    if isinstance(value, str):
+        value = [v for v in value.replace(" ", ",").split(",") if v]
+    if not isinstance(value, (list, tuple)):
+        errors["thread_sweep"] = _("thread_sweep must be a list of thread counts, e.g. 8, 16, 32.")
+        return None
+    if len(value) > MAX_SWEEP:
+        errors["thread_sweep"] = _("thread_sweep may have at most %(n)s steps.") % {"n": MAX_SWEEP}
+        return None
+    counts = []
+    for item in value:
+        sub = {}
+        number = _int("threads", item, sub)
+        if number is None:
+            errors["thread_sweep"] = _("thread_sweep: %(msg)s") % {"msg": sub["threads"]}
+            return None
+        counts.append(number)
+    if len(set(counts)) != len(counts):
+        errors["thread_sweep"] = _("thread_sweep lists a thread count twice.")
+        return None
+    return counts
+
+
+def profile_defaults(profile):
+    return {
+        "threads": profile.threads,
+        "jobs": profile.jobs,
+        "thread_sweep": list(profile.thread_sweep or []),
+        "duration_s": profile.duration_s,
+        "report_interval_s": profile.report_interval_s,
+        "warmup_s": profile.warmup_s,
+        "tables": profile.tables,
+        "rows_per_table": profile.rows_per_table,
+        "scale": profile.scale,
+        "range": profile.range,
+        "prepared": profile.prepared,
+    }
+
+
+def resolve_params(profile, overrides):
+    if not profile.runnable:
+        raise ValidationError({"profile": _("%(tool)s cannot run on these workers; the profile is for reference only.")
+                               % {"tool": profile.get_tool_display()}})
+    if overrides is None:
+        overrides = {}
+    if not isinstance(overrides, dict):
+        raise ValidationError({"overrides": _("overrides must be an object of field: value.")})
+    allowed = SYSBENCH_FIELDS if profile.tool == "sysbench" else PGBENCH_FIELDS
+    errors = {}
+    unknown = sorted(set(overrides) - allowed)
+    if unknown:
+        errors["overrides"] = _("Unknown field(s) for a %(tool)s profile: %(fields)s. Allowed: %(allowed)s.") % {
+            "tool": profile.tool, "fields": ", ".join(str(u)[:40] for u in unknown), "allowed": ", ".join(sorted(allowed))}
+    params = profile_defaults(profile)
+    for name, value in overrides.items():
+        if name not in allowed:
+            continue
+        if name == "thread_sweep":
+            params[name] = _sweep(value, errors)
+        elif name == "prepared":
+            params[name] = _bool(name, value, errors)
+        elif value in (None, "") and name in ("jobs",):
+            params[name] = None
+        else:
+            params[name] = _int(name, value, errors)
+    if not errors:
+        if params["report_interval_s"] > params["duration_s"]:
+            errors["report_interval_s"] = _("report_interval_s (%(r)s) must not exceed duration_s (%(d)s).") % {
+                "r": params["report_interval_s"], "d": params["duration_s"]}
+        if profile.tool == "pgbench":
+            if not params["scale"]:
+                errors["scale"] = _("scale is required for pgbench.")
+            elif params["range"] and params["range"] > params["scale"] * 100_000:
+                errors["range"] = _("range (%(r)s) must not exceed the rows of the scale (%(n)s = scale x 100000).") % {
+                    "r": params["range"], "n": params["scale"] * 100_000}
+            if params["jobs"] and params["jobs"] > min([params["threads"], *params["thread_sweep"]]):
+                errors["jobs"] = _("jobs (-j) must not exceed the number of clients (-c).")
+            if profile.workload in ("ro", "rw") and not params["range"]:
+                errors["range"] = _("range is required for the %(w)s script.") % {"w": profile.workload}
+        else:
+            for name in ("tables", "rows_per_table"):
+                if not params[name]:
+                    errors[name] = _("%(field)s is required for sysbench.") % {"field": name}
+    if errors:
+        raise ValidationError(errors)
+    if profile.tool == "sysbench":
+        for name in ("jobs", "scale", "range"):
+            params.pop(name, None)
+    else:
+        for name in ("tables", "rows_per_table"):
+            params.pop(name, None)
+    params.update(tool=profile.tool, workload=profile.workload, engine=profile.engine)
+    return params
+
+
+def thread_steps(params):
+    return params.get("thread_sweep") or [params["threads"]]

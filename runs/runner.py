@@ -1,0 +1,112 @@
+"""Runs one tool command: no shell, its own process group, a time limit, both streams read line by
+line as they arrive, and a stop check a few times a second (cancel). Knows nothing of Django."""
+
+import ctypes
+import os
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+PR_SET_PDEATHSIG = 1
+POLL_S = 0.25
+
+
+def _die_with_parent():
+    """In the child, before exec: a new session (own process group), and SIGKILL if the worker
+    process that started us dies, so a killed worker leaves no benchmark running."""
+    os.setsid()
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+@dataclass
+class Outcome:
+    returncode: int | None
+    stdout: str
+    stderr: str
+    stopped: str = ""  # "" | "cancelled" | "timeout"
+    pid: int | None = None
+
+
+def kill_group(proc, grace_s=2.0):
+    """SIGTERM the whole process group, then SIGKILL what is left after the grace period."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def run_command(argv, *, env_extra=None, cwd=None, time_limit_s, on_line=None, should_stop=None, on_tick=None, on_start=None):
+    """Run argv; call on_line(stream, line) for each line, should_stop() / on_tick() every ~0.25 s.
+    Returns an Outcome; `stopped` says if we killed it (cancel or time limit)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PGPASS", "MYSQL_PWD"))}
+    env.update(env_extra or {})
+    env["LC_ALL"] = "C"
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=cwd,
+                            env=env, preexec_fn=_die_with_parent, close_fds=True)
+    if on_start:
+        on_start(proc)
+    sel = selectors.DefaultSelector()
+    buffers = {"stdout": b"", "stderr": b""}
+    collected = {"stdout": [], "stderr": []}
+    sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
+    sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
+    deadline = time.monotonic() + time_limit_s
+    stopped = ""
+    open_streams = 2
+    try:
+        while open_streams:
+            for key, _ in sel.select(timeout=POLL_S):
+                name = key.data
+                chunk = os.read(key.fileobj.fileno(), 65536)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    open_streams -= 1
+                    if buffers[name]:
+                        line = buffers[name].decode(errors="replace")
+                        collected[name].append(line)
+                        if on_line:
+                            on_line(name, line)
+                        buffers[name] = b""
+                    continue
+                buffers[name] += chunk
+                *lines, buffers[name] = buffers[name].split(b"\n")
+                for raw in lines:
+                    line = raw.decode(errors="replace").rstrip("\r")
+                    collected[name].append(line)
+                    if on_line:
+                        on_line(name, line)
+            if on_tick:
+                on_tick()
+            if should_stop and should_stop():
+                stopped = "cancelled"
+                kill_group(proc)
+                break
+            if time.monotonic() > deadline:
+                stopped = "timeout"
+                kill_group(proc)
+                break
+    finally:
+        sel.close()
+        if proc.poll() is None:
+            kill_group(proc)
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    return Outcome(proc.returncode, "\n".join(collected["stdout"]), "\n".join(collected["stderr"]), stopped, proc.pid)

@@ -1,0 +1,253 @@
+"""Celery tasks. run_benchmark is keyed by run id and idempotent: the Run row says what has been
+done, so a redelivered or duplicated message never starts a second benchmark."""
+
+import logging
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from celery import shared_task
+from django.conf import settings
+from django.utils import timezone
+
+from .connections import ConnectionFailed, server_version
+from .drivers import Connection, NotRunnable, get_driver, redact
+from .models import Run, RunState, Sample
+from .runner import run_command
+
+log = logging.getLogger(__name__)
+HOST = socket.gethostname()
+MAX_LOG_CHARS = 1_000_000
+
+
+def _pid_alive(pid):
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie or a recycled pid that is no Celery process does not count
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return False
+        return b"celery" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return True
+
+
+def worker_is_gone(run, now=None):
+    """True when the process that ran this run is known dead (same host) or silent for too long."""
+    if run.client_host == HOST and run.worker_pid:
+        if run.worker_pid == os.getpid() or not _pid_alive(run.worker_pid):
+            return True
+    return run.heartbeat_stale(now)
+
+
+@shared_task(bind=True, name="runs.run_benchmark", acks_late=True, reject_on_worker_lost=True)
+def run_benchmark(self, run_id):
+    run = Run.objects.select_related("target", "profile").filter(pk=run_id).first()
+    if run is None or run.is_final:
+        return "nothing to do"
+    if run.state != RunState.QUEUED:
+        # Redelivered after a worker died, or a duplicate message: never start the benchmark twice.
+        if worker_is_gone(run):
+            run.fail(f"The worker running this run ({run.worker or '?'}, pid {run.worker_pid}) on {run.client_host or '?'} "
+                     f"died while the run was {run.get_state_display()}.")
+            return "failed: worker lost"
+        return "already running"
+    if not run.claim(self.request.hostname or HOST, os.getpid(), HOST, os.cpu_count()):
+        run.refresh_from_db()
+        if run.state == RunState.QUEUED:  # another run of this target is active: wait, do not share
+            raise self.retry(countdown=settings.RUNS_WAIT_RETRY_SECONDS, max_retries=None)
+        return "not claimed"
+    try:
+        return Execution(run).execute()
+    except Exception as exc:  # noqa: BLE001 - any bug must end the run failed, never 'running' forever
+        log.exception("run %s crashed", run_id)
+        run.fail(redact(f"Internal error in the worker: {exc.__class__.__name__}: {exc}", [run.target.password]))
+        raise
+
+
+class Execution:
+    def __init__(self, run):
+        self.run = run
+        self.target = run.target
+        self.password = self.target.password
+        self.secrets = [self.password]
+        self.driver = get_driver(run.profile.tool)
+        self.log_lines = []
+        self.log_dirty = False
+        self.last_flush = 0.0
+        self.last_beat = 0.0
+        self.last_cancel_check = 0.0
+        self.cancelled = False
+        self.step = None
+
+    # --- log and heartbeat -------------------------------------------------------------------------
+    def add_log(self, line):
+        self.log_lines.append(redact(line, self.secrets))
+        self.log_dirty = True
+
+    def flush(self, force=False, **fields):
+        now = time.monotonic()
+        if self.log_dirty and (force or now - self.last_flush >= settings.RUNS_LOG_FLUSH_SECONDS):
+            text = "\n".join(self.log_lines)
+            if len(text) > MAX_LOG_CHARS:
+                text = "[… earlier output dropped …]\n" + text[-MAX_LOG_CHARS:]
+            fields["log"] = text
+            self.log_dirty = False
+            self.last_flush = now
+        if fields or now - self.last_beat >= settings.RUNS_HEARTBEAT_SECONDS:
+            self.run.beat(**fields)
+            self.last_beat = now
+
+    def should_stop(self):
+        now = time.monotonic()
+        if now - self.last_cancel_check < settings.RUNS_CANCEL_POLL_SECONDS:
+            return self.cancelled
+        self.last_cancel_check = now
+        self.cancelled = self.cancelled or self.run.cancel_is_requested()
+        return self.cancelled
+
+    def on_line(self, stream, line):
+        self.add_log(line)
+        step = self.step
+        if step is None or step.phase not in ("run", "warmup"):
+            return
+        sample = self.driver.parse_interval(line, stream, threads=step.threads, interval_s=self.run.params["report_interval_s"])
+        if sample:
+            Sample.objects.create(run=self.run, step=step.index, warmup=step.phase == "warmup", **sample)
+
+    # --- the run ---------------------------------------------------------------------------------------
+    def execute(self):
+        run, target = self.run, self.target
+        workdir = tempfile.mkdtemp(prefix=f"perfdash-run{run.pk}-")  # 0700, private to the worker
+        try:
+            return self._execute(workdir)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _execute(self, workdir):
+        run, target, driver = self.run, self.target, self.driver
+        try:
+            version = subprocess.run(driver.version_argv(), capture_output=True, text=True, timeout=10)
+            tool_version = driver.parse_version(version.stdout + version.stderr)
+        except NotRunnable as exc:
+            run.fail(str(exc))
+            return "failed"
+        except (OSError, subprocess.SubprocessError) as exc:
+            run.fail(f"{run.profile.tool} is not available on worker {HOST}: {exc}")
+            return "failed"
+        try:
+            server = server_version(target, self.password)
+        except ConnectionFailed as exc:
+            run.fail(redact(f"Cannot connect to {target.host}:{target.port}: {exc}", self.secrets))
+            return "failed"
+        run.beat(tool_version=tool_version, server_version=server)
+        conn = Connection(target.engine, target.host, target.port, target.database, target.user)
+        for name, content in driver.secret_files(conn, self.password).items():
+            path = Path(workdir) / name
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(content)
+        env = driver.secret_env(conn, self.password)
+        steps = driver.plan(conn, {**run.params, "workload": run.profile.workload}, workdir)
+        run.beat(command_line=redact("\n".join(shlex.join(s.argv) for s in steps), self.secrets))
+
+        summaries, reason = [], ""
+        for step in [s for s in steps if s.phase != "cleanup"]:
+            if step.phase in ("run", "warmup") and run.state == RunState.PREPARING:
+                run.mark_running()
+            if step.phase in ("run", "warmup"):
+                run.beat(step=step.index, step_started_at=timezone.now())
+            outcome = self._run_step(step, env, workdir)
+            if outcome.stopped == "cancelled":
+                break
+            if outcome.stopped == "timeout":
+                reason = (f"{step.phase} step with {step.threads or '-'} threads exceeded its time limit "
+                          f"({self._limit(step)} s); the tool was stopped.")
+                break
+            if outcome.returncode != 0:
+                why = driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
+                reason = redact(f"{step.phase} failed: {why}", self.secrets)
+                break
+            if step.phase == "run":
+                summary = driver.parse_summary(outcome.stdout, outcome.stderr)
+                if not summary.get("tps") and summary.get("tps") != 0:
+                    reason = f"{step.phase} step printed no final report"
+                    break
+                summaries.append({"step": step.index, "threads": step.threads, **summary})
+
+        if not self.cancelled:
+            run.mark_cleaning_up()
+        cleanup = [s for s in steps if s.phase == "cleanup"]
+        self.cancelled = self.cancelled or self.run.cancel_is_requested()
+        for step in cleanup:
+            outcome = self._run_step(step, env, workdir, stoppable=False)
+            if outcome.returncode != 0 and not reason and not self.cancelled:
+                why = driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
+                reason = redact(f"cleanup failed: {why}", self.secrets)
+        self.flush(force=True)
+        if self.cancelled or run.cancel_is_requested():
+            run.finish_cancelled("Cancelled while " + ("running" if summaries or run.step else "preparing")
+                                 + "; the tool was stopped and its tables dropped.")
+            return "cancelled"
+        if reason:
+            run.fail(reason)
+            return "failed"
+        run.succeed(summarize(summaries, run.params))
+        return "succeeded"
+
+    def _limit(self, step):
+        if step.phase in ("run", "warmup"):
+            return step.duration_s + settings.RUNS_TIME_MARGIN_SECONDS
+        return settings.RUNS_PREPARE_TIME_LIMIT_SECONDS
+
+    def _run_step(self, step, env, workdir, stoppable=True):
+        self.step = step
+        self.add_log(f"$ {redact(shlex.join(step.argv), self.secrets)}")
+        self.flush(force=True)
+        outcome = run_command(
+            step.argv, env_extra=env, cwd=workdir, time_limit_s=self._limit(step), on_line=self.on_line,
+            should_stop=self.should_stop if stoppable else None, on_tick=self.flush,
+        )
+        if outcome.stopped:
+            self.add_log(f"[dashboard] {step.phase} stopped ({outcome.stopped})")
+        self.flush(force=True)
+        return outcome
+
+
+def summarize(step_summaries, params):
+    """The run's summary: the tool's own final report of each step, and at the top the step with the
+    highest TPS (the single step when there is no sweep)."""
+    if not step_summaries:
+        return {}
+    best = max(step_summaries, key=lambda s: s.get("tps") or 0)
+    summary = {k: v for k, v in best.items()}
+    summary["prepared"] = bool(params.get("prepared", True))
+    if len(step_summaries) > 1:
+        summary["steps"] = step_summaries
+    return summary
+
+
+@shared_task(name="runs.reconcile_runs")
+def reconcile_runs():
+    """Periodic: a run whose worker died (known dead on this host, or silent past
+    RUNS_STALE_AFTER_SECONDS) is marked failed with the reason. Returns the ids it failed."""
+    now = timezone.now()
+    failed = []
+    for run in Run.objects.active():
+        if worker_is_gone(run, now):
+            last = run.heartbeat_at.isoformat(timespec="seconds") if run.heartbeat_at else "never"
+            if run.fail(f"The worker ({run.worker or '?'}, pid {run.worker_pid}) on {run.client_host or '?'} stopped "
+                        f"reporting while the run was {run.get_state_display()} (last heartbeat {last}); marked failed by the reconciler."):
+                failed.append(run.pk)
+    return failed
