@@ -1,9 +1,22 @@
-"""One FilterSet for published results, shared by the flavour explorer and the API."""
+"""One FilterSet for published results, shared by the flavour explorer and the API.
+
+Every parameter is validated: a value the catalogue does not know (engine=oracle), a malformed
+number (min_tps=abc, vcpus=1.5) or a malformed boolean (latest=maybe) is an error naming the
+parameter, never an empty list or a silently ignored filter. An invalid FilterSet filters to nothing
+(`.qs` is empty), so a caller that forgets `is_valid()` never gets a wider answer than it asked for.
+"""
+
+from decimal import Decimal
 
 import django_filters
+from django import forms
+from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
+from django.utils.translation import gettext_lazy as _
 
-from .models import Deployment, PublishedResult
+from .metrics import METRICS_BY_NAME
+from .models import (MEMORY_RATIO_RE, Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily,
+                     Methodology, PublishedResult, Vendor)
 
 RANGE_FIELDS = {
     "vcpus": "flavor__vcpus",
@@ -12,36 +25,214 @@ RANGE_FIELDS = {
     "qps": "qps",
     "max_connections": "max_connections",
 }
+INTEGER_FIELDS = {"vcpus", "memory_gb", "max_connections"}
+RANGE_UNITS = {"vcpus": "vCPUs", "memory_gb": "GB", **{name: METRICS_BY_NAME[name].unit for name in ("tps", "qps", "max_connections")}}
+MAX_INTEGER = 2**31 - 1  # PostgreSQL integer
+MAX_DECIMAL = Decimal("1e14")  # DecimalField(max_digits=16, decimal_places=2)
+NOT_STATED = "-"  # version=- selects results whose document names no version
+TRUE_VALUES = {"true", "1", "yes", "on"}
+FALSE_VALUES = {"false", "0", "no", "off"}
 
+
+# --- Known values (slugs, versions, ratios) -------------------------------------------------------
+
+class KnownValueField(forms.CharField):
+    """A string that must name something the catalogue has (one indexed EXISTS query)."""
+
+    def __init__(self, *args, known=None, what="value", **kwargs):
+        kwargs.setdefault("max_length", 200)
+        super().__init__(*args, **kwargs)
+        self.known, self.what = known, what
+
+    def validate(self, value):
+        super().validate(value)
+        if value in self.empty_values:
+            return
+        if not self.known(value):
+            raise ValidationError(_("Unknown %(what)s %(value)r."), code="unknown",
+                                  params={"what": self.what, "value": value})
+
+
+class KnownValueFilter(django_filters.CharFilter):
+    """CharFilter whose value must exist (`known(value) -> bool`); `values()` lists the known values for
+    the OpenAPI schema (an enum, so a client and a fuzzer know what is accepted)."""
+
+    field_class = KnownValueField
+
+    def __init__(self, *args, values=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.values = values
+
+    @property
+    def _spectacular_annotation(self):  # read by drf-spectacular when it builds the schema
+        return {"field": {"type": "string", "enum": sorted(set(self.values())),
+                          "description": str(self.extra.get("help_text") or self.label)}}
+
+
+def _exists(queryset_factory):
+    return lambda value: queryset_factory(value).exists()
+
+
+class VersionFilter(KnownValueFilter):
+    def filter(self, qs, value):
+        return super().filter(qs, "" if value == NOT_STATED else value)
+
+
+def _known_version(value):
+    return EngineVersion.objects.filter(version="" if value == NOT_STATED else value).exists()
+
+
+def _version_values():
+    return [v or NOT_STATED for v in EngineVersion.objects.values_list("version", flat=True).distinct()]
+
+
+# --- Numbers and booleans ------------------------------------------------------------------------
+
+class SchemaMixin:
+    """The parameter's OpenAPI schema (bounds included, so generated clients and fuzzers send valid values)."""
+
+    schema = {}
+
+    @property
+    def _spectacular_annotation(self):
+        return {"field": {**self.schema, "description": str(self.extra.get("help_text") or self.label)}}
+
+
+class IntegerFilter(SchemaMixin, django_filters.NumberFilter):
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 0)
+        kwargs.setdefault("max_value", MAX_INTEGER)
+        super().__init__(*args, **kwargs)
+
+    schema = {"type": "integer", "minimum": 0, "maximum": MAX_INTEGER}
+
+
+class BoundedDecimalField(forms.DecimalField):
+    def validate(self, value):
+        super().validate(value)
+        # Keep the value something PostgreSQL's numeric can compare (1E-99999 cannot be represented).
+        if value is not None and value != 0 and value.adjusted() < -300:
+            raise ValidationError(_("Too small to be a measurement; use 0."), code="too_small")
+
+
+class DecimalFilter(SchemaMixin, django_filters.NumberFilter):
+    field_class = BoundedDecimalField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 0)
+        kwargs.setdefault("max_value", MAX_DECIMAL)
+        super().__init__(*args, **kwargs)
+
+    schema = {"type": "number", "minimum": 0, "maximum": float(MAX_DECIMAL)}
+
+
+class StrictBooleanWidget(forms.CheckboxInput):
+    """Renders as a checkbox (the explorer) but hands the raw text to the field, so 'maybe' is an error."""
+
+    def __init__(self, attrs=None):
+        super().__init__(attrs, check_test=lambda v: str(v).lower() in TRUE_VALUES or v is True)
+
+    def value_from_datadict(self, data, files, name):
+        return data.get(name)
+
+
+class StrictBooleanField(forms.Field):
+    widget = StrictBooleanWidget
+
+    def to_python(self, value):
+        if value in (None, "") or isinstance(value, bool):
+            return value if isinstance(value, bool) else None
+        text = str(value).strip().lower()
+        if text in TRUE_VALUES:
+            return True
+        if text in FALSE_VALUES:
+            return False
+        raise ValidationError(_("Expected true or false, got %(value)r."), code="invalid", params={"value": value})
+
+
+class StrictBooleanFilter(SchemaMixin, django_filters.BooleanFilter):
+    field_class = StrictBooleanField
+    schema = {"type": "boolean"}
+
+
+# --- The FilterSet -------------------------------------------------------------------------------
 
 class ResultFilter(django_filters.FilterSet):
-    vendor = django_filters.CharFilter(field_name="table__document__vendor__slug", label="Vendor slug")
-    document = django_filters.CharFilter(field_name="table__document__slug", label="Document slug")
-    engine = django_filters.CharFilter(field_name="engine_version__engine__slug", label="Engine slug")
-    version = django_filters.CharFilter(field_name="engine_version__version", label="Engine version, e.g. 5.7")
-    family = django_filters.CharFilter(field_name="flavor__family__slug", label="Instance family slug")
-    memory_ratio = django_filters.CharFilter(field_name="flavor__memory_ratio", label="Memory ratio, 1:N")
-    deployment = django_filters.ChoiceFilter(choices=Deployment.choices, label="ha or single")
-    flavor = django_filters.CharFilter(field_name="flavor__spec_code", label="Spec code")
-    latest = django_filters.BooleanFilter(method="filter_latest",
-                                          label="Keep only the newest document's row per flavour and version")
+    vendor = KnownValueFilter(
+        field_name="table__document__vendor__slug", label="Vendor slug", what="vendor",
+        known=_exists(lambda v: Vendor.objects.filter(slug=v)),
+        values=lambda: Vendor.objects.values_list("slug", flat=True),
+        help_text="Vendor slug (see /api/v1/vendors/), e.g. huawei.")
+    document = KnownValueFilter(
+        field_name="table__document__slug", label="Document slug", what="document",
+        known=_exists(lambda v: Document.objects.filter(slug=v)),
+        values=lambda: Document.objects.values_list("slug", flat=True),
+        help_text="Document slug (see /api/v1/documents/).")
+    methodology = KnownValueFilter(
+        field_name="table__methodology__slug", label="Methodology slug", what="methodology",
+        known=_exists(lambda v: Methodology.objects.filter(slug=v)),
+        values=lambda: Methodology.objects.values_list("slug", flat=True),
+        help_text="Methodology slug (see /api/v1/methodologies/).")
+    engine = KnownValueFilter(
+        field_name="engine_version__engine__slug", label="Engine slug", what="engine",
+        known=_exists(lambda v: Engine.objects.filter(slug=v)),
+        values=lambda: Engine.objects.values_list("slug", flat=True),
+        help_text="Engine slug: mysql, postgresql, sqlserver, ppas.")
+    version = VersionFilter(
+        field_name="engine_version__version", label="Engine version, e.g. 5.7", what="version",
+        known=_known_version, values=_version_values,
+        help_text="Engine version as the document names it, e.g. 5.7, 8.0, 12; '-' for not stated.")
+    family = KnownValueFilter(
+        field_name="flavor__family__slug", label="Instance family slug", what="instance family",
+        known=_exists(lambda v: InstanceFamily.objects.filter(slug=v)),
+        values=lambda: InstanceFamily.objects.values_list("slug", flat=True),
+        help_text="Instance family slug, e.g. general, dedicated, general-enhanced.")
+    memory_ratio = KnownValueFilter(
+        field_name="flavor__memory_ratio", label="Memory ratio, 1:N", what="memory ratio",
+        known=lambda v: bool(MEMORY_RATIO_RE.match(v)) and Flavor.objects.filter(memory_ratio=v).exists(),
+        values=lambda: Flavor.objects.exclude(memory_ratio="").values_list("memory_ratio", flat=True).distinct(),
+        help_text="Memory ratio as the document groups it: 1:N = N GB per vCPU.")
+    deployment = django_filters.ChoiceFilter(choices=Deployment.choices, label="ha or single",
+                                             help_text="ha (primary/standby) or single (single instance).")
+    edition = KnownValueFilter(
+        field_name="edition", label="SQL Server edition", what="edition",
+        known=_exists(lambda v: PublishedResult.objects.filter(edition=v)),
+        values=lambda: PublishedResult.objects.exclude(edition="").values_list("edition", flat=True).distinct(),
+        help_text="SQL Server edition(s) as recorded, e.g. enterprise, enterprise+standard.")
+    flavor = KnownValueFilter(
+        field_name="flavor__spec_code", label="Spec code", what="spec code",
+        known=_exists(lambda v: Flavor.objects.filter(spec_code=v)),
+        values=lambda: Flavor.objects.exclude(spec_code="").values_list("spec_code", flat=True).distinct(),
+        help_text="Spec code as the document prints it, e.g. rds.mysql.s2.large.")
+    latest = StrictBooleanFilter(method="filter_latest",
+                                 label="Keep only the newest document's row per flavour and version")
 
     locals().update({
-        name: django_filters.NumberFilter(field_name=path, label=f"Exactly this {name}")
+        name: (IntegerFilter if name in INTEGER_FIELDS else DecimalFilter)(
+            field_name=path, label=f"Exactly this {name} ({RANGE_UNITS[name]})")
         for name, path in RANGE_FIELDS.items()
     })
     locals().update({
-        f"min_{name}": django_filters.NumberFilter(field_name=path, lookup_expr="gte", label=f"Minimum {name}")
+        f"min_{name}": (IntegerFilter if name in INTEGER_FIELDS else DecimalFilter)(
+            field_name=path, lookup_expr="gte", label=f"Minimum {name} ({RANGE_UNITS[name]})")
         for name, path in RANGE_FIELDS.items()
     })
     locals().update({
-        f"max_{name}": django_filters.NumberFilter(field_name=path, lookup_expr="lte", label=f"Maximum {name}")
+        f"max_{name}": (IntegerFilter if name in INTEGER_FIELDS else DecimalFilter)(
+            field_name=path, lookup_expr="lte", label=f"Maximum {name} ({RANGE_UNITS[name]})")
         for name, path in RANGE_FIELDS.items()
     })
 
     class Meta:
         model = PublishedResult
         fields = []
+
+    def filter_queryset(self, queryset):
+        if not self.form.is_valid():
+            return queryset.none()
+        return super().filter_queryset(queryset)
 
     def filter_latest(self, queryset, name, value):
         if not value:
@@ -62,3 +253,8 @@ class ResultFilter(django_filters.FilterSet):
             .values("table__document_id")[:1]
         )
         return queryset.filter(table__document_id=Subquery(newest))
+
+
+# The parameters a variant of a flavour is told apart by (spec lookup and `latest`).
+VARIANT_FIELDS = ["engine_version", "flavor__vendor", "flavor__family", "flavor__vcpus", "flavor__memory_gb",
+                  "flavor__spec_code", "deployment", "edition"]

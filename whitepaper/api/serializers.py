@@ -1,0 +1,315 @@
+"""Read-only serializers of the catalogue. Every number carries its unit in the schema (from
+whitepaper.metrics.METRICS); metrics come both as JSON numbers and as printed by the document."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.reverse import reverse
+
+from ..metrics import METRICS
+from ..models import (Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult,
+                      ResultTable, Vendor)
+from ..filters import NOT_STATED
+
+
+def _results_url(request, **params):
+    from urllib.parse import urlencode
+
+    return reverse("result-list", request=request) + "?" + urlencode(params)
+
+
+# --- Links to objects whose URL needs two keys ---------------------------------------------------
+
+class TwoKeyLinkField(serializers.HyperlinkedRelatedField):
+    """A link to an object whose URL needs two keys (engine + version, vendor + family slug).
+    Use source="*" for the object itself."""
+
+    default_view_name = None
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("view_name", self.default_view_name)
+        kwargs["read_only"] = True
+        super().__init__(**kwargs)
+
+    def use_pk_only_optimization(self):
+        return False
+
+    def get_url(self, obj, view_name, request, format):
+        return reverse(view_name, kwargs=self.url_kwargs(obj), request=request, format=format)
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class VersionLinkField(TwoKeyLinkField):
+    default_view_name = "version-detail"
+
+    def url_kwargs(self, obj):
+        return {"engine": obj.engine.slug, "version": obj.version or NOT_STATED}
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class FamilyLinkField(TwoKeyLinkField):
+    default_view_name = "family-detail"
+
+    def url_kwargs(self, obj):
+        return {"vendor": obj.vendor.slug, "slug": obj.slug}
+
+
+# --- Vocabulary ----------------------------------------------------------------------------------
+
+class VendorSerializer(serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="vendor-detail", lookup_field="slug")
+    documents = serializers.SerializerMethodField(help_text="Documents of this vendor (API list URL).")
+    results = serializers.SerializerMethodField(help_text="Published results of this vendor (API list URL).")
+
+    class Meta:
+        model = Vendor
+        fields = ["url", "slug", "name", "name_zh", "documents", "results"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_documents(self, obj):
+        return reverse("document-list", request=self.context.get("request")) + f"?vendor={obj.slug}"
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_results(self, obj):
+        return _results_url(self.context.get("request"), vendor=obj.slug)
+
+
+class VersionSummarySerializer(serializers.ModelSerializer):
+    url = VersionLinkField(source="*")
+
+    class Meta:
+        model = EngineVersion
+        fields = ["url", "version"]
+
+
+class EngineSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="engine-detail", lookup_field="slug")
+    versions = VersionSummarySerializer(many=True, read_only=True)
+    results = serializers.SerializerMethodField(help_text="Published results of this engine (API list URL).")
+
+    class Meta:
+        model = Engine
+        fields = ["url", "slug", "name", "versions", "results"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_results(self, obj):
+        return _results_url(self.context.get("request"), engine=obj.slug)
+
+
+class EngineVersionSerializer(serializers.ModelSerializer):
+    url = VersionLinkField(source="*")
+    engine = serializers.HyperlinkedRelatedField(view_name="engine-detail", lookup_field="slug", read_only=True)
+    engine_slug = serializers.CharField(source="engine.slug", read_only=True)
+    version = serializers.CharField(read_only=True, help_text="As the document names it; empty when not stated "
+                                    "(the URL and the `version` filter use '-').")
+    results = serializers.SerializerMethodField(help_text="Published results of this engine version (API list URL).")
+
+    class Meta:
+        model = EngineVersion
+        fields = ["url", "engine", "engine_slug", "version", "results"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_results(self, obj):
+        return _results_url(self.context.get("request"), engine=obj.engine.slug, version=obj.version or NOT_STATED)
+
+
+class FamilySerializer(serializers.ModelSerializer):
+    url = FamilyLinkField(source="*")
+    vendor = serializers.HyperlinkedRelatedField(view_name="vendor-detail", lookup_field="slug", read_only=True)
+    vendor_slug = serializers.CharField(source="vendor.slug", read_only=True)
+    results = serializers.SerializerMethodField(help_text="Published results on this family (API list URL).")
+
+    class Meta:
+        model = InstanceFamily
+        fields = ["url", "vendor", "vendor_slug", "slug", "name", "name_zh", "arch", "results"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_results(self, obj):
+        return _results_url(self.context.get("request"), vendor=obj.vendor.slug, family=obj.slug)
+
+
+class FlavorSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="flavor-detail")
+    vendor = serializers.HyperlinkedRelatedField(view_name="vendor-detail", lookup_field="slug", read_only=True)
+    family = FamilyLinkField(allow_null=True)
+    family_slug = serializers.CharField(source="family.slug", read_only=True, allow_null=True, default=None)
+    vcpus = serializers.IntegerField(read_only=True, help_text="vCPUs (cores).")
+    memory_gb = serializers.IntegerField(read_only=True, help_text="Memory in GB.")
+    storage = serializers.CharField(read_only=True, help_text="Storage as printed in the spec, e.g. 2T; empty if none.")
+    memory_ratio = serializers.CharField(read_only=True, help_text="GB per vCPU as the document groups it, 1:N; "
+                                         "empty when it does not group by ratio.")
+    spec_code = serializers.CharField(read_only=True, help_text="Spec code as printed; empty when the document gives none.")
+
+    class Meta:
+        model = Flavor
+        fields = ["url", "id", "vendor", "family", "family_slug", "spec_code", "vcpus", "memory_gb", "storage",
+                  "memory_ratio"]
+
+
+# --- Documents and methodologies -----------------------------------------------------------------
+
+class TableSerializer(serializers.ModelSerializer):
+    methodology = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    html_url = serializers.SerializerMethodField(help_text="The table on the document's page.")
+
+    class Meta:
+        model = ResultTable
+        fields = ["position", "label", "label_printed", "section", "methodology", "columns", "html_url"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_html_url(self, obj):
+        request = self.context.get("request")
+        url = obj.get_absolute_url()
+        return request.build_absolute_uri(url) if request else url
+
+
+class MethodologySerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="methodology-detail", lookup_field="slug")
+    document = serializers.HyperlinkedRelatedField(view_name="document-detail", lookup_field="slug", read_only=True)
+    tables = serializers.IntegerField(read_only=True, allow_null=True, help_text="Number of tables in the test database.")
+    rows_per_table = serializers.IntegerField(read_only=True, allow_null=True, help_text="Rows per test table.")
+    threads = serializers.IntegerField(read_only=True, allow_null=True, help_text="Client threads (connections).")
+    duration_s = serializers.IntegerField(read_only=True, allow_null=True, help_text="Test duration, seconds.")
+    report_interval_s = serializers.IntegerField(read_only=True, allow_null=True, help_text="Report interval, seconds.")
+    statements_per_transaction = serializers.IntegerField(
+        read_only=True, allow_null=True,
+        help_text="Statements one transaction counts for in QPS (Huawei 20, Alibaba about 18).")
+    parameters = serializers.DictField(child=serializers.CharField(), read_only=True,
+                                       help_text="Other parameters as stated, name -> text.")
+    results = serializers.SerializerMethodField(help_text="Results measured this way (API list URL).")
+
+    class Meta:
+        model = Methodology
+        fields = ["url", "slug", "document", "name", "tool", "tool_version", "workload", "tables", "rows_per_table",
+                  "threads", "duration_s", "report_interval_s", "client", "statements_per_transaction", "parameters",
+                  "description", "results"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_results(self, obj):
+        return _results_url(self.context.get("request"), methodology=obj.slug)
+
+
+class DocumentSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="document-detail", lookup_field="slug")
+    vendor = serializers.HyperlinkedRelatedField(view_name="vendor-detail", lookup_field="slug", read_only=True)
+    vendor_slug = serializers.CharField(source="vendor.slug", read_only=True)
+    published = serializers.DateField(read_only=True, help_text="Publication date printed on the document (YYYY-MM-DD).")
+    methodologies = serializers.HyperlinkedRelatedField(view_name="methodology-detail", lookup_field="slug",
+                                                        many=True, read_only=True)
+    tables = TableSerializer(many=True, read_only=True)
+    html_url = serializers.SerializerMethodField(help_text="The document's page.")
+    results = serializers.SerializerMethodField(help_text="The document's results (API list URL).")
+
+    class Meta:
+        model = Document
+        fields = ["url", "slug", "vendor", "vendor_slug", "title", "title_en", "edition", "published", "language",
+                  "source_file", "notes", "methodologies", "tables", "html_url", "results"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_html_url(self, obj):
+        request = self.context.get("request")
+        return request.build_absolute_uri(obj.get_absolute_url()) if request else obj.get_absolute_url()
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_results(self, obj):
+        return _results_url(self.context.get("request"), document=obj.slug)
+
+
+# --- Published results ---------------------------------------------------------------------------
+
+def _metric_help(metric):
+    text = f"{metric.label} in {metric.unit}; higher is better."
+    if metric.description:
+        text += f" {metric.description}"
+    return text + " Null when the document gives no number."
+
+
+def _metric_field(metric):
+    if metric.kind == "decimal":
+        return serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, read_only=True,
+                                        allow_null=True, help_text=_metric_help(metric))
+    return serializers.IntegerField(read_only=True, allow_null=True, help_text=_metric_help(metric))
+
+
+class PrintedSerializer(serializers.Serializer):
+    """Each metric exactly as the document prints it ("843.00", "100亿"); null when it gives no number."""
+
+    locals().update({
+        m.name: serializers.CharField(read_only=True, allow_null=True,
+                                      help_text=f"{m.label} as printed ({m.unit}); null when not given.")
+        for m in METRICS
+    })
+
+    def to_representation(self, instance):
+        return {m.name: (instance.display(m.name) or None) for m in METRICS}
+
+
+class DocumentSummarySerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="document-detail", lookup_field="slug")
+    vendor = serializers.CharField(source="vendor.slug", read_only=True, help_text="Vendor slug.")
+    published = serializers.DateField(read_only=True, help_text="Publication date (YYYY-MM-DD).")
+
+    class Meta:
+        model = Document
+        fields = ["url", "slug", "vendor", "title", "title_en", "edition", "published"]
+
+
+class MethodologySummarySerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="methodology-detail", lookup_field="slug")
+    statements_per_transaction = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="Statements one transaction counts for in QPS.")
+
+    class Meta:
+        model = Methodology
+        fields = ["url", "slug", "name", "tool", "statements_per_transaction"]
+
+
+class TableSummarySerializer(TableSerializer):
+    class Meta(TableSerializer.Meta):
+        fields = ["position", "label", "label_printed", "section", "html_url"]
+
+
+class FamilySummarySerializer(serializers.ModelSerializer):
+    url = FamilyLinkField(source="*")
+
+    class Meta:
+        model = InstanceFamily
+        fields = ["url", "slug", "name", "name_zh", "arch"]
+
+
+class FlavorSummarySerializer(FlavorSerializer):
+    family = FamilySummarySerializer(read_only=True, allow_null=True)
+
+    class Meta(FlavorSerializer.Meta):
+        fields = ["url", "id", "family", "spec_code", "vcpus", "memory_gb", "storage", "memory_ratio"]
+
+
+class ResultSerializer(serializers.ModelSerializer):
+    """One published row, with where it comes from (document, table, section, methodology)."""
+
+    url = serializers.HyperlinkedIdentityField(view_name="result-detail")
+    vendor = serializers.CharField(source="table.document.vendor.slug", read_only=True, help_text="Vendor slug.")
+    engine = serializers.CharField(source="engine_version.engine.slug", read_only=True, help_text="Engine slug.")
+    version = serializers.CharField(source="engine_version.version", read_only=True,
+                                    help_text="Engine version as the document names it; empty when not stated.")
+    version_url = VersionLinkField(source="engine_version")
+    flavor = FlavorSummarySerializer(read_only=True)
+    deployment = serializers.CharField(read_only=True, help_text="ha (primary/standby), single, or empty when not stated.")
+    edition = serializers.CharField(read_only=True, help_text="SQL Server edition(s), joined by +; empty otherwise.")
+    iops_depends_on_disk = serializers.BooleanField(
+        read_only=True, help_text="True where the document says IOPS depends on the EVS disk and gives no number.")
+    tps_per_core = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, read_only=True,
+                                            allow_null=True, help_text="TPS per vCPU (transactions per second per vCPU).")
+    printed = PrintedSerializer(source="*", read_only=True)
+    document = DocumentSummarySerializer(source="table.document", read_only=True)
+    table = TableSummarySerializer(read_only=True)
+    methodology = MethodologySummarySerializer(source="table.methodology", read_only=True)
+    position = serializers.IntegerField(read_only=True, help_text="Row order within its table, from 1.")
+
+    locals().update({m.name: _metric_field(m) for m in METRICS})
+
+    class Meta:
+        model = PublishedResult
+        fields = ["url", "id", "vendor", "engine", "version", "version_url", "flavor", "deployment", "edition",
+                  *[m.name for m in METRICS], "iops_depends_on_disk", "tps_per_core", "printed",
+                  "document", "table", "position", "methodology"]
