@@ -1,3 +1,17 @@
 # Staff pages for targets and runs (/runs/...).
+from django.urls import path
+
+from . import views
+
 app_name = "runs"
-urlpatterns = []
+urlpatterns = [
+    path("", views.run_list, name="run-list"),
+    path("new/", views.run_new, name="run-new"),
+    path("<int:pk>/", views.run_detail, name="run-detail"),
+    path("<int:pk>/cancel/", views.run_cancel, name="run-cancel"),
+    path("<int:pk>/publish/", views.run_publish, name="run-publish"),
+    path("targets/", views.target_list, name="target-list"),
+    path("targets/new/", views.target_form, name="target-new"),
+    path("targets/<int:pk>/", views.target_form, name="target-edit"),
+    path("targets/<int:pk>/test/", views.target_test, name="target-test"),
+]

@@ -1,2 +1,10 @@
-# Run endpoints (/api/v1/runs/...) are registered here.
-urlpatterns = []
+# Run endpoints (/api/v1/runs/..., /api/v1/targets/, /api/v1/profiles/).
+from rest_framework.routers import SimpleRouter
+
+from .views import ProfileViewSet, RunViewSet, TargetViewSet
+
+router = SimpleRouter()
+router.register("runs", RunViewSet, basename="run")
+router.register("targets", TargetViewSet, basename="target")
+router.register("profiles", ProfileViewSet, basename="profile")
+urlpatterns = router.urls

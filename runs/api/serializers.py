@@ -1,0 +1,72 @@
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.translation import gettext as _
+from rest_framework import serializers
+
+from ..models import BenchmarkProfile, Run, Sample, Target
+
+
+class TargetSerializer(serializers.ModelSerializer):
+    """Targets as the API shows them: never the password, only whether one is stored."""
+
+    has_password = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Target
+        fields = ["id", "name", "engine", "host", "port", "database", "user", "has_password", "server_version",
+                  "family", "vcpus", "memory_gb", "queue"]
+
+
+class ProfileSerializer(serializers.ModelSerializer):
+    runnable = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = BenchmarkProfile
+        fields = ["id", "slug", "name", "tool", "engine", "workload", "quick", "runnable", "tables", "rows_per_table",
+                  "scale", "range", "threads", "jobs", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "prepared"]
+
+
+class RunSerializer(serializers.ModelSerializer):
+    target = serializers.PrimaryKeyRelatedField(queryset=Target.objects.all())
+    profile = serializers.SlugRelatedField(slug_field="slug", queryset=BenchmarkProfile.objects.all(),
+                                           help_text="The profile's slug, e.g. sysbench-oltp-rw-mysql-quick.")
+    overrides = serializers.JSONField(required=False, default=dict,
+                                      help_text="threads, thread_sweep, duration_s, report_interval_s, warmup_s, tables, "
+                                                "rows_per_table, scale, range, jobs, prepared")
+    requested_by = serializers.CharField(source="requested_by.get_username", read_only=True, default=None)
+    reproduces = serializers.PrimaryKeyRelatedField(read_only=True)
+    published_result = serializers.PrimaryKeyRelatedField(read_only=True)
+    url = serializers.CharField(source="get_absolute_url", read_only=True)
+    progress_percent = serializers.SerializerMethodField()
+    eta_seconds = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Run
+        fields = ["id", "url", "target", "profile", "overrides", "params", "state", "reason", "cancel_requested",
+                  "requested_by", "created_at", "started_at", "finished_at", "worker", "client_host", "client_cores",
+                  "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
+                  "command_line", "summary", "reproduces", "published_result"]
+        read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides")]
+
+    def get_progress_percent(self, run) -> int | None:
+        return run.progress()[0]
+
+    def get_eta_seconds(self, run) -> int | None:
+        return run.progress()[1]
+
+    def validate(self, attrs):
+        profile, target = attrs["profile"], attrs["target"]
+        if profile.engine != target.engine:
+            raise serializers.ValidationError({"profile": _("Profile %(p)s is for %(pe)s; target %(t)s is %(te)s.") % {
+                "p": profile.slug, "pe": profile.engine, "t": target.name, "te": target.engine}})
+        try:
+            attrs["params"] = profile.resolve(attrs.get("overrides") or {})
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return attrs
+
+
+class SampleSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Sample
+        fields = ["id", "step", "warmup", "t", "threads", "tps", "qps", "reads", "writes", "other", "latency_p95_ms",
+                  "latency_avg_ms", "errors_per_s", "reconnects_per_s", "received_at"]

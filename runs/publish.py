@@ -1,0 +1,83 @@
+"""Publishing a succeeded run: a row of the "Internal measurements" document, with provenance back
+to the run (Run.published_result, a one-to-one). It then appears in the pages and API like any row."""
+
+import datetime
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from whitepaper.models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor
+
+from .connections import short_version
+from .models import Run
+
+DOCUMENT_SLUG = "internal-measurements"
+
+
+def _two(value):
+    return None if value is None else Decimal(str(value)).quantize(Decimal("0.01"))
+
+
+@transaction.atomic
+def publish_run(run_id):
+    run = Run.objects.select_for_update().select_related("target", "profile", "target__flavor").get(pk=run_id)
+    if not run.can_publish:
+        raise ValidationError(_("Only a succeeded run with a TPS that is not yet published can be published."))
+    target, profile, summary = run.target, run.profile, run.summary
+    if not (target.vcpus and target.memory_gb) and not target.flavor_id:
+        raise ValidationError(_("Set the target's vCPUs and memory (or its catalogue flavour) before publishing."))
+    vendor, _created = Vendor.objects.get_or_create(slug="internal", defaults={"name": "Internal measurements", "name_zh": "内部测量"})
+    document, _created = Document.objects.get_or_create(
+        slug=DOCUMENT_SLUG,
+        defaults={"vendor": vendor, "title": "Internal measurements", "title_en": "Internal measurements",
+                  "published": datetime.date.today(), "language": "en",
+                  "notes": "Results measured with this dashboard's benchmark runs; each row links to its run."},
+    )
+    methodology, _created = Methodology.objects.get_or_create(
+        slug=f"internal-{profile.slug}",
+        defaults={"document": document, "name": profile.name, "tool": profile.tool, "tool_version": run.tool_version,
+                  "workload": profile.workload, "tables": run.params.get("tables"), "rows_per_table": run.params.get("rows_per_table"),
+                  "threads": run.params.get("threads"), "duration_s": run.params.get("duration_s"),
+                  "report_interval_s": run.params.get("report_interval_s"),
+                  "statements_per_transaction": 20 if profile.tool == "sysbench" else summary.get("statements_per_transaction"),
+                  "parameters": {k: v for k, v in run.params.items() if v not in (None, [], "")},
+                  "description": profile.description},
+    )
+    label = f"{profile.name} · {target.get_engine_display()}"
+    table, created = ResultTable.objects.get_or_create(
+        document=document, label=label,
+        defaults={"methodology": methodology, "columns": ["flavor", "vcpus", "memory_gb", "tps", "qps"],
+                  "position": (document.tables.aggregate(m=Max("position"))["m"] or 0) + 1,
+                  "section": _("Benchmark runs")},
+    )
+    engine = Engine.objects.get(slug=target.engine)
+    engine_version, _created = EngineVersion.objects.get_or_create(engine=engine, version=short_version(target.engine, run.server_version))
+    flavor = _internal_flavor(vendor, target)
+    result = PublishedResult.objects.create(
+        table=table, position=(table.results.aggregate(m=Max("position"))["m"] or 0) + 1,
+        engine_version=engine_version, flavor=flavor, deployment="",
+        tps=_two(summary.get("tps")), qps=_two(summary.get("qps")),
+        printed={k: f"{_two(summary[k])}" for k in ("tps", "qps") if summary.get(k) is not None},
+    )
+    Document.objects.filter(pk=document.pk).update(changed_at=timezone.now())
+    run.published_result = result
+    run.save(update_fields=["published_result"])
+    return result
+
+
+def _internal_flavor(vendor, target):
+    source = target.flavor
+    vcpus = target.vcpus or source.vcpus
+    memory = target.memory_gb or source.memory_gb
+    family = None
+    if target.family:
+        family = InstanceFamily.objects.filter(vendor=vendor, slug=target.family).first()
+    spec = source.spec_code if source else ""
+    ratio = f"1:{memory // vcpus}" if memory % vcpus == 0 and memory >= vcpus else ""
+    flavor, _created = Flavor.objects.get_or_create(vendor=vendor, family=family, spec_code=spec, vcpus=vcpus,
+                                                    memory_gb=memory, storage="", memory_ratio=ratio)
+    return flavor
