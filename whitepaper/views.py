@@ -299,6 +299,14 @@ def metric_value(result, metric):
     return getattr(result, metric)
 
 
+def metric_shown(result, metric):
+    """The number as the document prints it (per-core TPS is computed)."""
+    if metric == "tps_per_core":
+        value = result.tps_per_core
+        return "" if value is None else str(value)
+    return result.display(metric)
+
+
 def compare_table(selections, metric, baseline):
     """Single flavours: one row per selection. Series: one row per (vCPUs, memory), the newest
     document's value where a series has several."""
@@ -308,6 +316,7 @@ def compare_table(selections, metric, baseline):
         for i, s in enumerate(selections):
             value = metric_value(s["rows"][0], metric) if s["rows"] else None
             rows.append({"label": s["label"], "value": value, "baseline": i == baseline,
+                         "shown": metric_shown(s["rows"][0], metric) if s["rows"] else "",
                          "diff": None if i == baseline else charts.percent_difference(value, base_value),
                          "result": s["rows"][0] if s["rows"] else None})
         return {"mode": "flavours", "rows": rows}
@@ -318,16 +327,17 @@ def compare_table(selections, metric, baseline):
         for r in s["rows"]:
             v = metric_value(r, metric)
             if v is not None:
-                values[(r.flavor.vcpus, r.flavor.memory_gb)] = v  # document order: the newest wins
+                values[(r.flavor.vcpus, r.flavor.memory_gb)] = (v, metric_shown(r, metric))  # newest wins
         per_selection.append(values)
         points.extend(k for k in values if k not in points)
     rows = []
     for key in sorted(points):
-        base_value = per_selection[baseline].get(key)
+        base_value = per_selection[baseline].get(key, (None, ""))[0]
         cells = []
         for i, values in enumerate(per_selection):
-            v = values.get(key)
-            cells.append({"value": v, "diff": None if i == baseline else charts.percent_difference(v, base_value)})
+            v, shown = values.get(key, (None, ""))
+            cells.append({"value": v, "shown": shown,
+                          "diff": None if i == baseline else charts.percent_difference(v, base_value)})
         rows.append({"vcpus": key[0], "memory_gb": key[1], "cells": cells})
     return {"mode": "series", "rows": rows}
 

@@ -1,0 +1,136 @@
+"""The customer pages in real headless Chromium: charts drawn per table group with a point per row,
+the explorer filtering by htmx with the URL following, CSV = the rows on screen, compare %.
+
+The pages only read the catalogue imported once for the session (committed), so the live server
+here is pytest-django's LiveServer started for this module without `transactional_db`, whose flush
+would empty the session's catalogue for every later test."""
+
+import csv
+import io
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from whitepaper.models import PublishedResult
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # django_db: so the test database is set up
+
+MYSQL_2025 = "huawei-2025-10-21-mysql"
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup, django_db_blocker):
+    from pytest_django.live_server_helper import LiveServer
+
+    # Playwright's sync API runs an event loop in this thread; the ORM reads below are still synchronous.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with django_db_blocker.unblock():
+        live = LiveServer("localhost")
+        live._live_server_modified_settings.enable()
+        yield live.url
+        live._live_server_modified_settings.disable()
+        live.stop()
+    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+def wait_for_charts(page):
+    page.wait_for_function("() => window.perfdashCharts && window.perfdashCharts.size === "
+                           "document.querySelectorAll('figure[data-chart] canvas').length")
+
+
+def test_document_page_draws_one_chart_per_table_group_with_a_point_per_row(server, page):
+    page.goto(f"{server}/documents/{MYSQL_2025}/")
+    wait_for_charts(page)
+    groups = page.evaluate("""() => [...document.querySelectorAll('section.table-group')].map(section => {
+        const canvas = section.querySelectorAll('figure[data-chart] canvas');
+        const chart = Chart.getChart(canvas[0]);
+        return {canvases: canvas.length, rows: section.querySelectorAll('.result-table tbody tr').length,
+                points: chart.data.datasets.reduce((n, d) => n + d.data.length, 0),
+                series: chart.data.datasets.length, tables: section.querySelectorAll('.result-table').length};
+    })""")
+    assert len(groups) > 5
+    for g in groups:
+        assert g["canvases"] == 1
+        assert g["points"] == g["rows"] > 0
+        assert g["series"] == g["tables"]  # one line per memory ratio (one table each)
+    assert sum(g["rows"] for g in groups) == PublishedResult.objects.filter(table__document__slug=MYSQL_2025).count()
+    # The QPS button redraws the same points as QPS.
+    first = page.locator("figure[data-chart]").first
+    tps_max = page.evaluate("() => Math.max(...Chart.getChart(document.querySelector('figure[data-chart] canvas'))"
+                            ".data.datasets.flatMap(d => d.data.map(p => p.y)))")
+    first.locator("button[data-metric=qps]").click()
+    qps_max = page.evaluate("() => Math.max(...Chart.getChart(document.querySelector('figure[data-chart] canvas'))"
+                            ".data.datasets.flatMap(d => d.data.map(p => p.y)))")
+    assert qps_max > 15 * tps_max
+
+
+def rows_on_screen(page):
+    return page.eval_on_selector_all("#results tbody tr", "rows => rows.map(r => Number(r.dataset.result))")
+
+
+def test_explorer_filters_by_htmx_updates_the_url_and_reload_gives_the_same_rows(server, page):
+    page.goto(f"{server}/explore/")
+    everything = rows_on_screen(page)
+    page.evaluate("() => { window.notReloaded = true; }")
+    page.select_option("select[name=engine]", "mysql")
+    page.wait_for_url(re.compile(r"engine=mysql"))
+    page.select_option("select[name=version]", "8.0")
+    page.wait_for_url(re.compile(r"version=8\.0"))
+    page.fill("input[name=min_vcpus]", "16")
+    page.wait_for_url(re.compile(r"min_vcpus=16"))
+    page.wait_for_function("() => !document.querySelector('.htmx-request')")
+    filtered = rows_on_screen(page)
+    assert page.evaluate("() => window.notReloaded") is True, "filtered by htmx, not by a page load"
+    expected = set(PublishedResult.objects.filter(engine_version__engine__slug="mysql", engine_version__version="8.0",
+                                                  flavor__vcpus__gte=16).values_list("pk", flat=True))
+    assert set(filtered) == expected and 0 < len(filtered) < len(everything)
+    url = page.url
+    page.reload()
+    assert page.url == url and rows_on_screen(page) == filtered
+    assert page.input_value("select[name=engine]") == "mysql" and page.input_value("input[name=min_vcpus]") == "16"
+
+    # CSV export of exactly these rows.
+    with page.expect_download() as download:
+        page.click("a.csv-link")
+    body = Path(download.value.path()).read_text(encoding="utf-8")
+    exported = list(csv.DictReader(io.StringIO(body)))
+    on_screen = PublishedResult.objects.filter(pk__in=filtered).select_related("table__document", "flavor")
+    assert sorted((r["document"], r["table"], r["vcpus"], r["tps"]) for r in exported) == sorted(
+        (r.table.document.slug, r.table.label, str(r.flavor.vcpus), r.display("tps")) for r in on_screen)
+
+
+def test_compare_selected_rows_shows_the_percent_difference(server, page):
+    page.goto(f"{server}/explore/?engine=mysql&version=8.0&family=dedicated&vcpus=8&document=huawei-2025-10-21-mysql")
+    ids = rows_on_screen(page)[:2]
+    assert len(ids) == 2
+    for pk in ids:
+        page.check(f"input[name=sel][value='{pk}']")
+    page.click("#compare-form button[type=submit]")
+    page.wait_for_url(re.compile(r"/compare/\?sel="))
+    a, b = (PublishedResult.objects.get(pk=pk) for pk in ids)
+    expected = round((float(b.tps) - float(a.tps)) / float(a.tps) * 100, 1)
+    diff = page.locator(".compare-table tbody tr").nth(1).locator("td.diff").inner_text()
+    assert diff == f"{'+' if expected > 0 else ''}{expected}%"
+    wait_for_charts(page)
+    assert page.evaluate("() => Chart.getChart(document.querySelector('figure[data-chart] canvas')).data.datasets.length") == 2
+
+
+@pytest.mark.skipif(not os.environ.get("PERFDASH_SCREENSHOTS"), reason="set PERFDASH_SCREENSHOTS=1 to refresh docs/screenshots")
+def test_screenshots_of_the_main_pages(server, page):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    pages = {
+        "home": "/",
+        "document": f"/documents/{MYSQL_2025}/#table-6",
+        "engine-version": "/engines/mysql/5.7/",
+        "explorer": "/explore/?engine=mysql&version=8.0&sort=-tps",
+        "compare": "/compare/?sel=engine%3Dmysql%26version%3D5.7%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds"
+                   "&sel=engine%3Dmysql%26version%3D8.0%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds",
+        "sizing": "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000",
+    }
+    for name, path in pages.items():
+        page.goto(server + path)
+        wait_for_charts(page)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
