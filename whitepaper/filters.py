@@ -29,7 +29,7 @@ INTEGER_FIELDS = {"vcpus", "memory_gb", "max_connections"}
 RANGE_UNITS = {"vcpus": "vCPUs", "memory_gb": "GB", **{name: METRICS_BY_NAME[name].unit for name in ("tps", "qps", "max_connections")}}
 MAX_INTEGER = 2**31 - 1  # PostgreSQL integer
 MAX_DECIMAL = Decimal("1e14")  # DecimalField(max_digits=16, decimal_places=2)
-NOT_STATED = "-"  # version=- selects results whose document names no version
+NOT_STATED = "-"  # version=- / family=- select results whose document names no version / family
 TRUE_VALUES = {"true", "1", "yes", "on"}
 FALSE_VALUES = {"false", "0", "no", "off"}
 
@@ -76,6 +76,24 @@ def _exists(queryset_factory):
 class VersionFilter(KnownValueFilter):
     def filter(self, qs, value):
         return super().filter(qs, "" if value == NOT_STATED else value)
+
+
+class FamilyFilter(KnownValueFilter):
+    def filter(self, qs, value):
+        if value == NOT_STATED:
+            return qs.filter(flavor__family__isnull=True)
+        return super().filter(qs, value)
+
+
+def _known_family(value):
+    if value == NOT_STATED:
+        return Flavor.objects.filter(family__isnull=True).exists()
+    return InstanceFamily.objects.filter(slug=value).exists()
+
+
+def _family_values():
+    values = list(InstanceFamily.objects.values_list("slug", flat=True))
+    return values + [NOT_STATED] if Flavor.objects.filter(family__isnull=True).exists() else values
 
 
 def _known_version(value):
@@ -184,11 +202,11 @@ class ResultFilter(django_filters.FilterSet):
         field_name="engine_version__version", label="Engine version, e.g. 5.7", what="version",
         known=_known_version, values=_version_values,
         help_text="Engine version as the document names it, e.g. 5.7, 8.0, 12; '-' for not stated.")
-    family = KnownValueFilter(
+    family = FamilyFilter(
         field_name="flavor__family__slug", label="Instance family slug", what="instance family",
-        known=_exists(lambda v: InstanceFamily.objects.filter(slug=v)),
-        values=lambda: InstanceFamily.objects.values_list("slug", flat=True),
-        help_text="Instance family slug, e.g. general, dedicated, general-enhanced.")
+        known=_known_family, values=_family_values,
+        help_text="Instance family slug, e.g. general, dedicated, general-enhanced; '-' for none stated "
+                  "(SQL Server).")
     memory_ratio = KnownValueFilter(
         field_name="flavor__memory_ratio", label="Memory ratio, 1:N", what="memory ratio",
         known=lambda v: bool(MEMORY_RATIO_RE.match(v)) and Flavor.objects.filter(memory_ratio=v).exists(),

@@ -287,12 +287,13 @@ class FlavorSummarySerializer(FlavorSerializer):
 class ResultSerializer(serializers.ModelSerializer):
     """One published row, with where it comes from (document, table, section, methodology)."""
 
-    url = serializers.HyperlinkedIdentityField(view_name="result-detail")
+    url = serializers.HyperlinkedIdentityField(view_name="result-detail", help_text="This result in the API.")
+    id = serializers.IntegerField(read_only=True, help_text="Stable id of this result.")
     vendor = serializers.CharField(source="table.document.vendor.slug", read_only=True, help_text="Vendor slug.")
     engine = serializers.CharField(source="engine_version.engine.slug", read_only=True, help_text="Engine slug.")
     version = serializers.CharField(source="engine_version.version", read_only=True,
                                     help_text="Engine version as the document names it; empty when not stated.")
-    version_url = VersionLinkField(source="engine_version")
+    version_url = VersionLinkField(source="engine_version", help_text="The engine version in the API.")
     flavor = FlavorSummarySerializer(read_only=True)
     deployment = serializers.CharField(read_only=True, help_text="ha (primary/standby), single, or empty when not stated.")
     edition = serializers.CharField(read_only=True, help_text="SQL Server edition(s), joined by +; empty otherwise.")
