@@ -1,0 +1,199 @@
+"""Shared fixtures of the runs tests: real database users with passwords on the machine's MariaDB and
+PostgreSQL, committed rows a real Celery worker process can see, and the worker itself.
+
+The worker tests are transactional (the worker is another process and must see committed rows); the
+flush after each of them empties the catalogue imported for the session, so restore_catalogue imports
+it again at the end of the module."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+import pymysql
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+ROOT = Path(__file__).resolve().parent.parent
+PASSWORD = "Pw-s3cr3t,#x'z"  # a comma and a hash: sysbench's config file must quote it
+DB_USER = "perfdash_bench"
+MYSQL_DB = "perfdash_sb"
+PG_DB = "perfdash_sb"
+
+
+def ensure_database_users():
+    """A dedicated user with a password on each server (idempotent)."""
+    conn = pymysql.connect(host="127.0.0.1", port=3306, user="root", password="", autocommit=True)
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE DATABASE IF NOT EXISTS {MYSQL_DB}")
+        quoted = conn.escape(PASSWORD)
+        for host in ("127.0.0.1", "localhost", "%"):
+            cur.execute(f"CREATE USER IF NOT EXISTS '{DB_USER}'@'{host}' IDENTIFIED BY {quoted}")
+            cur.execute(f"ALTER USER '{DB_USER}'@'{host}' IDENTIFIED BY {quoted}")
+            cur.execute(f"GRANT ALL ON {MYSQL_DB}.* TO '{DB_USER}'@'{host}'")
+    conn.close()
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as pg:
+        exists = pg.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [DB_USER]).fetchone()
+        pw = PASSWORD.replace("'", "''")
+        pg.execute(f"{'ALTER' if exists else 'CREATE'} ROLE {DB_USER} LOGIN PASSWORD '{pw}'")
+        if not pg.execute("SELECT 1 FROM pg_database WHERE datname = %s", [PG_DB]).fetchone():
+            pg.execute(f"CREATE DATABASE {PG_DB} OWNER {DB_USER}")
+
+
+@pytest.fixture(scope="session")
+def bench_users():
+    ensure_database_users()
+    return {"user": DB_USER, "password": PASSWORD}
+
+
+@pytest.fixture(scope="module")
+def restore_catalogue(django_db_setup, django_db_blocker):
+    """Transactional tests flush every table after each test: import the catalogue again afterwards,
+    as the session did, for the modules that run later."""
+    yield
+    with django_db_blocker.unblock():
+        call_command("import_whitepapers", verbosity=0, stdout=open(os.devnull, "w"))
+
+
+@pytest.fixture
+def committed(restore_catalogue, transactional_db, bench_users):
+    """Rows written in the test are committed, so the worker process sees them (flushed afterwards)."""
+    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    yield
+
+
+def make_targets():
+    from runs.models import Target
+
+    targets = {}
+    for name, engine, port, db in (("mariadb", "mysql", 3306, MYSQL_DB), ("postgresql", "postgresql", 5432, PG_DB)):
+        target = Target(name=f"local-{name}", engine=engine, host="127.0.0.1", port=port, database=db, user=DB_USER,
+                        vcpus=2, memory_gb=4, family="general")
+        target.set_password(PASSWORD)
+        target.save()
+        targets[engine] = target
+    return targets
+
+
+def worker_env():
+    db = settings.DATABASES["default"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(
+        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        REDIS_URL=os.environ["REDIS_URL"], DJANGO_SETTINGS_MODULE="config.settings", CONN_MAX_AGE="0",
+        RUNS_WAIT_RETRY_SECONDS="1",
+    )
+    return env
+
+
+def start_worker(queues="celery,benchmarks", concurrency=2, name="runs-test"):
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "celery"), "-A", "config", "worker", "-Q", queues, "-c", str(concurrency),
+         "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"],
+        cwd=ROOT, env=worker_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, text=True,
+    )
+    deadline = time.monotonic() + 30
+    lines = []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        lines.append(line)
+        if " ready." in line:
+            break
+        if proc.poll() is not None:
+            raise RuntimeError("celery worker did not start:\n" + "".join(lines))
+    else:
+        stop_worker(proc)
+        raise RuntimeError("celery worker not ready in 30 s:\n" + "".join(lines))
+    # Keep draining its output so the pipe never fills.
+    import threading
+
+    proc.output = lines
+    threading.Thread(target=lambda: [lines.append(ln) for ln in proc.stdout], daemon=True).start()
+    return proc
+
+
+def stop_worker(proc, sig=signal.SIGTERM):
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def purge_queues():
+    from config.celery import app
+
+    with app.connection_for_write() as conn:
+        for queue in ("celery", "benchmarks", "kill-test"):
+            try:
+                conn.default_channel.queue_purge(queue)
+            except Exception:  # noqa: BLE001 - a queue that does not exist yet
+                pass
+
+
+@pytest.fixture(scope="module")
+def worker(django_db_setup, bench_users):
+    purge_queues()
+    proc = start_worker()
+    yield proc
+    stop_worker(proc)
+    purge_queues()
+
+
+def wait_for(predicate, timeout=60, interval=0.2, message="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {message}")
+
+
+def wait_final(run_id, timeout=90):
+    from runs.models import Run
+
+    return wait_for(lambda: (r := Run.objects.get(pk=run_id)).is_final and r, timeout, message=f"run {run_id} to finish")
+
+
+def tool_processes(marker):
+    """(pid, argv) of the processes whose command line or working directory contains marker."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            cwd = ""
+        if argv and (marker in cwd or any(marker.encode() in a for a in argv)) and int(entry.name) != os.getpid():
+            found.append((int(entry.name), [a.decode(errors="replace") for a in argv if a]))
+    return found
+
+
+def make_user(username, staff=False, operator=False):
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user(username, password="x-Pass-123456", is_staff=staff)
+    if operator:
+        group, _ = Group.objects.get_or_create(name="benchmark operators")
+        user.groups.add(group)
+    return user
+
+
+def run_processes(run_id):
+    """The tool processes of a run: they run in (and sysbench reads its config from) perfdash-run<id>-*."""
+    return tool_processes(f"perfdash-run{run_id}-")

@@ -1,0 +1,180 @@
+"""Benchmark runs end to end: a real Celery worker process (Redis db 15), real sysbench and pgbench
+against the machine's MariaDB and PostgreSQL (1 table x 1000 rows / pgbench scale 1, 2-3 s each)."""
+
+import json
+import os
+import re
+import signal
+import time
+
+import pymysql
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from runs.models import Run, RunState
+from runs.tasks import reconcile_runs
+
+from .runs_support import (  # noqa: F401 - fixtures
+    MYSQL_DB, PASSWORD, bench_users, committed, make_targets, restore_catalogue, make_user, run_processes, start_worker, stop_worker,
+    wait_final, wait_for, worker,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def operator(committed):
+    return make_user("runs-operator", operator=True)
+
+
+@pytest.fixture
+def api(operator):
+    client = APIClient()
+    token = Token.objects.create(user=operator)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def targets(committed):
+    return make_targets()
+
+
+def launch(api, target, profile, **overrides):
+    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": overrides}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def final_report(log, pattern):
+    match = re.search(pattern, log, re.MULTILINE)
+    assert match, f"no final report matching {pattern!r} in the log"
+    return float(match.group(1))
+
+
+def assert_secret_absent(*texts):
+    for text in texts:
+        assert PASSWORD not in text
+        assert "s3cr3t" not in text  # not even a fragment
+
+
+def test_sysbench_against_mariadb_through_the_api(worker, api, targets, client, operator):
+    body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=3, threads=2)
+    assert body["state"] == "queued"
+    seen_argv = []
+
+    def tool_running():
+        procs = run_processes(body["id"])
+        seen_argv.extend(argv for _, argv in procs)
+        return [argv for argv in seen_argv if "run" in argv]
+
+    wait_for(tool_running, timeout=60, interval=0.05, message="sysbench to be running")
+    for argv in seen_argv:  # read from /proc/<pid>/cmdline while the tool runs
+        assert_secret_absent(" ".join(argv))
+        assert any(a.startswith("--config-file=") for a in argv)
+    run = wait_final(body["id"])
+    assert run.state == RunState.SUCCEEDED, run.reason
+    samples = list(run.samples.all())
+    assert len(samples) >= 2
+    assert all(s.threads == 2 and s.tps >= 0 and s.qps is not None and s.latency_p95_ms is not None for s in samples)
+    # The stored summary is the tool's own final report.
+    assert run.summary["tps"] == final_report(run.log, r"^\s*transactions:\s+\d+\s+\(([\d.]+) per sec\.\)")
+    assert run.summary["qps"] == final_report(run.log, r"^\s*queries:\s+\d+\s+\(([\d.]+) per sec\.\)")
+    assert run.summary["transactions"] == int(final_report(run.log, r"^\s*transactions:\s+(\d+)"))
+    assert run.summary["latency_p95_ms"] == final_report(run.log, r"^\s*95th percentile:\s+([\d.]+)")
+    assert run.tool_version == "1.0.20" and "MariaDB" in run.server_version
+    assert run.client_cores == os.cpu_count() and run.client_host and run.worker.startswith("runs-test@")
+    assert "--db-ps-mode=auto" in run.command_line and "--forced-shutdown=1" in run.command_line
+    detail = api.get(f"/api/v1/runs/{run.pk}/")
+    assert detail.json()["state"] == "succeeded" and detail.json()["summary"]["tps"] == run.summary["tps"]
+    samples_page = api.get(f"/api/v1/runs/{run.pk}/samples/").json()
+    assert samples_page["count"] == len(samples)
+    after = api.get(f"/api/v1/runs/{run.pk}/samples/?after={samples[0].id}").json()
+    assert [s["id"] for s in after["results"]] == [s.id for s in samples[1:]]
+    client.force_login(operator)
+    html = client.get(f"/runs/{run.pk}/").content.decode()
+    assert "succeeded" in html
+    assert_secret_absent(run.log, run.command_line, run.reason, json.dumps(detail.json()), json.dumps(samples_page), html,
+                         client.get(f"/runs/targets/{targets['mysql'].pk}/").content.decode(),
+                         json.dumps(api.get("/api/v1/targets/").json()), "\n".join(worker.output))
+    # The tables were dropped by the cleanup step.
+    conn = pymysql.connect(host="127.0.0.1", user="root", password="", database=MYSQL_DB)
+    with conn.cursor() as cur:
+        assert cur.execute("SHOW TABLES LIKE 'sbtest%'") == 0
+    conn.close()
+
+
+def test_sysbench_against_postgresql(worker, api, targets):
+    body = launch(api, targets["postgresql"], "sysbench-oltp-rw-postgresql-quick", duration_s=2)
+    run = wait_final(body["id"])
+    assert run.state == RunState.SUCCEEDED, run.reason
+    assert run.samples.count() >= 1 and "PostgreSQL 15" in run.server_version
+    assert run.summary["tps"] == final_report(run.log, r"^\s*transactions:\s+\d+\s+\(([\d.]+) per sec\.\)")
+    assert_secret_absent(run.log, run.command_line)
+
+
+def test_pgbench_read_only_script_against_postgresql(worker, api, targets):
+    body = launch(api, targets["postgresql"], "pgbench-ro-quick", duration_s=3, threads=2)
+    run = wait_final(body["id"])
+    assert run.state == RunState.SUCCEEDED, run.reason
+    samples = list(run.samples.all())
+    assert len(samples) >= 2 and all(s.threads == 2 and s.tps > 0 for s in samples)  # progress lines on stderr
+    assert run.summary["tps"] == final_report(run.log, r"^tps = ([\d.]+) \(without initial connection time\)")
+    assert run.summary["query_mode"] == "prepared" and "-M prepared" in run.command_line
+    assert "-D range=100000" in run.command_line and "ro.sql" in run.command_line
+    assert run.tool_version.startswith("15")
+    assert_secret_absent(run.log, run.command_line)
+
+
+def test_cancel_stops_the_tool_and_cleans_up_within_seconds(worker, api, targets):
+    body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60)
+    wait_for(lambda: Run.objects.get(pk=body["id"]).samples.exists(), timeout=60, message="a first sample")
+    assert run_processes(body["id"])
+    started = time.monotonic()
+    response = api.post(f"/api/v1/runs/{body['id']}/cancel/")
+    assert response.status_code == 202
+    run = wait_final(body["id"], timeout=15)
+    assert time.monotonic() - started < 10
+    assert run.state == RunState.CANCELLED and "tables dropped" in run.reason
+    assert run_processes(body["id"]) == []  # no tool process left
+    assert "Dropping table 'sbtest1'" in run.log
+    assert api.post(f"/api/v1/runs/{body['id']}/cancel/").status_code == 409  # already finished
+
+
+def test_two_runs_on_one_target_do_not_overlap(worker, api, targets):
+    # The worker has two processes: without the per-target rule both runs would start at once.
+    first = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=2)
+    second = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=2)
+    runs = sorted([wait_final(first["id"]), wait_final(second["id"])], key=lambda r: r.started_at)
+    assert [r.state for r in runs] == [RunState.SUCCEEDED, RunState.SUCCEEDED], [r.reason for r in runs]
+    assert runs[0].finished_at <= runs[1].started_at
+
+
+def test_too_many_threads_fail_with_the_tools_reason(worker, api, targets):
+    body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", threads=400, duration_s=2)
+    run = wait_final(body["id"])
+    assert run.state == RunState.FAILED
+    assert "Worker threads failed to initialize" in run.reason and "Too many connections" in run.reason
+
+
+def test_a_killed_worker_leaves_the_run_failed_with_the_reason(committed, api, targets):
+    from runs.models import Target
+
+    Target.objects.filter(pk=targets["mysql"].pk).update(queue="kill-test")
+    doomed = start_worker(queues="kill-test", concurrency=1, name="runs-doomed")
+    try:
+        body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60)
+        wait_for(lambda: Run.objects.get(pk=body["id"]).samples.exists(), timeout=60, message="a first sample")
+        assert run_processes(body["id"])
+        os.killpg(doomed.pid, signal.SIGKILL)  # the whole worker: main process and its pool
+        doomed.wait()
+    finally:
+        stop_worker(doomed, signal.SIGKILL)
+    # The tool dies with its worker (no orphan benchmark spoiling the next run) ...
+    wait_for(lambda: run_processes(body["id"]) == [], timeout=5, message="the orphaned tool to exit")
+    assert Run.objects.get(pk=body["id"]).state == RunState.RUNNING
+    # ... and the periodic reconciler (every 15 s in beat) marks the run failed with the reason.
+    assert reconcile_runs() == [body["id"]]
+    run = Run.objects.get(pk=body["id"])
+    assert run.state == RunState.FAILED and "stopped reporting" in run.reason and "runs-doomed@" in run.reason
