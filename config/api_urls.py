@@ -1,11 +1,14 @@
 """Everything under /api/v1/: the catalogue, the runs, the OpenAPI schema and its docs page."""
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from whitepaper.api.views import not_found
 
 urlpatterns = [
     path("", include("whitepaper.api.urls")),
     path("", include("runs.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="v1:schema"), name="docs"),
+    re_path(r"^.*/$", not_found),  # last: any other /api/v1/.../ is a JSON 404 (paths without the slash still redirect)
 ]

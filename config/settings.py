@@ -151,6 +151,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {"MethodologyToolEnum": "whitepaper.models.Methodology.Tool"},
 }
 
 CORS_ALLOWED_ORIGIN_REGEXES = [r"^https?://.*$"] if env.bool("CORS_ALLOW_ALL_READS", default=True) else []

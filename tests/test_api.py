@@ -74,6 +74,12 @@ def test_unknown_object_is_a_json_404(client, url):
     assert "detail" in get(client, url, status=404)
 
 
+def test_unknown_api_path_is_a_json_404(client):
+    response = client.get(f"{API}/nothing/here/")
+    assert response.status_code == 404 and "No API endpoint" in response.json()["detail"]
+    assert client.get(f"{API}/documents/has.a.dot/").json()["detail"]  # any key reaches the view
+
+
 def test_links_lead_to_filtered_results(client):
     version = get(client, f"{API}/versions/mysql/5.7/")
     rows = get(client, version["results"], page_size=500)["results"]

@@ -6,6 +6,7 @@ from rest_framework.routers import DefaultRouter
 from . import views
 
 router = DefaultRouter()
+router.include_format_suffixes = False  # ?format=csv / ?format=json instead of results.csv
 router.register("vendors", views.VendorViewSet, basename="vendor")
 router.register("documents", views.DocumentViewSet, basename="document")
 router.register("methodologies", views.MethodologyViewSet, basename="methodology")
@@ -18,8 +19,8 @@ router.register("results", views.ResultViewSet, basename="result")
 retrieve = {"get": "retrieve"}
 urlpatterns = [
     # Objects whose identity needs two keys: /versions/mysql/5.7/, /families/huawei/dedicated/.
-    path("versions/<slug:engine>/<str:version>/", views.EngineVersionViewSet.as_view(retrieve), name="version-detail"),
-    path("families/<slug:vendor>/<slug:slug>/", views.FamilyViewSet.as_view(retrieve), name="family-detail"),
+    path("versions/<str:engine>/<str:version>/", views.EngineVersionViewSet.as_view(retrieve), name="version-detail"),
+    path("families/<str:vendor>/<str:slug>/", views.FamilyViewSet.as_view(retrieve), name="family-detail"),
     path("spec/", views.SpecLookupView.as_view(), name="spec"),
     *[url for url in router.urls if url.name not in ("version-detail", "family-detail")],
 ]

@@ -3,7 +3,7 @@
 import django_filters
 from django.db.models import F, Prefetch, Window
 from django.db.models.functions import Rank
-from django.http import StreamingHttpResponse
+from django.http import JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.openapi import AutoSchema
@@ -107,6 +107,12 @@ class ValidatedFilterBackend(DjangoFilterBackend):
 class CatalogueViewSet(StrictParamsMixin, viewsets.ReadOnlyModelViewSet):
     pagination_class = CatalogPagination
     filter_backends = [ValidatedFilterBackend]
+    lookup_value_regex = "[^/]+"  # any key reaches the view, so an unknown one is a JSON 404
+
+
+def not_found(request, *args, **kwargs):
+    """JSON 404 for any other path under /api/v1/ (instead of Django's HTML page)."""
+    return JsonResponse({"detail": f"No API endpoint at {request.path}; see /api/v1/ and /api/v1/docs/."}, status=404)
 
 
 def _known(model, field="slug"):
