@@ -2,7 +2,7 @@
 to the run (Run.published_result, a one-to-one). It then appears in the pages and API like any row."""
 
 import datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -19,12 +19,12 @@ DOCUMENT_SLUG = "internal-measurements"
 
 
 def _two(value):
-    return None if value is None else Decimal(str(value)).quantize(Decimal("0.01"))
+    return None if value is None else Decimal(str(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 
 
 @transaction.atomic
 def publish_run(run_id):
-    run = Run.objects.select_for_update().select_related("target", "profile", "target__flavor").get(pk=run_id)
+    run = Run.objects.select_for_update(of=("self",)).select_related("target", "profile", "target__flavor").get(pk=run_id)
     if not run.can_publish:
         raise ValidationError(_("Only a succeeded run with a TPS that is not yet published can be published."))
     target, profile, summary = run.target, run.profile, run.summary

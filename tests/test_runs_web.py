@@ -1,0 +1,288 @@
+"""Runs pages and API without a worker: roles, hostile input, the state machine, the reconciler,
+publishing, secrets at rest. (Runs created here are never queued: the test transaction is rolled back
+before on_commit, so nothing runs.)"""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from runs.models import BenchmarkProfile, Run, RunState, Sample, Target
+from runs.tasks import reconcile_runs
+from whitepaper.models import PublishedResult
+
+from .runs_support import PASSWORD, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def profiles():
+    call_command("seed_profiles", stdout=open("/dev/null", "w"))
+    return {p.slug: p for p in BenchmarkProfile.objects.all()}
+
+
+@pytest.fixture
+def target():
+    t = Target(name="maria", engine="mysql", host="127.0.0.1", port=3306, database="sbtest", user="bench", vcpus=2, memory_gb=4)
+    t.set_password(PASSWORD)
+    t.save()
+    return t
+
+
+@pytest.fixture
+def pg_target():
+    return Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="sbtest", user="bench")
+
+
+@pytest.fixture
+def operator():
+    return make_user("runs-op", operator=True)
+
+
+@pytest.fixture
+def staff():
+    return make_user("runs-staff", staff=True)
+
+
+@pytest.fixture
+def api(operator):
+    client = APIClient()
+    client.force_authenticate(operator)
+    return client
+
+
+def make_run(target, profile, user, state=RunState.QUEUED, **fields):
+    return Run.objects.create(target=target, profile=profile, params=profile.resolve({}), requested_by=user, state=state, **fields)
+
+
+def test_seed_profiles_is_idempotent_and_covers_the_methodologies(profiles):
+    call_command("seed_profiles", stdout=open("/dev/null", "w"))
+    assert BenchmarkProfile.objects.count() == len(profiles) == 11
+    assert {"sysbench-oltp-rw-mysql", "sysbench-oltp-rw-postgresql", "pgbench-ro", "pgbench-rw", "pgbench-tpcb"} <= set(profiles)
+    assert all(f"{slug}-quick" in profiles for slug in ("sysbench-oltp-rw-mysql", "pgbench-ro", "pgbench-rw", "pgbench-tpcb"))
+    assert profiles["sysbench-oltp-rw-mysql"].thread_sweep == [8, 16, 32, 64, 128]
+    assert profiles["sysbench-oltp-rw-mysql"].methodology.slug == "huawei-2025-10-21-mysql-sysbench-80"
+    assert not profiles["hammerdb-tpcc-sqlserver"].runnable
+
+
+def test_password_encrypted_at_rest_and_never_shown(target, operator, client, api):
+    with connection.cursor() as cur:
+        cur.execute("SELECT password_encrypted FROM runs_target WHERE id = %s", [target.pk])
+        stored = cur.fetchone()[0]
+    assert PASSWORD not in stored and stored.startswith("gAAAA")  # a Fernet token
+    assert Target.objects.get(pk=target.pk).password == PASSWORD
+    client.force_login(operator)
+    for url in ("/runs/targets/", f"/runs/targets/{target.pk}/", "/runs/new/"):
+        assert PASSWORD not in client.get(url).content.decode()
+    assert PASSWORD not in json.dumps(api.get("/api/v1/targets/").json())
+    # Saving the form with an empty password keeps the stored one.
+    data = {"name": "maria", "engine": "mysql", "host": "127.0.0.1", "port": 3306, "database": "sbtest", "user": "bench",
+            "password": "", "queue": "benchmarks"}
+    assert client.post(f"/runs/targets/{target.pk}/", data).status_code == 302
+    assert Target.objects.get(pk=target.pk).password == PASSWORD
+
+
+RUNS_URLS = ["/runs/", "/runs/new/", "/runs/{run}/", "/runs/targets/", "/runs/targets/new/", "/runs/targets/{target}/"]
+POST_URLS = ["/runs/{run}/cancel/", "/runs/{run}/publish/", "/runs/targets/{target}/test/"]
+API_URLS = ["/api/v1/runs/", "/api/v1/runs/{run}/", "/api/v1/runs/{run}/samples/", "/api/v1/targets/", "/api/v1/profiles/"]
+
+
+def test_anonymous_and_non_staff_are_refused_everywhere(client, target, profiles, operator):
+    run = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], operator)
+    fmt = {"run": run.pk, "target": target.pk}
+    for url in RUNS_URLS + POST_URLS:
+        response = client.get(url.format(**fmt)) if url in RUNS_URLS else client.post(url.format(**fmt))
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/"), url
+    for url in API_URLS:
+        assert APIClient().get(url.format(**fmt)).status_code in (401, 403), url
+    assert APIClient().post("/api/v1/runs/", {}, format="json").status_code in (401, 403)
+    assert APIClient().post(f"/api/v1/runs/{run.pk}/cancel/").status_code in (401, 403)
+    plain = make_user("runs-plain")
+    client.force_login(plain)
+    for url in RUNS_URLS:
+        assert client.get(url.format(**fmt)).status_code == 403, url
+    for url in POST_URLS:
+        assert client.post(url.format(**fmt)).status_code == 403, url
+    api = APIClient()
+    api.force_authenticate(plain)
+    for url in API_URLS:
+        assert api.get(url.format(**fmt)).status_code == 403, url
+    assert api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick"}, format="json").status_code == 403
+    assert Run.objects.get(pk=run.pk).state == RunState.QUEUED and Run.objects.count() == 1
+
+
+def test_operator_pages_render_with_bounded_queries(client, operator, target, pg_target, profiles, django_assert_max_num_queries):
+    for i in range(12):
+        make_run(target if i % 2 else pg_target, profiles["sysbench-oltp-rw-mysql-quick"] if i % 2 else profiles["pgbench-ro-quick"],
+                 operator, state=RunState.SUCCEEDED, summary={"tps": 100.0 + i, "qps": 2000.0})
+    client.force_login(operator)
+    with django_assert_max_num_queries(8):
+        html = client.get("/runs/").content.decode()
+    assert html.count('class="state state-succeeded"') == 12
+    with django_assert_max_num_queries(8):
+        assert client.get("/runs/targets/").status_code == 200
+    run = Run.objects.first()
+    Sample.objects.bulk_create([Sample(run=run, t=i, threads=2, tps=100) for i in range(50)])
+    with django_assert_max_num_queries(8):
+        assert client.get(f"/runs/{run.pk}/").status_code == 200
+    partial = client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true").content.decode()
+    assert partial.lstrip().startswith('<section id="run-status"') and "<html" not in partial
+    api = APIClient()
+    api.force_authenticate(operator)
+    with CaptureQueriesContext(connection) as ctx:
+        body = api.get("/api/v1/runs/").json()
+    assert len(ctx.captured_queries) <= 8 and len(body["results"] if isinstance(body, dict) else body) == 12
+    filtered = client.get("/runs/?state=succeeded&tool=pgbench", HTTP_HX_REQUEST="true").content.decode()
+    assert filtered.count('class="state state-succeeded"') == 6 and "<html" not in filtered
+
+
+HOSTILE_TARGETS = [
+    ("host", "127.0.0.1; rm -rf /"), ("host", "$(reboot)"), ("host", "`id`"), ("host", "-oProxyCommand=x"),
+    ("host", "db host"), ("host", "db|cat"), ("host", "db\nexample"), ("database", "--help"), ("database", "x; DROP"),
+    ("user", "root'--"), ("user", "-U"), ("port", "0"), ("port", "70000"), ("port", "-1"), ("queue", "Q ueue"),
+    ("password", 'quote"inside'), ("password", "line\nbreak"),
+]
+
+
+@pytest.mark.parametrize("field,value", HOSTILE_TARGETS)
+def test_hostile_target_input_is_refused_with_the_field_named(client, operator, field, value):
+    client.force_login(operator)
+    data = {"name": "t1", "engine": "mysql", "host": "127.0.0.1", "port": "3306", "database": "sbtest", "user": "bench",
+            "password": "ok", "queue": "benchmarks", field: value}
+    response = client.post("/runs/targets/new/", data)
+    assert response.status_code == 200
+    assert field in response.context["form"].errors
+    assert not Target.objects.exists()
+
+
+HOSTILE_RUNS = [
+    ({"threads": -1}, "threads"), ({"threads": 100000}, "threads"), ({"threads": "8; rm -rf /"}, "threads"),
+    ({"threads": True}, "threads"), ({"duration_s": 0}, "duration_s"), ({"duration_s": 10**9}, "duration_s"),
+    ({"report_interval_s": 5, "duration_s": 3}, "report_interval_s"), ({"warmup_s": -5}, "warmup_s"),
+    ({"tables": 0}, "tables"), ({"rows_per_table": 10**12}, "rows_per_table"), ({"thread_sweep": list(range(1, 13))}, "thread_sweep"),
+    ({"thread_sweep": ["8", "$(id)"]}, "thread_sweep"), ({"thread_sweep": [8, 8]}, "thread_sweep"),
+    ({"thread_sweep": "8,0"}, "thread_sweep"), ({"shell": "id"}, "overrides"), ({"scale": 10}, "overrides"),
+    ({"prepared": "maybe"}, "prepared"),
+]
+
+
+@pytest.mark.parametrize("overrides,field", HOSTILE_RUNS)
+def test_hostile_run_overrides_are_refused_and_nothing_runs(api, target, profiles, overrides, field):
+    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick", "overrides": overrides},
+                        format="json")
+    assert response.status_code == 400, response.content
+    assert field in response.json(), response.json()
+    assert not Run.objects.exists()
+
+
+def test_other_hostile_run_requests(api, target, pg_target, profiles, staff, operator, client):
+    cases = [
+        ({"target": target.pk, "profile": "no-such-profile"}, "profile"),
+        ({"target": 999999, "profile": "sysbench-oltp-rw-mysql-quick"}, "target"),
+        ({"target": "1 OR 1=1", "profile": "sysbench-oltp-rw-mysql-quick"}, "target"),
+        ({"target": target.pk, "profile": "pgbench-ro-quick"}, "profile"),  # engine mismatch
+        ({"target": target.pk, "profile": "hammerdb-tpcc-sqlserver"}, "profile"),
+        ({"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick", "overrides": [1, 2]}, "overrides"),
+        ({"target": pg_target.pk, "profile": "pgbench-ro-quick", "overrides": {"range": 10**9}}, "range"),
+        ({"target": pg_target.pk, "profile": "pgbench-ro-quick", "overrides": {"threads": 2, "jobs": 4}}, "jobs"),
+        ({"target": pg_target.pk, "profile": "pgbench-ro-quick", "overrides": {"tables": 4}}, "overrides"),
+    ]
+    for body, field in cases:
+        response = api.post("/api/v1/runs/", body, format="json")
+        assert response.status_code == 400 and field in response.json(), (body, response.content)
+    assert api.get(f"/api/v1/runs/{0}/samples/?after=-1").status_code == 404
+    # Another user's run: an operator may not cancel or publish it (staff may).
+    theirs = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], staff)
+    assert api.post(f"/api/v1/runs/{theirs.pk}/cancel/").status_code == 403
+    assert api.get(f"/api/v1/runs/{theirs.pk}/samples/?after=-1").status_code == 400
+    client.force_login(operator)
+    assert client.post(f"/runs/{theirs.pk}/cancel/").status_code == 403
+    assert client.post(f"/runs/{theirs.pk}/publish/").status_code == 403
+    assert Run.objects.get(pk=theirs.pk).state == RunState.QUEUED and Run.objects.count() == 1
+    # The form refuses the same things, naming the field.
+    response = client.post("/runs/new/", {"target": target.pk, "profile": profiles["sysbench-oltp-rw-mysql-quick"].pk, "threads": "-3"})
+    assert response.status_code == 200 and "threads" in response.context["form"].errors
+    response = client.post("/runs/new/", {"target": target.pk, "profile": profiles["sysbench-oltp-rw-mysql-quick"].pk, "scale": "5"})
+    assert "scale" in response.context["form"].errors
+    assert Run.objects.count() == 1
+
+
+def test_valid_run_is_created_queued_with_its_parameters(api, target, profiles):
+    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql",
+                                          "overrides": {"thread_sweep": [8, 16], "duration_s": 30}}, format="json")
+    assert response.status_code == 201
+    body = response.json()
+    assert body["state"] == "queued" and body["params"]["thread_sweep"] == [8, 16] and body["params"]["tables"] == 64
+    assert body["step_count"] == 2 and body["requested_by"] == "runs-op"
+
+
+def test_state_machine_and_one_active_run_per_target(target, profiles, operator):
+    profile = profiles["sysbench-oltp-rw-mysql-quick"]
+    first, second = make_run(target, profile, operator), make_run(target, profile, operator)
+    assert not first.mark_running()  # queued -> running is not a move
+    assert first.claim("w1", 1, "h", 2) and first.state == RunState.PREPARING
+    assert not second.claim("w2", 2, "h", 2) and second.state == RunState.QUEUED  # waits: the target is busy
+    assert first.mark_running() and first.mark_cleaning_up() and first.succeed({"tps": 1.0})
+    assert not first.fail("late") and Run.objects.get(pk=first.pk).state == RunState.SUCCEEDED
+    assert second.claim("w2", 2, "h", 2)
+    assert second.cancel() and second.cancel_requested and second.state == RunState.PREPARING
+    assert second.finish_cancelled("stopped") and second.state == RunState.CANCELLED
+    third = make_run(target, profile, operator)
+    assert third.cancel() and third.state == RunState.CANCELLED  # a queued run is cancelled at once
+    assert not third.cancel()
+
+
+def test_reconciler_fails_runs_whose_worker_went_silent(target, profiles, operator, settings):
+    run = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], operator)
+    run.claim("celery@elsewhere", 4242, "another-host", 8)
+    run.mark_running()
+    assert reconcile_runs() == []  # heartbeat fresh
+    Run.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=settings.RUNS_STALE_AFTER_SECONDS + 1))
+    assert reconcile_runs() == [run.pk]
+    run.refresh_from_db()
+    assert run.state == RunState.FAILED and "stopped reporting" in run.reason and "another-host" in run.reason
+
+
+def test_publish_a_succeeded_run_into_internal_measurements(client, staff, target, profiles):
+    result = PublishedResult.objects.filter(table__methodology__tool="sysbench", flavor__vcpus=2).select_related("table").first()
+    run = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], staff, state=RunState.SUCCEEDED, reproduces=result,
+                   server_version="10.11.19-MariaDB-0+deb12u1", tool_version="1.0.20",
+                   summary={"tps": 812.345, "qps": 16246.9, "transactions": 2437, "threads": 2})
+    client.force_login(staff)
+    page = client.get(f"/runs/{run.pk}/").content.decode()
+    assert "Published against measured" in page and 'id="publish"' in page
+    assert client.post(f"/runs/{run.pk}/publish/").status_code == 302
+    run.refresh_from_db()
+    published = run.published_result
+    assert published.run == run  # provenance back to the run
+    assert published.document.slug == "internal-measurements" and published.document.vendor.slug == "internal"
+    assert published.display("tps") == "812.35" and published.flavor.vcpus == 2 and published.flavor.memory_gb == 4
+    assert str(published.engine_version) == "MySQL MariaDB 10.11"
+    assert client.post(f"/runs/{run.pk}/publish/").status_code == 302  # a second time: refused with a message
+    assert PublishedResult.objects.filter(table__document__slug="internal-measurements").count() == 1
+
+
+def test_reproduce_prefills_the_run_form(client, staff, target, profiles):
+    result = PublishedResult.objects.filter(table__methodology__tool="sysbench", engine_version__engine__slug="mysql").first()
+    client.force_login(staff)
+    response = client.get(f"/runs/new/?reproduce={result.pk}")
+    form = response.context["form"]
+    assert form.initial["reproduces"] == result.pk
+    assert form.initial["profile"] == profiles["sysbench-oltp-rw-mysql"].pk
+    assert "Reproducing the published row" in response.content.decode()
+
+
+def test_target_test_connection_reports_the_error_without_the_password(client, staff):
+    t = Target(name="nowhere", engine="mysql", host="127.0.0.1", port=1, database="x", user="u")
+    t.set_password(PASSWORD)
+    t.save()
+    client.force_login(staff)
+    response = client.post(f"/runs/targets/{t.pk}/test/", HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert response.status_code == 200 and "✘" in html and PASSWORD not in html and "<html" not in html
