@@ -20,6 +20,18 @@ from whitepaper.models import Document, PublishedResult, ResultTable
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def fresh_page_caches(settings):
+    """Read the catalogue stamp on every request (production reads it at most once a second) and
+    start each test with empty page caches."""
+    from whitepaper.pages import local_pages
+
+    settings.CATALOGUE_STAMP_TTL = 0
+    local_pages.clear()
+    yield
+    local_pages.clear()
+
 MYSQL_2025 = "huawei-2025-10-21-mysql"
 ALIBABA = "alibaba-2019-06-18-rds"
 
@@ -266,6 +278,7 @@ def test_cached_page_is_served_without_rendering_and_invalidated_by_an_import(cl
     before = client.get(url)
     cached, _ = queries(client, url)
     assert cached == 1, "a cached page costs only the stamp query"
+    assert client.get(url)["X-Frame-Options"] == before["X-Frame-Options"], "served with the stack's headers"
     source = Path(settings.BASE_DIR) / "whitepaper" / "data" / f"{MYSQL_2025}.yaml"
     edited = tmp_path / source.name
     edited.write_text(source.read_text(encoding="utf-8").replace('"197.19"', '"198.76"', 1), encoding="utf-8")

@@ -2,13 +2,17 @@
 stamp, the querysets the pages read (a fixed number of queries each), and column labels."""
 
 import hashlib
+import threading
+import time
+from collections import OrderedDict
 from functools import wraps
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Max
 from django.http import HttpResponse
-from django.utils.cache import patch_vary_headers
-from django.utils.translation import get_language
+from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.translation import get_language_from_request
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import condition
 
@@ -16,16 +20,55 @@ from .metrics import METRICS_BY_NAME
 from .models import Document, PublishedResult
 
 PAGE_CACHE_SECONDS = 24 * 3600
+LOCAL_PAGES = 128  # rendered pages kept in each server process, newest used first
 
 
 # --- Conditional GET and caching -------------------------------------------------------------
 
+_stamp = {"value": None, "read_at": float("-inf")}
+
+
 def catalogue_stamp(request):
-    """(newest Document.changed_at, number of documents): changes with every import. One query per request."""
+    """(newest Document.changed_at, number of documents): changes with every import (the importer
+    bumps changed_at). Read with one query at most every CATALOGUE_STAMP_TTL seconds per process
+    (default 1 s; 0 reads it on every request), so an import reaches every page within that time."""
     if not hasattr(request, "_catalogue_stamp"):
-        row = Document.objects.aggregate(changed=Max("changed_at"), n=Count("pk"))
-        request._catalogue_stamp = (row["changed"], row["n"])
+        ttl = getattr(settings, "CATALOGUE_STAMP_TTL", 1.0)
+        now = time.monotonic()
+        if ttl <= 0 or now - _stamp["read_at"] >= ttl:
+            row = Document.objects.aggregate(changed=Max("changed_at"), n=Count("pk"))
+            _stamp.update(value=(row["changed"], row["n"]), read_at=now)
+        request._catalogue_stamp = _stamp["value"]
     return request._catalogue_stamp
+
+
+class LocalPages:
+    """A small in-process LRU of rendered pages in front of the shared cache (no network round trip
+    for the pages a process serves most). Keys contain the catalogue stamp, so stale pages just age out."""
+
+    def __init__(self, size):
+        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            value = self.items.get(key)
+            if value is not None:
+                self.items.move_to_end(key)
+            return value
+
+    def set(self, key, value):
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self):
+        with self.lock:
+            self.items.clear()
+
+
+local_pages = LocalPages(LOCAL_PAGES)
 
 
 def is_htmx(request):
@@ -33,21 +76,28 @@ def is_htmx(request):
 
 
 def _has_session(request):
-    from django.conf import settings
-
     return settings.SESSION_COOKIE_NAME in request.COOKIES
 
 
-def _variant(request):
-    """Everything besides the URL that changes the bytes of a catalogue page."""
-    changed, n = catalogue_stamp(request)
-    user = request.user.pk if _has_session(request) and request.user.is_authenticated else ""
-    return "|".join([changed.isoformat() if changed else "-", str(n), request.get_full_path(),
-                     "hx" if is_htmx(request) else "page", get_language() or "", str(user)])
+def cacheable(request):
+    """Anonymous GETs only: pages for logged-in users (who may see staff actions) are validated, not cached."""
+    return request.method == "GET" and not _has_session(request)
+
+
+def page_variant(request):
+    """A digest of everything that changes the bytes of a catalogue page: the catalogue stamp, the
+    URL with its query, htmx partial or full page, the language and the logged-in user."""
+    if not hasattr(request, "_page_variant"):
+        changed, n = catalogue_stamp(request)
+        user = request.user.pk if _has_session(request) and request.user.is_authenticated else ""
+        text = "|".join([changed.isoformat() if changed else "-", str(n), request.get_full_path(),
+                         "hx" if is_htmx(request) else "page", get_language_from_request(request), str(user)])
+        request._page_variant = hashlib.sha256(text.encode()).hexdigest()
+    return request._page_variant
 
 
 def _etag(request, *args, **kwargs):
-    return hashlib.sha256(_variant(request).encode()).hexdigest()[:32]
+    return page_variant(request)[:32]
 
 
 def _last_modified(request, *args, **kwargs):
@@ -55,15 +105,16 @@ def _last_modified(request, *args, **kwargs):
 
 
 def catalogue_page(view):
-    """ETag + Last-Modified from the catalogue stamp (304 on a match), and the rendered page cached
-    under a key that contains the stamp, so the next import makes every cached page stale.
-    Pages for logged-in users (who may see staff actions) are not cached, only validated."""
+    """ETag + Last-Modified from the catalogue stamp (304 on a match), and the rendered page kept in
+    the shared cache under a key that contains the stamp, so the next import makes every cached page
+    stale. `CataloguePageMiddleware` keeps the finished responses in each process as well."""
 
     @wraps(view)
     def cached(request, *args, **kwargs):
-        if _has_session(request) or request.method != "GET":
+        if not cacheable(request):
             return view(request, *args, **kwargs)
-        key = "page:" + hashlib.sha256(_variant(request).encode()).hexdigest()
+        key = "page:" + page_variant(request)
+        request._page_cache_key = key  # tells the middleware this response may be kept
         hit = cache.get(key)
         if hit is not None:
             content, content_type = hit
@@ -80,6 +131,36 @@ def catalogue_page(view):
         return response
 
     return wrapped
+
+
+class CataloguePageMiddleware:
+    """Answers repeated anonymous GETs of catalogue pages from this process's memory, before the rest
+    of the middleware stack and the URL resolver run (placed right after WhiteNoise, which does the
+    same for static files). Only responses that `catalogue_page` marked are kept, with every header
+    the full stack added except Set-Cookie; If-None-Match / If-Modified-Since still get their 304."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    SKIP = ("/api/", "/admin/", "/runs/", "/accounts/", "/i18n/", "/static/")
+
+    def __call__(self, request):
+        if not cacheable(request) or request.path_info.startswith(self.SKIP):
+            return self.get_response(request)
+        key = "page:" + page_variant(request)
+        hit = local_pages.get(key)
+        if hit is not None:
+            status, headers, content = hit
+            response = HttpResponse(content, status=status, headers=headers)
+            return get_conditional_response(request, etag=headers.get("ETag"),
+                                            last_modified=_last_modified(request) and
+                                            int(_last_modified(request).timestamp()), response=response)
+        response = self.get_response(request)
+        if (getattr(request, "_page_cache_key", None) == key and response.status_code == 200
+                and not response.streaming):
+            headers = {k: v for k, v in response.items() if k.lower() != "set-cookie"}
+            local_pages.set(key, (response.status_code, headers, response.content))
+        return response
 
 
 # --- Querysets -----------------------------------------------------------------------------
