@@ -278,7 +278,7 @@ def test_list_query_count_does_not_grow_with_page_size(client):
             body = get(client, f"{API}/results/", page_size=size, engine="mysql", min_tps=0, ordering="-tps")
         assert len(body["results"]) == min(size, body["count"])
         counts[size] = len(ctx.captured_queries)
-    assert counts[5] == counts[500] <= 4, counts
+    assert counts[5] == counts[500] <= 8, counts  # 1 check per slug filter, count, page, 4 prefetches
     for name in LIST_ENDPOINTS[:-1]:
         small, large = [], []
         for size, bucket in ((1, small), (500, large)):

@@ -1,6 +1,8 @@
 """Read-only serializers of the catalogue. Every number carries its unit in the schema (from
 whitepaper.metrics.METRICS); metrics come both as JSON numbers and as printed by the document."""
 
+from urllib.parse import quote, urlencode
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -12,10 +14,37 @@ from ..models import (Document, Engine, EngineVersion, Flavor, InstanceFamily, M
 from ..filters import NOT_STATED
 
 
-def _results_url(request, **params):
-    from urllib.parse import urlencode
+def cached_reverse(view_name, kwargs=None, request=None):
+    """reverse() once per view name and request, then fill the keys in: a page of 500 results has
+    thousands of links, and Django's reverse() is the most expensive part of building them."""
+    if request is None:
+        return reverse(view_name, kwargs=kwargs)
+    kwargs = kwargs or {}
+    templates = request.__dict__.setdefault("_link_templates", {})
+    key = (view_name, tuple(kwargs))
+    template = templates.get(key)
+    if template is None:
+        template = templates[key] = reverse(view_name, kwargs={k: f"~{k}~" for k in kwargs}, request=request)
+    for name, value in kwargs.items():
+        template = template.replace(f"~{name}~", quote(str(value), safe=URL_SAFE), 1)
+    return template
 
-    return reverse("result-list", request=request) + "?" + urlencode(params)
+
+URL_SAFE = "!$&'()*+,;=:@~"  # what Django's reverse() leaves unquoted in a path segment
+
+
+def _results_url(request, **params):
+    return cached_reverse("result-list", request=request) + "?" + urlencode(params)
+
+
+class LinkField(serializers.HyperlinkedRelatedField):
+    def get_url(self, obj, view_name, request, format):
+        return cached_reverse(view_name, {self.lookup_url_kwarg: getattr(obj, self.lookup_field)}, request)
+
+
+class IdentityLinkField(serializers.HyperlinkedIdentityField):
+    def get_url(self, obj, view_name, request, format):
+        return cached_reverse(view_name, {self.lookup_url_kwarg: getattr(obj, self.lookup_field)}, request)
 
 
 # --- Links to objects whose URL needs two keys ---------------------------------------------------
@@ -35,7 +64,7 @@ class TwoKeyLinkField(serializers.HyperlinkedRelatedField):
         return False
 
     def get_url(self, obj, view_name, request, format):
-        return reverse(view_name, kwargs=self.url_kwargs(obj), request=request, format=format)
+        return cached_reverse(view_name, self.url_kwargs(obj), request)
 
 
 @extend_schema_field(OpenApiTypes.URI)
@@ -57,7 +86,7 @@ class FamilyLinkField(TwoKeyLinkField):
 # --- Vocabulary ----------------------------------------------------------------------------------
 
 class VendorSerializer(serializers.HyperlinkedModelSerializer):
-    url = serializers.HyperlinkedIdentityField(view_name="vendor-detail", lookup_field="slug")
+    url = IdentityLinkField(view_name="vendor-detail", lookup_field="slug")
     documents = serializers.SerializerMethodField(help_text="Documents of this vendor (API list URL).")
     results = serializers.SerializerMethodField(help_text="Published results of this vendor (API list URL).")
 
@@ -67,7 +96,7 @@ class VendorSerializer(serializers.HyperlinkedModelSerializer):
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_documents(self, obj):
-        return reverse("document-list", request=self.context.get("request")) + f"?vendor={obj.slug}"
+        return cached_reverse("document-list", request=self.context.get("request")) + f"?vendor={obj.slug}"
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_results(self, obj):
@@ -83,7 +112,7 @@ class VersionSummarySerializer(serializers.ModelSerializer):
 
 
 class EngineSerializer(serializers.ModelSerializer):
-    url = serializers.HyperlinkedIdentityField(view_name="engine-detail", lookup_field="slug")
+    url = IdentityLinkField(view_name="engine-detail", lookup_field="slug")
     versions = VersionSummarySerializer(many=True, read_only=True)
     results = serializers.SerializerMethodField(help_text="Published results of this engine (API list URL).")
 
@@ -98,7 +127,7 @@ class EngineSerializer(serializers.ModelSerializer):
 
 class EngineVersionSerializer(serializers.ModelSerializer):
     url = VersionLinkField(source="*")
-    engine = serializers.HyperlinkedRelatedField(view_name="engine-detail", lookup_field="slug", read_only=True)
+    engine = LinkField(view_name="engine-detail", lookup_field="slug", read_only=True)
     engine_slug = serializers.CharField(source="engine.slug", read_only=True)
     version = serializers.CharField(read_only=True, help_text="As the document names it; empty when not stated "
                                     "(the URL and the `version` filter use '-').")
@@ -115,7 +144,7 @@ class EngineVersionSerializer(serializers.ModelSerializer):
 
 class FamilySerializer(serializers.ModelSerializer):
     url = FamilyLinkField(source="*")
-    vendor = serializers.HyperlinkedRelatedField(view_name="vendor-detail", lookup_field="slug", read_only=True)
+    vendor = LinkField(view_name="vendor-detail", lookup_field="slug", read_only=True)
     vendor_slug = serializers.CharField(source="vendor.slug", read_only=True)
     results = serializers.SerializerMethodField(help_text="Published results on this family (API list URL).")
 
@@ -129,8 +158,8 @@ class FamilySerializer(serializers.ModelSerializer):
 
 
 class FlavorSerializer(serializers.ModelSerializer):
-    url = serializers.HyperlinkedIdentityField(view_name="flavor-detail")
-    vendor = serializers.HyperlinkedRelatedField(view_name="vendor-detail", lookup_field="slug", read_only=True)
+    url = IdentityLinkField(view_name="flavor-detail")
+    vendor = LinkField(view_name="vendor-detail", lookup_field="slug", read_only=True)
     family = FamilyLinkField(allow_null=True)
     family_slug = serializers.CharField(source="family.slug", read_only=True, allow_null=True, default=None)
     vcpus = serializers.IntegerField(read_only=True, help_text="vCPUs (cores).")
@@ -164,8 +193,8 @@ class TableSerializer(serializers.ModelSerializer):
 
 
 class MethodologySerializer(serializers.ModelSerializer):
-    url = serializers.HyperlinkedIdentityField(view_name="methodology-detail", lookup_field="slug")
-    document = serializers.HyperlinkedRelatedField(view_name="document-detail", lookup_field="slug", read_only=True)
+    url = IdentityLinkField(view_name="methodology-detail", lookup_field="slug")
+    document = LinkField(view_name="document-detail", lookup_field="slug", read_only=True)
     tables = serializers.IntegerField(read_only=True, allow_null=True, help_text="Number of tables in the test database.")
     rows_per_table = serializers.IntegerField(read_only=True, allow_null=True, help_text="Rows per test table.")
     threads = serializers.IntegerField(read_only=True, allow_null=True, help_text="Client threads (connections).")
@@ -190,11 +219,11 @@ class MethodologySerializer(serializers.ModelSerializer):
 
 
 class DocumentSerializer(serializers.ModelSerializer):
-    url = serializers.HyperlinkedIdentityField(view_name="document-detail", lookup_field="slug")
-    vendor = serializers.HyperlinkedRelatedField(view_name="vendor-detail", lookup_field="slug", read_only=True)
+    url = IdentityLinkField(view_name="document-detail", lookup_field="slug")
+    vendor = LinkField(view_name="vendor-detail", lookup_field="slug", read_only=True)
     vendor_slug = serializers.CharField(source="vendor.slug", read_only=True)
     published = serializers.DateField(read_only=True, help_text="Publication date printed on the document (YYYY-MM-DD).")
-    methodologies = serializers.HyperlinkedRelatedField(view_name="methodology-detail", lookup_field="slug",
+    methodologies = LinkField(view_name="methodology-detail", lookup_field="slug",
                                                         many=True, read_only=True)
     tables = TableSerializer(many=True, read_only=True)
     html_url = serializers.SerializerMethodField(help_text="The document's page.")
@@ -245,7 +274,7 @@ class PrintedSerializer(serializers.Serializer):
 
 
 class DocumentSummarySerializer(serializers.ModelSerializer):
-    url = serializers.HyperlinkedIdentityField(view_name="document-detail", lookup_field="slug")
+    url = IdentityLinkField(view_name="document-detail", lookup_field="slug")
     vendor = serializers.CharField(source="vendor.slug", read_only=True, help_text="Vendor slug.")
     published = serializers.DateField(read_only=True, help_text="Publication date (YYYY-MM-DD).")
 
@@ -255,7 +284,7 @@ class DocumentSummarySerializer(serializers.ModelSerializer):
 
 
 class MethodologySummarySerializer(serializers.ModelSerializer):
-    url = serializers.HyperlinkedIdentityField(view_name="methodology-detail", lookup_field="slug")
+    url = IdentityLinkField(view_name="methodology-detail", lookup_field="slug")
     statements_per_transaction = serializers.IntegerField(
         read_only=True, allow_null=True, help_text="Statements one transaction counts for in QPS.")
 
@@ -287,7 +316,7 @@ class FlavorSummarySerializer(FlavorSerializer):
 class ResultSerializer(serializers.ModelSerializer):
     """One published row, with where it comes from (document, table, section, methodology)."""
 
-    url = serializers.HyperlinkedIdentityField(view_name="result-detail", help_text="This result in the API.")
+    url = IdentityLinkField(view_name="result-detail", help_text="This result in the API.")
     id = serializers.IntegerField(read_only=True, help_text="Stable id of this result.")
     vendor = serializers.CharField(source="table.document.vendor.slug", read_only=True, help_text="Vendor slug.")
     engine = serializers.CharField(source="engine_version.engine.slug", read_only=True, help_text="Engine slug.")
