@@ -287,3 +287,13 @@ def test_cached_page_is_served_without_rendering_and_invalidated_by_an_import(cl
     assert "198.76" in after.content.decode() and "198.76" not in before.content.decode()
     assert after["ETag"] != before["ETag"]
     assert client.get(url, HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 200
+
+
+def test_staff_see_the_row_actions_slot_and_never_a_cached_anonymous_page(client, django_user_model):
+    url = f"/documents/{MYSQL_2025}/"
+    anonymous = client.get(url).content.decode()
+    assert client.get(url).content.decode() == anonymous  # cached
+    assert "staff-actions" not in anonymous
+    client.force_login(django_user_model.objects.create_user("staff", is_staff=True))
+    staff = client.get(url).content.decode()
+    assert 'class="staff-actions"' in staff and "Log out" in staff

@@ -93,7 +93,8 @@ def build_chart(chart_id, title, labelled_groups):
         pts = sorted((point(r) for r in rs), key=lambda p: (p["x"], p["memory_gb"]))
         series.append({"label": label, "points": pts})
     metrics = available_metrics(all_results)
-    chart = {"id": chart_id, "data_id": f"{chart_id}-data", "title": title, "metrics": metrics, "series": series}
+    chart = {"id": chart_id, "data_id": f"{chart_id}-data", "title": title, "x_label": _("vCPUs"),
+             "per_core_label": _("per vCPU"), "metrics": metrics, "series": series}
     chart["summary"] = summary(chart)
     return chart
 

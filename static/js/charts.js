@@ -27,7 +27,7 @@
 
   function metricLabel(spec, metric, perCore) {
     const m = spec.metrics.find(function (m) { return m.name === metric; });
-    return (m ? m.label : metric) + (perCore ? " / vCPU" : "");
+    return (m ? m.label : metric) + (perCore ? " " + spec.per_core_label : "");
   }
 
   function draw(figure) {
@@ -45,13 +45,13 @@
         parsing: false, responsive: true, maintainAspectRatio: false, animation: false,
         interaction: {mode: "nearest", intersect: false},
         scales: {
-          x: {type: "linear", title: {display: true, text: "vCPUs"}, beginAtZero: true},
+          x: {type: "linear", title: {display: true, text: spec.x_label}, beginAtZero: true},
           y: {beginAtZero: true, title: {display: true, text: metricLabel(spec, state.metric, false)}},
         },
         plugins: {
           tooltip: {callbacks: {label: function (ctx) {
             const raw = ctx.raw;
-            return ctx.dataset.label + ": " + raw.y.toLocaleString() + " @ " + raw.x + " vCPU / " + raw.memory_gb + " GB" +
+            return ctx.dataset.label + ": " + raw.y.toLocaleString() + " @ " + raw.x + " " + spec.x_label + " / " + raw.memory_gb + " GB" +
               (raw.flavor ? " (" + raw.flavor + ")" : "");
           }}},
         },
