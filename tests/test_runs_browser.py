@@ -1,0 +1,51 @@
+"""One run from the browser: headless Chromium, the live server, a real Celery worker and sysbench
+against MariaDB. Create the run with the form, watch samples arrive on the chart, see it succeed."""
+
+import os
+
+import pytest
+from django.test import Client
+
+from runs.models import Run, RunState
+
+from .runs_support import (  # noqa: F401 - fixtures
+    PASSWORD, bench_users, committed, make_targets, make_user, restore_catalogue, worker,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(scope="module")
+def allow_async_orm():
+    # Playwright's sync API runs an event loop in this thread; the ORM calls here stay synchronous.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    yield
+    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+def test_create_a_run_watch_samples_arrive_and_see_it_succeed(allow_async_orm, committed, worker, live_server, page):
+    targets = make_targets()
+    staff = make_user("runs-browser", staff=True)
+    client = Client()
+    client.force_login(staff)
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+
+    page.goto(f"{live_server.url}/runs/new/")
+    page.select_option("#id_target", str(targets["mysql"].pk))
+    # Picking the target reloads the profile list (htmx) with the profiles of its engine only.
+    page.wait_for_function("() => [...document.querySelectorAll('#id_profile option')].every(o => !o.text.includes('pgbench'))")
+    page.select_option("#id_profile", label="sysbench OLTP read-write, MySQL (Huawei whitepaper) — quick")
+    page.fill("#id_duration_s", "4")
+    page.click("#launch")
+    page.wait_for_url(f"{live_server.url}/runs/*/")
+    run = Run.objects.get()
+    assert run.params["duration_s"] == 4 and run.requested_by == staff
+    # Samples arrive on the chart while the run is running.
+    page.wait_for_function("() => Number(document.getElementById('run-chart').dataset.samples || 0) > 0", timeout=60_000)
+    page.wait_for_function("() => document.getElementById('run-status').dataset.final === 'true'", timeout=60_000)
+    assert page.inner_text("#run-state") == "succeeded"
+    run.refresh_from_db()
+    assert run.state == RunState.SUCCEEDED
+    page.wait_for_function(f"() => Number(document.getElementById('run-chart').dataset.samples) === {run.samples.count()}")
+    assert page.inner_text("#summary-tps") == f"{run.summary['tps']:.2f}"
+    assert PASSWORD not in page.content()
