@@ -5,7 +5,6 @@ series has one point per result, x = vCPUs. The text summary says the same in wo
 readers and print; the page also shows the numbers as a table.
 """
 
-from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.utils.translation import gettext as _
@@ -29,12 +28,6 @@ def family_label(family):
     if family is None:
         return ""
     return f"{family.name} {family.name_zh}".strip()
-
-
-@dataclass
-class Series:
-    label: str
-    points: list = field(default_factory=list)
 
 
 def series_key(result):
