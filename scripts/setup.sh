@@ -16,6 +16,7 @@ command -v pgbench >/dev/null || need_apt+=(postgresql-client)
 command -v chromium >/dev/null || need_apt+=(chromium)
 command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
 command -v wrk >/dev/null || need_apt+=(wrk)
+[ -d /usr/share/fonts/truetype/wqy ] || need_apt+=(fonts-wqy-zenhei)  # CJK glyphs for browser tests and screenshots
 command -v npm >/dev/null || need_apt+=(npm)
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "installing ${need_apt[*]}"

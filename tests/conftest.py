@@ -1,12 +1,9 @@
-"""Tests run on the machine's PostgreSQL (a throwaway test database) unless TEST_DATABASE_URL says otherwise."""
+"""Shared fixtures. Database and Redis come from tests/settings.py (PostgreSQL, a throwaway test database)."""
 
 import os
 
-os.environ.setdefault("DATABASE_URL", os.environ.get("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash"))
-os.environ.setdefault("REDIS_URL", os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15"))
-
-import pytest  # noqa: E402
-from django.core.management import call_command  # noqa: E402
+import pytest
+from django.core.management import call_command
 
 
 @pytest.fixture(scope="session")

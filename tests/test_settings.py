@@ -6,14 +6,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_production_settings_pass_check_deploy_without_warnings():
+def test_production_settings_pass_check_deploy_without_warnings(db):
+    from django.db import connection
+
+    database = connection.settings_dict
     env = {
         "PATH": os.environ["PATH"],
         "DJANGO_PRODUCTION": "1",
         "SECRET_KEY": "x" * 20 + "a-long-random-production-secret-key-for-the-check-0123456789",
         "ALLOWED_HOSTS": "perf.example.com",
         "FIELD_ENCRYPTION_KEY": "0" * 43 + "=",
-        "DATABASE_URL": os.environ["DATABASE_URL"],
+        "DATABASE_URL": f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}",
         "REDIS_URL": os.environ["REDIS_URL"],
     }
     proc = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

@@ -1,0 +1,10 @@
+"""Test settings: the machine's PostgreSQL and Redis unless TEST_DATABASE_URL / TEST_REDIS_URL say otherwise.
+
+Set here (not in conftest.py) because pytest-django configures Django before conftest modules load."""
+
+import os
+
+os.environ["DATABASE_URL"] = os.environ.get("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash")
+os.environ["REDIS_URL"] = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+from config.settings import *  # noqa: E402,F401,F403
