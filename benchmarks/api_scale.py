@@ -1,0 +1,265 @@
+"""API latency at 1,000 and 1,000,000 published results (PostgreSQL).
+
+    .venv/bin/python benchmarks/api_scale.py [--rows 1000 1000000] [--requests 400]
+
+For each size, creates (drops first) the database perfdash_bench_api_<rows> (BENCH_DATABASE_URL sets
+the prefix), migrates it and generates a catalogue of that many results with the same shape
+(documents of 50 tables x 8 flavour sizes, 3 vendors, 14 engine versions, 15 families, 3 memory
+ratios) server-side with INSERT ... SELECT over generate_series (fast on 2 cores), then VACUUM ANALYZE.
+It then times, in process through the whole Django stack (middleware, DRF, serialization; the Django
+test client, no network), requests of each kind over parameters sampled from the data (every one
+answers 200, or 300 for an ambiguous spec), switching between the databases every round so that
+load from other processes on the machine falls on both sizes alike:
+
+  filtered list  /api/v1/results/?engine=E&version=V&min_vcpus=8&ordering=-tps&page_size=20
+  spec lookup    /api/v1/spec/?engine=E&version=V&family=F&vcpus=C&memory_gb=M&vendor=X
+  broad list     /api/v1/results/?engine=E&min_tps=T&ordering=-tps  (informational: counts ~1/4 of all rows)
+
+and prints p50/p99 per size. Targets: p99 < 100 ms at 1,000,000 rows; 1M p50 within 1.5x of the 1k p50.
+"""
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+BENCH_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash_bench_api")
+os.environ["DATABASE_URL"] = BENCH_URL + "_1000"  # switched per size by use_database()
+os.environ.pop("REDIS_URL", None)  # local-memory cache: measure the API, not Redis
+os.environ.setdefault("API_ANON_RATE", "100000000/minute")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DEBUG", "0")
+os.environ.setdefault("LOG_LEVEL", "ERROR")
+
+import psycopg  # noqa: E402
+
+TABLES_PER_DOCUMENT = 50
+SIZES = [1, 2, 4, 8, 16, 32, 64, 96]
+RATIOS = [2, 4, 8]
+VENDORS = [("huawei", "Huawei Cloud"), ("alibaba", "Alibaba Cloud"), ("internal", "Internal measurements")]
+FAMILIES = ["general", "dedicated", "general-enhanced", "kunpeng-general-enhanced", "memory"]
+VERSIONS = [("mysql", "5.6"), ("mysql", "5.7"), ("mysql", "8.0"), ("postgresql", "9.6"), ("postgresql", "12"),
+            ("postgresql", "13"), ("postgresql", "14"), ("postgresql", "15"), ("postgresql", "16"),
+            ("sqlserver", "2014"), ("sqlserver", "2016"), ("sqlserver", "2019"), ("ppas", "10"), ("ppas", "11")]
+
+
+def database_url(rows):
+    return f"{BENCH_URL}_{rows}"
+
+
+def create_database(rows):
+    name = database_url(rows).rsplit("/", 1)[1]
+    admin = BENCH_URL.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def use_database(rows):
+    """Point Django's default connection at the database of this size."""
+    from django.db import connection
+
+    connection.close()
+    connection.settings_dict["NAME"] = database_url(rows).rsplit("/", 1)[1]
+
+
+def setup_django():
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+
+
+def migrate():
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def vocabulary():
+    """Vendors, engines, versions, families and the 360 flavours, through the ORM (small)."""
+    from whitepaper.models import Engine, EngineVersion, Flavor, InstanceFamily, Vendor
+
+    for slug, name in VENDORS:
+        vendor = Vendor.objects.create(slug=slug, name=name)
+        for family_slug in FAMILIES:
+            family = InstanceFamily.objects.create(vendor=vendor, slug=family_slug, name=family_slug.title())
+            Flavor.objects.bulk_create(
+                Flavor(vendor=vendor, family=family, vcpus=c, memory_gb=c * r, memory_ratio=f"1:{r}")
+                for r in RATIOS for c in SIZES)
+    for engine_slug in dict(VERSIONS):
+        Engine.objects.create(slug=engine_slug, name=engine_slug)
+    for engine_slug, version in VERSIONS:
+        EngineVersion.objects.create(engine=Engine.objects.get(slug=engine_slug), version=version)
+
+
+GENERATE_SQL = """
+-- documents, one methodology each
+INSERT INTO whitepaper_document (slug, vendor_id, title, title_en, edition, published, language, source_file, notes, changed_at)
+SELECT 'bench-' || d, (SELECT id FROM whitepaper_vendor ORDER BY id OFFSET (d %% 3) LIMIT 1),
+       'Benchmark document ' || d, '', '01', DATE '2012-01-01' + ((d * 37) %% 5000), 'zh-hans', '', '', now()
+FROM generate_series(1, %(documents)s) AS d;
+
+INSERT INTO whitepaper_methodology (slug, document_id, name, tool, tool_version, workload, client, parameters, description)
+SELECT 'm-' || doc.slug, doc.id, 'sysbench OLTP read-write', 'sysbench', '1.0.18', 'oltp', '', '{}'::jsonb, ''
+FROM whitepaper_document doc;
+
+-- tables: a random engine version, family (of the document's vendor) and memory ratio each
+CREATE TEMP TABLE bench_table AS
+SELECT t, ((t - 1) / %(per_document)s) + 1 AS d, ((t - 1) %% %(per_document)s) + 1 AS position,
+       abs(hashtext('v' || t)) %% %(versions)s AS v, abs(hashtext('f' || t)) %% %(families)s AS f,
+       abs(hashtext('r' || t)) %% %(ratios)s AS r
+FROM generate_series(1, %(tables)s) AS t;
+
+INSERT INTO whitepaper_resulttable (document_id, position, label, label_printed, section, methodology_id, columns, notes)
+SELECT doc.id, bt.position, 'Table ' || bt.position, true, '1.' || bt.position, m.id,
+       '["vcpus", "memory_gb", "max_connections", "tps", "qps"]'::jsonb, ''
+FROM bench_table bt JOIN whitepaper_document doc ON doc.slug = 'bench-' || bt.d
+JOIN whitepaper_methodology m ON m.document_id = doc.id;
+
+CREATE TEMP TABLE bench_version AS
+SELECT (row_number() OVER (ORDER BY id)) - 1 AS v, id FROM whitepaper_engineversion;
+CREATE TEMP TABLE bench_flavor AS
+SELECT fl.id, fl.vendor_id, fam.slug AS family, fl.vcpus, fl.memory_gb, fl.memory_ratio FROM whitepaper_flavor fl
+JOIN whitepaper_instancefamily fam ON fam.id = fl.family_id;
+
+-- results: 8 sizes per table, TPS growing with cores, QPS = 20 x TPS
+INSERT INTO whitepaper_publishedresult (table_id, position, engine_version_id, flavor_id, deployment, edition,
+    iops_depends_on_disk, printed, max_connections, tps, qps)
+SELECT rt.id, s.i, bv.id, bf.id, '', '', true,
+       jsonb_build_object('tps', to_char(x.tps, 'FM999999990.00'), 'qps', to_char(x.tps * 20, 'FM9999999990.00'),
+                          'max_connections', (bf.memory_gb * 250)::text),
+       bf.memory_gb * 250, x.tps, x.tps * 20
+FROM bench_table bt
+JOIN whitepaper_document doc ON doc.slug = 'bench-' || bt.d
+JOIN whitepaper_resulttable rt ON rt.document_id = doc.id AND rt.position = bt.position
+JOIN bench_version bv ON bv.v = bt.v
+CROSS JOIN LATERAL (SELECT i, (ARRAY[%(sizes)s])[i] AS vcpus FROM generate_series(1, %(n_sizes)s) AS i) s
+JOIN bench_flavor bf ON bf.vendor_id = doc.vendor_id AND bf.family = (ARRAY[%(family_names)s])[bt.f + 1]
+     AND bf.vcpus = s.vcpus AND bf.memory_ratio = '1:' || (ARRAY[%(ratio_values)s])[bt.r + 1]
+CROSS JOIN LATERAL (SELECT round((150 * power(s.vcpus, 0.85) * (0.8 + (abs(hashtext('x' || rt.id || '-' || s.i)) %% 400) / 1000.0))::numeric, 2) AS tps) x;
+"""
+
+
+def generate(rows):
+    from django.db import connection
+
+    tables = rows // len(SIZES)
+    params = {
+        "documents": -(-tables // TABLES_PER_DOCUMENT), "per_document": TABLES_PER_DOCUMENT, "tables": tables,
+        "versions": len(VERSIONS), "families": len(FAMILIES), "ratios": len(RATIOS), "n_sizes": len(SIZES),
+    }
+    sql = GENERATE_SQL % {**params, "sizes": ", ".join(map(str, SIZES)),
+                          "family_names": ", ".join(f"'{f}'" for f in FAMILIES),
+                          "ratio_values": ", ".join(map(str, RATIOS))}
+    with connection.cursor() as cursor:
+        for statement in [s for s in sql.split(";\n") if s.strip()]:
+            cursor.execute(statement)
+        cursor.execute("DROP TABLE bench_table, bench_version, bench_flavor")
+    connection.close()
+    with psycopg.connect(database_url(rows), autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def queries(kind, n):
+    """n request URLs of one kind, parameters sampled (fixed seed) from what the database holds."""
+    from whitepaper.models import PublishedResult
+
+    rng = random.Random(42)
+    if kind == "spec lookup":
+        combos = list(PublishedResult.objects.order_by().values_list(
+            "engine_version__engine__slug", "engine_version__version", "flavor__family__slug", "flavor__vcpus",
+            "flavor__memory_gb", "table__document__vendor__slug").distinct())
+        return [f"/api/v1/spec/?engine={e}&version={v}&family={f}&vcpus={c}&memory_gb={m}&vendor={x}"
+                for e, v, f, c, m, x in (rng.choice(combos) for _ in range(n))]
+    combos = list(PublishedResult.objects.order_by().values_list(
+        "engine_version__engine__slug", "engine_version__version", "flavor__family__slug").distinct())
+    if kind == "filtered list":  # a full page of 20 at every size (~45 matches at 1k, ~45,000 at 1M)
+        return [f"/api/v1/results/?engine={e}&version={v}&min_vcpus=8&ordering=-tps&page_size=20"
+                for e, v, _ in (rng.choice(combos) for _ in range(n))]
+    engines = sorted({e for e, _, _ in combos})
+    return [f"/api/v1/results/?engine={rng.choice(engines)}&min_tps={rng.choice([500, 1000, 2000])}&ordering=-tps"
+            for _ in range(n)]
+
+
+KINDS = ("filtered list", "spec lookup", "broad list")
+
+
+def measure(sizes, n_requests, rounds):
+    from django.test import Client
+
+    client = Client()
+    urls, timings, statuses = {}, {}, {}
+    for rows in sizes:
+        use_database(rows)
+        for kind in KINDS:
+            urls[rows, kind] = queries(kind, n_requests)
+            for url in urls[rows, kind][:20]:  # warm-up: plans, caches, buffers
+                client.get(url)
+            timings[rows, kind], statuses[rows, kind] = [], {}
+    per_round = n_requests // rounds
+    for r in range(rounds):
+        for rows in sizes:
+            use_database(rows)
+            for kind in KINDS:
+                for url in urls[rows, kind][r * per_round:(r + 1) * per_round]:
+                    start = time.perf_counter()
+                    response = client.get(url)
+                    timings[rows, kind].append((time.perf_counter() - start) * 1000)
+                    bucket = statuses[rows, kind]
+                    bucket[response.status_code] = bucket.get(response.status_code, 0) + 1
+    return {key: (percentile(t, 50), percentile(t, 99), statistics.mean(t), statuses[key]) for key, t in timings.items()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[1_000, 1_000_000])
+    parser.add_argument("--requests", type=int, default=400, help="requests per kind and size")
+    parser.add_argument("--rounds", type=int, default=8)
+    args = parser.parse_args()
+    sizes = sorted(args.rows)
+
+    setup_django()
+    from whitepaper.models import PublishedResult
+
+    for rows in sizes:
+        create_database(rows)
+        use_database(rows)
+        migrate()
+        vocabulary()
+        start = time.perf_counter()
+        generate(rows)
+        use_database(rows)
+        print(f"{database_url(rows).rsplit('/', 1)[1]}: generated {PublishedResult.objects.count():,} results "
+              f"in {time.perf_counter() - start:.1f} s", flush=True)
+
+    results = measure(sizes, args.requests, args.rounds)
+    print(f"\n{args.requests} requests per kind and size, in {args.rounds} alternating rounds (ms)")
+    for rows in sizes:
+        for kind in KINDS:
+            p50, p99, mean, status = results[rows, kind]
+            print(f"  {rows:>9,} rows  {kind:<14} p50 {p50:6.1f}  p99 {p99:6.1f}  mean {mean:6.1f}  statuses {status}")
+
+    small, large = sizes[0], sizes[-1]
+    if small != large:
+        print("\nverdict (targets: p99 < 100 ms at the largest size; its p50 within 1.5 x of the smallest's)")
+        for kind in KINDS:
+            p50_small, p50_large, p99_large = results[small, kind][0], results[large, kind][0], results[large, kind][1]
+            ratio = p50_large / p50_small
+            target = "  (informational)" if kind == "broad list" else (
+                f"  p99: {'PASS' if p99_large < 100 else 'FAIL'}  p50 ratio: {'PASS' if ratio <= 1.5 else 'FAIL'}")
+            print(f"  {kind:<14} p50 {p50_small:.1f} -> {p50_large:.1f} ms (x{ratio:.2f}), p99 {p99_large:.1f} ms{target}")
+
+
+if __name__ == "__main__":
+    main()
