@@ -286,3 +286,11 @@ def test_target_test_connection_reports_the_error_without_the_password(client, s
     response = client.post(f"/runs/targets/{t.pk}/test/", HTTP_HX_REQUEST="true")
     html = response.content.decode()
     assert response.status_code == 200 and "✘" in html and PASSWORD not in html and "<html" not in html
+
+
+def test_staff_see_reproduce_on_catalogue_rows_and_the_runs_link(client, staff):
+    result = PublishedResult.objects.select_related("table__document").first()
+    assert "?reproduce=" not in client.get(result.table.document.get_absolute_url()).content.decode()
+    client.force_login(staff)
+    html = client.get(result.table.document.get_absolute_url()).content.decode()
+    assert f'/runs/new/?reproduce={result.pk}"' in html and 'href="/runs/"' in html
