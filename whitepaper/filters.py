@@ -261,6 +261,20 @@ class ResultFilter(django_filters.FilterSet):
             if version:
                 versions = versions.filter(version="" if version == NOT_STATED else version)
             queryset = queryset.filter(engine_version_id__in=list(versions.values_list("id", flat=True)))
+        # Likewise the flavour's attributes (family, size, ratio, spec code) as literal flavour ids: counting
+        # is then an index-only scan of (engine_version, flavor), with no join, at a million rows.
+        flavor_filters = {name: data.pop(name) for name in list(data)
+                          if data[name] not in (None, "") and self.filters[name].field_name.startswith("flavor__")}
+        if flavor_filters:
+            flavors = Flavor.objects.all()
+            for name, value in flavor_filters.items():
+                flt = self.filters[name]
+                if name == "family" and value == NOT_STATED:
+                    flavors = flavors.filter(family__isnull=True)
+                else:
+                    field = flt.field_name.removeprefix("flavor__")
+                    flavors = flavors.filter(**{f"{field}__{flt.lookup_expr}": value})
+            queryset = queryset.filter(flavor_id__in=list(flavors.values_list("id", flat=True)))
         for name, value in data.items():
             queryset = self.filters[name].filter(queryset, value)
         return queryset
