@@ -41,7 +41,12 @@ def test_create_a_run_watch_samples_arrive_and_see_it_succeed(allow_async_orm, c
     run = Run.objects.get()
     assert run.params["duration_s"] == 4 and run.requested_by == staff
     # Samples arrive on the chart while the run is running.
-    page.wait_for_function("() => Number(document.getElementById('run-chart').dataset.samples || 0) > 0", timeout=60_000)
+    try:
+        page.wait_for_function("() => Number(document.getElementById('run-chart').dataset.samples || 0) > 0", timeout=60_000)
+    except Exception:
+        run.refresh_from_db()
+        raise AssertionError(f"no samples on the chart: run {run.state} {run.reason!r}, {run.samples.count()} samples, "
+                             f"page state {page.inner_text('#run-state')!r}; worker: {''.join(worker.output[-30:])}")
     page.wait_for_function("() => document.getElementById('run-status').dataset.final === 'true'", timeout=60_000)
     assert page.inner_text("#run-state") == "succeeded"
     run.refresh_from_db()

@@ -23,14 +23,14 @@ def recorded(name):
 
 def test_sysbench_plan_prepare_sweep_cleanup_and_no_password_in_argv():
     steps = sysbench.plan(MYSQL, SYSBENCH_PARAMS, "/tmp/w")
-    assert [s.phase for s in steps] == ["prepare", "run", "run", "cleanup"]
+    assert [s.phase for s in steps] == ["reset", "prepare", "run", "run", "cleanup"]
     assert [s.threads for s in steps if s.phase == "run"] == [8, 16]
-    run = steps[1].argv
+    run = steps[2].argv
     assert run[0] == "sysbench" and run[-2:] == ["oltp_read_write", "run"]
     for expected in ("--config-file=/tmp/w/sysbench.cfg", "--db-driver=mysql", "--tables=64", "--table-size=10000000",
                      "--threads=8", "--time=3600", "--report-interval=3", "--forced-shutdown=1", "--db-ps-mode=auto"):
         assert expected in run
-    assert steps[0].argv[-1] == "prepare" and steps[-1].argv[-1] == "cleanup"
+    assert steps[0].argv[-1] == "cleanup" and steps[1].argv[-1] == "prepare" and steps[-1].argv[-1] == "cleanup"
     files = sysbench.secret_files(MYSQL, SECRET)
     assert all(SECRET not in " ".join(s.argv) for s in steps)
     assert sysbench.secret_env(MYSQL, SECRET) == {}
