@@ -136,7 +136,12 @@ def stop_worker(proc, sig=signal.SIGTERM):
 
 
 def purge_queues():
+    """Empty the test queues, including messages a killed worker left unacknowledged."""
+    import redis
+
     from config.celery import app
+
+    redis.Redis.from_url(os.environ["REDIS_URL"]).delete("unacked", "unacked_index", "unacked_mutex")
 
     with app.connection_for_write() as conn:
         for queue in ("celery", "benchmarks", "kill-test"):
