@@ -68,7 +68,7 @@ def test_stable_slugs_in_urls(client):
     assert family["vendor_slug"] == "alibaba" and family["name_zh"] == "独享型"
 
 
-@pytest.mark.parametrize("url", [f"{API}/vendors/nobody/", f"{API}/versions/mysql/9.9/", f"{API}/families/huawei/x/",
+@pytest.mark.parametrize("url", [f"{API}/vendors/nobody/", f"{API}/vendors/a%00b/", f"{API}/families/a%00/b/", f"{API}/versions/mysql/9.9/", f"{API}/families/huawei/x/",
                                  f"{API}/results/999999999/", f"{API}/flavors/0/", f"{API}/methodologies/x/"])
 def test_unknown_object_is_a_json_404(client, url):
     assert "detail" in get(client, url, status=404)
@@ -242,7 +242,7 @@ def test_page_past_the_end_is_404(client):
     ({"vcpus": "1.5"}, "vcpus"), ({"vcpus": "-1"}, "vcpus"), ({"min_memory_gb": "9" * 40}, "min_memory_gb"),
     ({"max_connections": "lots"}, "max_connections"), ({"latest": "maybe"}, "latest"),
     ({"ordering": "name"}, "ordering"), ({"ordering": "-tps,password"}, "ordering"), ({"ordering": ","}, "ordering"),
-    ({"min_cpu": "4"}, "min_cpu"),
+    ({"min_cpu": "4"}, "min_cpu"), ({"document": "a\x00b"}, "document"), ({"engine": "x" * 5000}, "engine"),
 ])
 def test_bad_parameters_are_400_naming_the_parameter(client, params, bad):
     body = get(client, f"{API}/results/", status=400, **params)

@@ -9,7 +9,9 @@ small fixed budget so the whole run stays well under a minute."""
 import pytest
 import schemathesis
 from django.conf import settings as django_settings
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
@@ -22,10 +24,18 @@ EXAMPLES = {GenerationMode.POSITIVE: 15, GenerationMode.NEGATIVE: 8}
 
 
 @pytest.fixture
-def catalogue_schema(settings):
+def catalogue_schema(db, settings):
     # The fuzzer sends hundreds of anonymous requests: lift the anonymous throttle for this test only.
     settings.REST_FRAMEWORK = {**django_settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "100000/minute"}}
-    return schemathesis.openapi.from_wsgi(SCHEMA_URL, get_wsgi_application()).include(path_regex=CATALOGUE_PATH)
+    # The real WSGI handler closes "old" connections around each request, which inside the test's
+    # transaction means closing it; Django's own test client unhooks the same signal.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield schemathesis.openapi.from_wsgi(SCHEMA_URL, get_wsgi_application()).include(path_regex=CATALOGUE_PATH)
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
 
 
 def test_catalogue_api_conforms_to_its_schema(catalogue_schema):

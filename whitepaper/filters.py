@@ -48,6 +48,8 @@ class KnownValueField(forms.CharField):
         super().validate(value)
         if value in self.empty_values:
             return
+        if "\x00" in value:  # before the lookup: PostgreSQL rejects NUL in text
+            raise ValidationError(_("Null characters are not allowed."), code="null_characters_not_allowed")
         if not self.known(value):
             raise ValidationError(_("Unknown %(what)s %(value)r."), code="unknown",
                                   params={"what": self.what, "value": value})
@@ -260,7 +262,7 @@ class ResultFilter(django_filters.FilterSet):
                 versions = versions.filter(engine__slug=engine)
             if version:
                 versions = versions.filter(version="" if version == NOT_STATED else version)
-            queryset = queryset.filter(engine_version_id__in=list(versions.values_list("id", flat=True)))
+            queryset = queryset.filter(engine_version_id__in=list(versions.order_by().values_list("id", flat=True)))
         # Likewise the flavour's attributes (family, size, ratio, spec code) as literal flavour ids: counting
         # is then an index-only scan of (engine_version, flavor), with no join, at a million rows.
         flavor_filters = {name: data.pop(name) for name in list(data)
@@ -274,7 +276,7 @@ class ResultFilter(django_filters.FilterSet):
                 else:
                     field = flt.field_name.removeprefix("flavor__")
                     flavors = flavors.filter(**{f"{field}__{flt.lookup_expr}": value})
-            queryset = queryset.filter(flavor_id__in=list(flavors.values_list("id", flat=True)))
+            queryset = queryset.filter(flavor_id__in=list(flavors.order_by().values_list("id", flat=True)))
         for name, value in data.items():
             queryset = self.filters[name].filter(queryset, value)
         return queryset

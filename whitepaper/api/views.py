@@ -88,6 +88,8 @@ class StrictParamsMixin:
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        if any("\x00" in str(value) for value in kwargs.values()):
+            raise NotFound("No such object.")  # PostgreSQL rejects NUL in text: never look it up
         errors = self.parameter_errors(request)
         if errors:
             raise ValidationError(errors)
