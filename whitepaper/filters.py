@@ -11,7 +11,7 @@ from decimal import Decimal
 import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
-from django.db.models import OuterRef, Subquery
+from django.db.models import BooleanField, Expression, F, OuterRef, Subquery
 from django.utils.translation import gettext_lazy as _
 
 from .metrics import METRICS_BY_NAME
@@ -104,6 +104,30 @@ def _known_version(value):
 
 def _version_values():
     return [v or NOT_STATED for v in EngineVersion.objects.values_list("version", flat=True).distinct()]
+
+
+class InIdSubquery(Expression):
+    """`column IN (subquery)`, written `column = ANY(ARRAY(subquery))` on PostgreSQL: evaluated once
+    and matched in the index scan (an IN would become a join)."""
+
+    output_field = BooleanField()
+    conditional = True
+
+    def __init__(self, column, queryset):
+        super().__init__()
+        self.column, self.subquery = F(column), Subquery(queryset)
+
+    def get_source_expressions(self):
+        return [self.column, self.subquery]
+
+    def set_source_expressions(self, expressions):
+        self.column, self.subquery = expressions
+
+    def as_sql(self, compiler, connection):
+        column_sql, column_params = compiler.compile(self.column)
+        subquery_sql, subquery_params = compiler.compile(self.subquery)
+        template = "%s = ANY(ARRAY%s)" if connection.vendor == "postgresql" else "%s IN %s"
+        return template % (column_sql, subquery_sql), (*column_params, *subquery_params)
 
 
 # --- Numbers and booleans ------------------------------------------------------------------------
@@ -249,26 +273,41 @@ class ResultFilter(django_filters.FilterSet):
         model = PublishedResult
         fields = []
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # engine and version are validated against one small query, reused to filter by id.
+        self._engine_versions = None
+        self.filters["engine"].extra["known"] = lambda v: any(slug == v for slug, _, _ in self.engine_versions())
+        self.filters["version"].extra["known"] = lambda v: any(
+            pk is not None and name == ("" if v == NOT_STATED else v) for _, name, pk in self.engine_versions())
+        for name in ("engine", "version"):
+            self.filters[name].__dict__.pop("_field", None)
+
+    def engine_versions(self):
+        """(engine slug, version, version id) for every engine (version None for an engine without any)."""
+        if self._engine_versions is None:
+            self._engine_versions = list(Engine.objects.order_by().values_list("slug", "versions__version", "versions__id"))
+        return self._engine_versions
+
     def filter_queryset(self, queryset):
         if not self.form.is_valid():
             return queryset.none()
         data = dict(self.form.cleaned_data)
-        engine, version = data.pop("engine", None), data.pop("version", None)
+        engine, version = data.pop("engine", None) or None, data.pop("version", None) or None
         if engine or version:
-            # Engine versions as literal ids (one small query): the planner can then walk the
-            # (engine_version, tps) index in order and stop after a page, even at a million rows.
-            versions = EngineVersion.objects.all()
-            if engine:
-                versions = versions.filter(engine__slug=engine)
-            if version:
-                versions = versions.filter(version="" if version == NOT_STATED else version)
-            queryset = queryset.filter(engine_version_id__in=list(versions.order_by().values_list("id", flat=True)))
-        # Likewise the flavour's attributes (family, size, ratio, spec code) as literal flavour ids: counting
-        # is then an index-only scan of (engine_version, flavor), with no join, at a million rows.
+            # Engine versions as literal ids (from the pairs validation already loaded): the planner can
+            # then walk the (engine_version, tps) index in order and stop after a page at a million rows.
+            wanted = None if version is None else ("" if version == NOT_STATED else version)
+            ids = [pk for slug, name, pk in self.engine_versions()
+                   if pk is not None and (not engine or slug == engine) and (wanted is None or name == wanted)]
+            queryset = queryset.filter(engine_version_id__in=ids)
+        # The flavour's attributes (family, size, ratio, spec code) as one set of flavour ids, computed
+        # inside the query (PostgreSQL: = ANY(ARRAY(...))): counting is then an index-only scan of
+        # (engine_version, flavor), with no join, at a million rows.
         flavor_filters = {name: data.pop(name) for name in list(data)
                           if data[name] not in (None, "") and self.filters[name].field_name.startswith("flavor__")}
         if flavor_filters:
-            flavors = Flavor.objects.all()
+            flavors = Flavor.objects.order_by()
             for name, value in flavor_filters.items():
                 flt = self.filters[name]
                 if name == "family" and value == NOT_STATED:
@@ -276,7 +315,7 @@ class ResultFilter(django_filters.FilterSet):
                 else:
                     field = flt.field_name.removeprefix("flavor__")
                     flavors = flavors.filter(**{f"{field}__{flt.lookup_expr}": value})
-            queryset = queryset.filter(flavor_id__in=list(flavors.order_by().values_list("id", flat=True)))
+            queryset = queryset.filter(InIdSubquery("flavor_id", flavors.values("id")))
         for name, value in data.items():
             queryset = self.filters[name].filter(queryset, value)
         return queryset
