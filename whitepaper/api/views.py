@@ -72,6 +72,7 @@ class StrictParamsMixin:
         filterset_class = getattr(self, "filterset_class", None)
         if filterset_class is not None:
             filterset = filterset_class(request.query_params, queryset=self.get_queryset(), request=request)
+            filterset.literal_flavor_ids = True
             if not filterset.is_valid():
                 errors.update({name: [str(m) for m in messages] for name, messages in filterset.errors.items()})
             self.validated_filterset = filterset  # reused by ValidatedFilterBackend (no second validation)
@@ -429,6 +430,7 @@ class SpecLookupView(StrictParamsMixin, APIView):
         errors.update({name: ["This parameter is required."] for name in SPEC_REQUIRED if not params.get(name)})
         self.data = {name: params[name] for name in SPEC_REQUIRED + SPEC_OPTIONAL if params.get(name)}
         self.filterset = ResultFilter(self.data, queryset=result_queryset())
+        self.filterset.literal_flavor_ids = True
         if not self.filterset.is_valid():
             errors.update({name: [str(m) for m in messages] for name, messages in self.filterset.errors.items()})
         return errors
