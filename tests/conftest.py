@@ -22,6 +22,20 @@ def _clear_cache():
 
 
 @pytest.fixture(scope="session")
+def catalogue_server(django_db_setup, django_db_blocker):
+    """A live server over the session's committed catalogue, for read-only browser tests. (pytest-django's
+    `live_server` needs transactional tests, whose flush would empty the catalogue for later tests.)"""
+    from pytest_django.live_server_helper import LiveServer
+
+    with django_db_blocker.unblock():
+        live = LiveServer("localhost")
+        live._live_server_modified_settings.enable()
+        yield live.url
+        live._live_server_modified_settings.disable()
+        live.stop()
+
+
+@pytest.fixture(scope="session")
 def browser():
     """Debian's headless Chromium driven by Playwright (no browser download)."""
     from playwright.sync_api import sync_playwright

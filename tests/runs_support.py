@@ -55,14 +55,8 @@ def restore_catalogue(django_db_setup, django_db_blocker):
     """Transactional tests flush every table after each test: import the catalogue again afterwards,
     as the session did, for the modules that run later."""
     yield
-    unsafe = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's session loop may be running in this thread
-    try:
-        with django_db_blocker.unblock():
-            call_command("import_whitepapers", verbosity=0, stdout=open(os.devnull, "w"))
-    finally:
-        if unsafe is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    with django_db_blocker.unblock():
+        call_command("import_whitepapers", verbosity=0, stdout=open(os.devnull, "w"))
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ a page on another origin can read the API with fetch().
 Read-only, so the live server is started for the module without `transactional_db` (whose flush
 would empty the session's catalogue), as in test_browser_pages.py."""
 
-import os
 from urllib.parse import urlsplit
 
 import pytest
@@ -14,17 +13,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
 
 @pytest.fixture(scope="module")
-def server(django_db_setup, django_db_blocker):
-    from pytest_django.live_server_helper import LiveServer
-
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with django_db_blocker.unblock():
-        live = LiveServer("localhost")
-        live._live_server_modified_settings.enable()
-        yield live.url
-        live._live_server_modified_settings.disable()
-        live.stop()
-    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+def server(catalogue_server):
+    return catalogue_server
 
 
 def test_docs_page_renders_the_schema_with_swagger_ui(server, page):

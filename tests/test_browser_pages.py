@@ -22,18 +22,8 @@ SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 
 
 @pytest.fixture(scope="module")
-def server(django_db_setup, django_db_blocker):
-    from pytest_django.live_server_helper import LiveServer
-
-    # Playwright's sync API runs an event loop in this thread; the ORM reads below are still synchronous.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with django_db_blocker.unblock():
-        live = LiveServer("localhost")
-        live._live_server_modified_settings.enable()
-        yield live.url
-        live._live_server_modified_settings.disable()
-        live.stop()
-    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+def server(catalogue_server):
+    return catalogue_server
 
 
 def wait_for_charts(page):

@@ -1,7 +1,6 @@
 """One run from the browser: headless Chromium, the live server, a real Celery worker and sysbench
 against MariaDB. Create the run with the form, watch samples arrive on the chart, see it succeed."""
 
-import os
 
 import pytest
 from django.test import Client
@@ -15,15 +14,7 @@ from .runs_support import (  # noqa: F401 - fixtures
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture(scope="module")
-def allow_async_orm():
-    # Playwright's sync API runs an event loop in this thread; the ORM calls here stay synchronous.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    yield
-    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-
-
-def test_create_a_run_watch_samples_arrive_and_see_it_succeed(allow_async_orm, committed, worker, live_server, page):
+def test_create_a_run_watch_samples_arrive_and_see_it_succeed(committed, worker, live_server, page):
     targets = make_targets()
     staff = make_user("runs-browser", staff=True)
     client = Client()
