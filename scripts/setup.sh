@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-mkdir -p var/celery-broker var/celery-processed
+mkdir -p var/celery-broker var/celery-processed var/staticfiles
 
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
