@@ -6,17 +6,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_production_settings_pass_check_deploy_without_warnings(db):
-    from django.db import connection
-
-    database = connection.settings_dict
+def test_production_settings_pass_check_deploy_without_warnings():
+    """Run as a deployment would, before `migrate`: the check must not depend on the database's contents."""
     env = {
         "PATH": os.environ["PATH"],
         "DJANGO_PRODUCTION": "1",
         "SECRET_KEY": "x" * 20 + "a-long-random-production-secret-key-for-the-check-0123456789",
         "ALLOWED_HOSTS": "perf.example.com",
         "FIELD_ENCRYPTION_KEY": "0" * 43 + "=",
-        "DATABASE_URL": f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}",
+        "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/perfdash_not_migrated_yet",
         "REDIS_URL": os.environ["REDIS_URL"],
     }
     proc = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
@@ -30,3 +28,23 @@ def test_production_refuses_to_start_without_secret_key():
     proc = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert proc.returncode != 0
     assert "SECRET_KEY" in proc.stderr
+
+
+def test_embedded_default_sqlite_migrates_imports_and_exports_the_same_rows(tmp_path, db):
+    """With no configuration the dashboard runs on SQLite: the schema, the import and the export work
+    there too, and give the same CSV as PostgreSQL."""
+    import io
+
+    from django.core.management import call_command
+
+    env = {"PATH": os.environ["PATH"], "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    for command in (["migrate", "--noinput", "-v0"], ["import_whitepapers"]):
+        proc = subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = subprocess.run([sys.executable, "manage.py", "export_results"], cwd=ROOT, env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    on_postgresql = io.StringIO()
+    call_command("export_results", stdout=on_postgresql)
+    assert proc.stdout == on_postgresql.getvalue()
+    assert proc.stdout.count("\n") == 443

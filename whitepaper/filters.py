@@ -11,6 +11,7 @@ from decimal import Decimal
 import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
+from django.db import DatabaseError
 from django.db.models import BooleanField, Expression, F, OuterRef, Subquery
 from django.utils.translation import gettext_lazy as _
 
@@ -67,8 +68,12 @@ class KnownValueFilter(django_filters.CharFilter):
 
     @property
     def _spectacular_annotation(self):  # read by drf-spectacular when it builds the schema
-        return {"field": {"type": "string", "enum": sorted(set(self.values())),
-                          "description": str(self.extra.get("help_text") or self.label)}}
+        field = {"type": "string", "description": str(self.extra.get("help_text") or self.label)}
+        try:
+            field["enum"] = sorted(set(self.values()))
+        except DatabaseError:  # no catalogue tables yet (`manage.py check` before `migrate`): no enum
+            pass
+        return {"field": field}
 
 
 def _exists(queryset_factory):

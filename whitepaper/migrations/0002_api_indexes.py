@@ -2,6 +2,8 @@
 
 from django.db import migrations, models
 
+import whitepaper.models
+
 
 class Migration(migrations.Migration):
 
@@ -12,7 +14,7 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddIndex(
             model_name='publishedresult',
-            index=models.Index(models.F('engine_version'), models.OrderBy(models.F('tps'), descending=True, nulls_last=True), models.F('id'), name='result_version_tps_desc'),
+            index=whitepaper.models.NullsLastIndex(models.F('engine_version'), models.OrderBy(models.F('tps'), descending=True, nulls_last=True), models.F('id'), name='result_version_tps_desc'),
         ),
         migrations.AddIndex(
             model_name='publishedresult',
