@@ -177,15 +177,17 @@ def tool_processes(marker):
         if not entry.name.isdigit():
             continue
         try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            argv = [a for a in (entry / "cmdline").read_bytes().split(b"\0") if a]
         except OSError:
+            continue
+        if not argv:  # a zombie (exited, not yet reaped) has no command line left to check
             continue
         try:
             cwd = os.readlink(entry / "cwd")
         except OSError:
             cwd = ""
         if argv and (marker in cwd or any(marker.encode() in a for a in argv)) and int(entry.name) != os.getpid():
-            found.append((int(entry.name), [a.decode(errors="replace") for a in argv if a]))
+            found.append((int(entry.name), [a.decode(errors="replace") for a in argv]))
     return found
 
 

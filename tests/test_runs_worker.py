@@ -78,7 +78,12 @@ def test_sysbench_against_mariadb_through_the_api(worker, api, targets, client, 
     assert run.state == RunState.SUCCEEDED, run.reason
     samples = list(run.samples.all())
     assert len(samples) >= 2
-    assert all(s.threads == 2 and s.tps >= 0 and s.qps is not None and s.latency_p95_ms is not None for s in samples)
+    # sysbench's `thds:` counts threads still running: the last interval of a --forced-shutdown run can
+    # show fewer than asked for, never more.
+    odd = [(s.t, s.threads, s.tps, s.qps, s.latency_p95_ms) for s in samples
+           if not (s.threads <= 2 and s.tps >= 0 and s.qps is not None and s.latency_p95_ms is not None)]
+    assert not odd, odd
+    assert any(s.threads == 2 for s in samples)
     # The stored summary is the tool's own final report.
     assert run.summary["tps"] == final_report(run.log, r"^\s*transactions:\s+\d+\s+\(([\d.]+) per sec\.\)")
     assert run.summary["qps"] == final_report(run.log, r"^\s*queries:\s+\d+\s+\(([\d.]+) per sec\.\)")
