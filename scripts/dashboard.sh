@@ -13,10 +13,15 @@ $PY manage.py import_whitepapers
 $PY manage.py seed_profiles 2>/dev/null || true
 $PY manage.py ensure_admin
 
-cleanup() { [ -n "${WORKER_PID:-}" ] && kill "$WORKER_PID" 2>/dev/null || true; }
+cleanup() { kill ${WORKER_PIDS:-} 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
-.venv/bin/celery -A config worker -Q celery,benchmarks -c 1 --loglevel=INFO >var/worker.log 2>&1 &
-WORKER_PID=$!
-echo "Celery worker started (log: var/worker.log)"
+# One benchmark at a time on this client; a second small worker runs beat and the reconciler, so a
+# long benchmark never delays it.
+.venv/bin/celery -A config worker -Q benchmarks -c 1 -n bench@%h --loglevel=INFO >var/worker.log 2>&1 &
+WORKER_PIDS="$!"
+.venv/bin/celery -A config worker -B -Q celery -c 1 -n reconciler@%h --schedule var/celerybeat-schedule \
+  --loglevel=INFO >var/reconciler.log 2>&1 &
+WORKER_PIDS="$WORKER_PIDS $!"
+echo "Celery workers started (logs: var/worker.log, var/reconciler.log)"
 echo "Dashboard on http://127.0.0.1:$PORT/  (admin login: see above)"
 $PY manage.py runserver "127.0.0.1:$PORT"
