@@ -16,11 +16,16 @@ EXPORT_COLUMNS = [
 IOPS_ON_DISK_NOTE = "depends on disk"
 
 
+DOCUMENT_ORDER = ["table__document__published", "table__document__slug", "table__position", "position"]
+
+
 def export_queryset(queryset):
-    """The related rows each exported result needs, fetched in a fixed number of queries."""
-    return queryset.select_related(
+    """The related rows each exported result needs, fetched in a fixed number of queries; in document
+    order unless the caller sorted the queryset (the explorer's sort, the API's `ordering`)."""
+    queryset = queryset.select_related(
         "table__document__vendor", "table__methodology", "engine_version__engine", "flavor__family",
-    ).order_by("table__document__published", "table__document__slug", "table__position", "position")
+    )
+    return queryset if queryset.query.order_by else queryset.order_by(*DOCUMENT_ORDER)
 
 
 def _metric_cell(result, metric):

@@ -347,6 +347,8 @@ class ResultViewSet(CatalogueViewSet):
     def list(self, request, *args, **kwargs):
         if request.accepted_renderer.format == "csv":
             queryset = self.filter_queryset(self.get_queryset())  # validates every parameter first
+            if "ordering" not in request.query_params:
+                queryset = queryset.order_by()  # export_results' row order (document order)
             response = StreamingHttpResponse(iter_csv_lines(queryset), content_type="text/csv; charset=utf-8")
             response["Content-Disposition"] = 'attachment; filename="published-results.csv"'
             return response
