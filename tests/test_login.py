@@ -20,3 +20,13 @@ def test_wrong_password_says_so_and_logs_nobody_in(client):
     assert response.status_code == 200
     assert b"Please enter a correct username and password" in response.content
     assert client.get("/runs/").status_code == 302
+
+
+def test_runs_link_only_for_those_who_may_use_it(client):
+    from django.contrib.auth.models import Group
+
+    plain = User.objects.create_user("reader", password="a-Long-pass-8812")
+    client.force_login(plain)
+    assert b"Benchmark runs" not in client.get("/sizing/").content
+    plain.groups.add(Group.objects.get_or_create(name="benchmark operators")[0])
+    assert b"Benchmark runs" in client.get("/sizing/").content
