@@ -16,6 +16,7 @@ from django.utils.translation import get_language_from_request
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import condition
 
+from .export import DOCUMENT_ORDER
 from .metrics import METRICS_BY_NAME
 from .models import Document, PublishedResult
 
@@ -173,7 +174,7 @@ def results_queryset():
 
 
 def document_order(queryset):
-    return queryset.order_by("table__document__published", "table__document__slug", "table__position", "position")
+    return queryset.order_by(*DOCUMENT_ORDER)
 
 
 # --- Columns as the documents print them ----------------------------------------------------
