@@ -76,8 +76,10 @@ class KnownValueFilter(django_filters.CharFilter):
         return {"field": field}
 
 
-def _exists(queryset_factory):
-    return lambda value: queryset_factory(value).exists()
+def known_values(model, field="slug"):
+    """`known` and `values` for a KnownValueFilter whose values are `model.field`."""
+    return {"known": lambda value: model.objects.filter(**{field: value}).exists(),
+            "values": lambda: model.objects.exclude(**{field: ""}).values_list(field, flat=True).distinct()}
 
 
 class VersionFilter(KnownValueFilter):
@@ -211,23 +213,19 @@ class StrictBooleanFilter(SchemaMixin, django_filters.BooleanFilter):
 class ResultFilter(django_filters.FilterSet):
     vendor = KnownValueFilter(
         field_name="table__document__vendor__slug", label="Vendor slug", what="vendor",
-        known=_exists(lambda v: Vendor.objects.filter(slug=v)),
-        values=lambda: Vendor.objects.values_list("slug", flat=True),
+        **known_values(Vendor),
         help_text="Vendor slug (see /api/v1/vendors/), e.g. huawei.")
     document = KnownValueFilter(
         field_name="table__document__slug", label="Document slug", what="document",
-        known=_exists(lambda v: Document.objects.filter(slug=v)),
-        values=lambda: Document.objects.values_list("slug", flat=True),
+        **known_values(Document),
         help_text="Document slug (see /api/v1/documents/).")
     methodology = KnownValueFilter(
         field_name="table__methodology__slug", label="Methodology slug", what="methodology",
-        known=_exists(lambda v: Methodology.objects.filter(slug=v)),
-        values=lambda: Methodology.objects.values_list("slug", flat=True),
+        **known_values(Methodology),
         help_text="Methodology slug (see /api/v1/methodologies/).")
     engine = KnownValueFilter(
         field_name="engine_version__engine__slug", label="Engine slug", what="engine",
-        known=_exists(lambda v: Engine.objects.filter(slug=v)),
-        values=lambda: Engine.objects.values_list("slug", flat=True),
+        **known_values(Engine),
         help_text="Engine slug: mysql, postgresql, sqlserver, ppas.")
     version = VersionFilter(
         field_name="engine_version__version", label="Engine version, e.g. 5.7", what="version",
@@ -247,13 +245,11 @@ class ResultFilter(django_filters.FilterSet):
                                              help_text="ha (primary/standby) or single (single instance).")
     edition = KnownValueFilter(
         field_name="edition", label="SQL Server edition", what="edition",
-        known=_exists(lambda v: PublishedResult.objects.filter(edition=v)),
-        values=lambda: PublishedResult.objects.exclude(edition="").values_list("edition", flat=True).distinct(),
+        **known_values(PublishedResult, "edition"),
         help_text="SQL Server edition(s) as recorded, e.g. enterprise, enterprise+standard.")
     flavor = KnownValueFilter(
         field_name="flavor__spec_code", label="Spec code", what="spec code",
-        known=_exists(lambda v: Flavor.objects.filter(spec_code=v)),
-        values=lambda: Flavor.objects.exclude(spec_code="").values_list("spec_code", flat=True).distinct(),
+        **known_values(Flavor, "spec_code"),
         help_text="Spec code as the document prints it, e.g. rds.mysql.s2.large.")
     latest = StrictBooleanFilter(method="filter_latest",
                                  label="Keep only the newest document's row per flavour and version")

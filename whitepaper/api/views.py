@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..export import iter_csv_lines
-from ..filters import NOT_STATED, VARIANT_FIELDS, KnownValueFilter, ResultFilter
+from ..filters import NOT_STATED, VARIANT_FIELDS, KnownValueFilter, ResultFilter, known_values
 from ..metrics import METRIC_NAMES, METRICS_BY_NAME
 from ..models import (Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult,
                       ResultTable, Vendor)
@@ -118,17 +118,8 @@ def not_found(request, *args, **kwargs):
     return JsonResponse({"detail": f"No API endpoint at {request.path}; see /api/v1/ and /api/v1/docs/."}, status=404)
 
 
-def _known(model, field="slug"):
-    return lambda value: model.objects.filter(**{field: value}).exists()
-
-
-def _values(model, field="slug"):
-    return lambda: model.objects.values_list(field, flat=True)
-
-
 class VendorParamFilter(django_filters.FilterSet):
-    vendor = KnownValueFilter(field_name="vendor__slug", what="vendor", known=_known(Vendor),
-                              values=_values(Vendor), help_text="Vendor slug.")
+    vendor = KnownValueFilter(field_name="vendor__slug", what="vendor", **known_values(Vendor), help_text="Vendor slug.")
 
 
 # --- Vocabulary ----------------------------------------------------------------------------------
@@ -162,8 +153,7 @@ class DocumentViewSet(CatalogueViewSet):
 
 
 class MethodologyFilter(django_filters.FilterSet):
-    document = KnownValueFilter(field_name="document__slug", what="document", known=_known(Document),
-                                values=_values(Document), help_text="Document slug.")
+    document = KnownValueFilter(field_name="document__slug", what="document", **known_values(Document), help_text="Document slug.")
 
     class Meta:
         model = Methodology
@@ -192,8 +182,7 @@ class EngineViewSet(CatalogueViewSet):
 
 
 class VersionFilter(django_filters.FilterSet):
-    engine = KnownValueFilter(field_name="engine__slug", what="engine", known=_known(Engine),
-                              values=_values(Engine), help_text="Engine slug.")
+    engine = KnownValueFilter(field_name="engine__slug", what="engine", **known_values(Engine), help_text="Engine slug.")
 
     class Meta:
         model = EngineVersion
@@ -238,8 +227,7 @@ class FamilyViewSet(CatalogueViewSet):
 
 
 class FlavorFilter(VendorParamFilter):
-    family = KnownValueFilter(field_name="family__slug", what="instance family", known=_known(InstanceFamily),
-                              values=_values(InstanceFamily), help_text="Instance family slug.")
+    family = KnownValueFilter(field_name="family__slug", what="instance family", **known_values(InstanceFamily), help_text="Instance family slug.")
     vcpus = ResultFilter.base_filters["vcpus"].__class__(field_name="vcpus", label="Exactly this many vCPUs")
     memory_gb = ResultFilter.base_filters["memory_gb"].__class__(field_name="memory_gb", label="Exactly this memory (GB)")
 
