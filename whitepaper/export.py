@@ -66,8 +66,7 @@ def iter_csv_lines(queryset):
     """Yield CSV text line by line (for streaming responses and stdout)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    for row in [EXPORT_COLUMNS]:
-        writer.writerow(row)
+    writer.writerow(EXPORT_COLUMNS)
     yield buffer.getvalue()
     for result in export_queryset(queryset).iterator(chunk_size=2000):
         buffer.seek(0)

@@ -170,7 +170,7 @@ def _parse_methodology(path, raw):
     return parsed
 
 
-def _parse_row(path, table_raw, label, position, cells, columns, defaults):
+def _parse_row(path, label, position, cells, columns, defaults):
     if not isinstance(cells, list):
         raise DataFileError(path, "a row must be a list of cells", label, position)
     if len(cells) != len(columns):
@@ -240,7 +240,7 @@ def _parse_table(path, position, raw, methodology_slugs):
                         _text(path, raw.get("notes"), "notes", label))
     seen = {}
     for row_position, cells in enumerate(raw["rows"], start=1):
-        row = _parse_row(path, raw, label, row_position, cells, columns, defaults)
+        row = _parse_row(path, label, row_position, cells, columns, defaults)
         key = tuple(row.values.get(k, row.metrics.get(k, (None,))[0]) for k in ROW_IDENTITY)
         if key in seen:
             raise DataFileError(path, f"duplicate row: same flavour and conditions as row {seen[key]}",
