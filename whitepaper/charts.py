@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 
 from .metrics import METRICS_BY_NAME
+from .pages import family_name
 
 # Metrics that can be drawn against vCPUs, in the order a chart offers them.
 CHART_METRICS = ["tps", "qps", "tpm", "ro_qps", "rw_qps"]
@@ -24,18 +25,12 @@ def number(value):
     return value
 
 
-def family_label(family):
-    if family is None:
-        return ""
-    return f"{family.name} {family.name_zh}".strip()
-
-
 def series_key(result):
     """What tells two rows of one chart apart when they belong to different lines."""
     flavor = result.flavor
     return (
         str(result.engine_version),
-        family_label(flavor.family),
+        family_name(flavor.family),
         flavor.memory_ratio,
         result.get_deployment_display() if result.deployment else "",
         result.edition,

@@ -22,9 +22,7 @@ DOCUMENT_ORDER = ["table__document__published", "table__document__slug", "table_
 def export_queryset(queryset):
     """The related rows each exported result needs, fetched in a fixed number of queries; in document
     order unless the caller sorted the queryset (the explorer's sort, the API's `ordering`)."""
-    queryset = queryset.select_related(
-        "table__document__vendor", "table__methodology", "engine_version__engine", "flavor__family",
-    )
+    queryset = queryset.with_provenance()
     return queryset if queryset.query.order_by else queryset.order_by(*DOCUMENT_ORDER)
 
 

@@ -224,8 +224,17 @@ class ResultTable(models.Model):
         return f"{self.document.get_absolute_url()}#{self.anchor}"
 
 
+class PublishedResultQuerySet(models.QuerySet):
+    def with_provenance(self):
+        """Joined with what every listing shows (document, vendor, methodology, engine, flavour, family)."""
+        return self.select_related("table__document__vendor", "table__methodology", "engine_version__engine",
+                                   "flavor__family")
+
+
 class PublishedResult(models.Model):
     """One row of a published table: a flavour's numbers under one methodology."""
+
+    objects = PublishedResultQuerySet.as_manager()
 
     table = models.ForeignKey(ResultTable, on_delete=models.CASCADE, related_name="results")
     position = models.PositiveIntegerField(help_text=_("Row order within the table, from 1."))

@@ -168,9 +168,7 @@ class CataloguePageMiddleware:
 
 def results_queryset():
     """Published results with everything a page shows about them (joins, no extra queries per row)."""
-    return PublishedResult.objects.select_related(
-        "table__document__vendor", "table__methodology", "engine_version__engine", "flavor__family",
-    )
+    return PublishedResult.objects.with_provenance()
 
 
 def document_order(queryset):
@@ -199,10 +197,8 @@ def column_label(name):
 
 
 def family_name(family):
-    """English with the Chinese name beside it."""
-    if family is None:
-        return ""
-    return f"{family.name} ({family.name_zh})" if family.name_zh else family.name
+    """English with the Chinese name beside it ('' when the document states no family)."""
+    return "" if family is None else str(family)
 
 
 def cell(result, column):
