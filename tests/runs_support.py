@@ -21,8 +21,8 @@ from django.core.management import call_command
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "Pw-s3cr3t,#x'z"  # a comma and a hash: sysbench's config file must quote it
 DB_USER = "perfdash_bench"
-MYSQL_DB = "perfdash_sb"
-PG_DB = "perfdash_sb"
+# Another name lets two checkouts run their suites side by side on one machine's servers.
+MYSQL_DB = PG_DB = os.environ.get("TEST_BENCH_DB", "perfdash_sb")
 
 
 def ensure_database_users():
@@ -203,4 +203,6 @@ def make_user(username, staff=False, operator=False):
 
 def run_processes(run_id):
     """The tool processes of a run: they run in (and sysbench reads its config from) perfdash-run<id>-*."""
-    return tool_processes(f"perfdash-run{run_id}-")
+    import tempfile
+
+    return tool_processes(os.path.join(tempfile.gettempdir(), f"perfdash-run{run_id}-"))
