@@ -46,8 +46,10 @@ def secret_env(conn: Connection, password: str):
 
 
 def _conn_args(conn):
-    # -d names the database explicitly so a name can never be taken for an option.
-    return ["-h", conn.host, "-p", str(int(conn.port)), "-U", conn.user, "-d", conn.database]
+    # pgbench [OPTION]... [DBNAME]: the database is the positional argument, last. (-d is --debug,
+    # which prints a line per statement and slows the run to a third.) Target.database is validated as
+    # an identifier starting with a letter or _, so it can never be read as an option.
+    return ["-h", conn.host, "-p", str(int(conn.port)), "-U", conn.user, conn.database]
 
 
 def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None):
