@@ -20,7 +20,7 @@ MY = Connection("mysql", "127.0.0.1", 3306, "sbtest", "bench")
 PGBENCH_MEANING = {
     "-i": ("initialize", False), "-I": ("init-steps", True), "-q": ("quiet", False), "-s": ("scale", True),
     "-M": ("protocol", True), "-P": ("progress", True), "-c": ("client", True), "-j": ("jobs", True),
-    "-T": ("time", True), "-r": ("report-per-command", False), "-f": ("file", True), "-D": ("define", True),
+    "-T": ("time", True), "-v": ("vacuum-all", False), "-r": ("report-per-command", False), "-f": ("file", True), "-D": ("define", True),
     "-h": ("host", True), "-p": ("port", True), "-U": ("username", True),
 }
 # sysbench options and the help text that names their meaning

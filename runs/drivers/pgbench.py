@@ -68,7 +68,9 @@ def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None)
     ]
     workload = params.get("workload", "tpcb")
     if workload in SCRIPTS:
-        argv += ["-r", "-f", str(SCRIPTS[workload]), "-D", f"scale={int(params['scale'])}", "-D", f"range={int(params['range'])}"]
+        # Alibaba's command line: pgbench -M prepared -v -r -P 1 -f ./ro.sql -c N -j N -T 120 -D scale= -D range=
+        # (-v vacuums all four tables first, -r reports per-statement latencies).
+        argv += ["-v", "-r", "-f", str(SCRIPTS[workload]), "-D", f"scale={int(params['scale'])}", "-D", f"range={int(params['range'])}"]
     return argv + _conn_args(conn)
 
 
