@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash_runs_bench")
 os.environ["REDIS_URL"] = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("TEST_BENCH_DB", "perfdash_sb_overhead")  # its own target databases, apart from the tests'
 
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 SECONDS = int(sys.argv[2]) if len(sys.argv) > 2 else 8

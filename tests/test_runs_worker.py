@@ -152,15 +152,20 @@ def test_pgbench_read_only_script_against_postgresql(worker, api, targets):
 
 
 def test_cancel_stops_the_tool_and_cleans_up_within_seconds(worker, api, targets):
-    body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60)
-    wait_for(lambda: Run.objects.get(pk=body["id"]).samples.exists(), timeout=60, message="a first sample")
+    body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60, thread_sweep=[2, 4])
+    wait_for(lambda: Run.objects.get(pk=body["id"]).samples.count() >= 3, timeout=60, message="three samples")
     assert run_processes(body["id"])
+    time_in_step = max(Run.objects.get(pk=body["id"]).samples.values_list("t", flat=True))
     started = time.monotonic()
     response = api.post(f"/api/v1/runs/{body['id']}/cancel/")
     assert response.status_code == 202
     run = wait_final(body["id"], timeout=15)
     assert time.monotonic() - started < 10
     assert run.state == RunState.CANCELLED and "tables dropped" in run.reason
+    # The reason names the real phase and step, and how far into it (sysbench printed >= 3 s of samples).
+    match = re.match(r"Cancelled while running step 1 of 2 \(2 threads\), (\d+) s in;", run.reason)
+    assert match, run.reason
+    assert time_in_step <= int(match.group(1)) <= time_in_step + 6
     assert run_processes(body["id"]) == []  # no tool process left
     assert "Dropping table 'sbtest1'" in run.log
     assert api.post(f"/api/v1/runs/{body['id']}/cancel/").status_code == 409  # already finished
