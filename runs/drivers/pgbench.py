@@ -9,6 +9,7 @@ older versions print "(including/excluding connections establishing)". Both are 
 import re
 from pathlib import Path
 
+from ..params import thread_steps
 from . import Connection, Step, to_float
 
 BINARY = "pgbench"
@@ -76,7 +77,7 @@ def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None)
 
 def plan(conn, params, workdir):
     steps = [Step("prepare", build_argv("prepare", conn, params))]
-    for index, threads in enumerate(params.get("thread_sweep") or [params["threads"]], start=1):
+    for index, threads in enumerate(thread_steps(params), start=1):
         if params.get("warmup_s"):
             steps.append(Step("warmup", build_argv("run", conn, params, workdir, threads, params["warmup_s"]),
                               threads, params["warmup_s"], index))
