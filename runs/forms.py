@@ -90,8 +90,9 @@ class RunForm(forms.Form):
 
     def __init__(self, *args, engine=None, **kwargs):
         super().__init__(*args, **kwargs)
-        if engine:
-            self.fields["profile"].queryset = self.fields["profile"].queryset.filter(engine=engine)
+        # Offered: the chosen target's engine's profiles. Accepted: any (launch_run says what is wrong).
+        queryset = self.fields["profile"].queryset
+        self.profile_choices = queryset.filter(engine=engine) if engine else queryset
 
     def restrict_targets(self, engine):
         """Reproducing a row: only targets of the row's engine."""
