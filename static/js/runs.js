@@ -76,7 +76,7 @@
       type: "line",
       data: { datasets: [{ label: canvas.dataset.label, data: points, pointRadius: 4, borderColor: COLORS[0], backgroundColor: COLORS[0] }] },
       options: { animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
-        scales: { x: { type: "linear", title: { display: true, text: canvas.dataset.labelThreads } }, y: { beginAtZero: true } } }
+        scales: { x: { type: "linear", ticks: { precision: 0 }, title: { display: true, text: canvas.dataset.labelThreads } }, y: { beginAtZero: true } } }
     });
   }
 
