@@ -80,6 +80,8 @@ class ParsedTable:
     methodology: str
     columns: list
     notes: str
+    label_en: str = ""
+    section_en: str = ""
     rows: list = field(default_factory=list)
 
 
@@ -156,7 +158,7 @@ def _parse_methodology(path, raw):
         raise DataFileError(path, f"unknown tool {tool!r} (one of {', '.join(Methodology.Tool.values)})",
                             field=f"methodology {slug}: tool")
     parsed = {"slug": slug, "tool": tool, "parameters": raw.get("parameters") or {}}
-    for key in ["name", "tool_version", "workload", "client", "description"]:
+    for key in ["name", "name_zh", "tool_version", "workload", "client", "description"]:
         parsed[key] = _text(path, raw.get(key), f"methodology {slug}: {key}")
     parsed["name"] = parsed["name"] or slug
     for key in METHODOLOGY_NUMBERS:
@@ -237,7 +239,9 @@ def _parse_table(path, position, raw, methodology_slugs):
     defaults = {key: raw.get(key) for key in TABLE_LEVEL_KEYS}
     table = ParsedTable(position, label, _text(path, raw.get("label_printed"), "label_printed", label) != "false",
                         _text(path, raw.get("section"), "section", label), methodology, columns,
-                        _text(path, raw.get("notes"), "notes", label))
+                        _text(path, raw.get("notes"), "notes", label),
+                        _text(path, raw.get("label_en"), "label_en", label),
+                        _text(path, raw.get("section_en"), "section_en", label))
     seen = {}
     for row_position, cells in enumerate(raw["rows"], start=1):
         row = _parse_row(path, label, row_position, cells, columns, defaults)
@@ -387,7 +391,8 @@ def import_document(parsed):
         if clash.exists():
             clash.update(position=10**6 + table.position)
         values = {"position": table.position, "label_printed": table.label_printed, "section": table.section,
-                  "methodology": methodologies[table.methodology], "columns": table.columns, "notes": table.notes}
+                  "methodology": methodologies[table.methodology], "columns": table.columns, "notes": table.notes,
+                  "label_en": table.label_en, "section_en": table.section_en}
         if existing is None:
             report.created += 1
             table_obj = ResultTable.objects.create(document=document, label=table.label, **values)

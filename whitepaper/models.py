@@ -74,7 +74,8 @@ class Methodology(models.Model):
 
     slug = models.SlugField(max_length=100, unique=True)
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="methodologies")
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, help_text=_("English."))
+    name_zh = models.CharField(max_length=200, blank=True, help_text=_("Chinese rendering of the name."))
     tool = models.CharField(max_length=20, choices=Tool.choices, blank=True, help_text=_("Empty when the document does not say."))
     tool_version = models.CharField(max_length=40, blank=True)
     workload = models.CharField(max_length=200, blank=True)
@@ -201,7 +202,11 @@ class ResultTable(models.Model):
     position = models.PositiveIntegerField(help_text=_("Order in the document, from 1."))
     label = models.CharField(max_length=200, help_text=_("As printed, e.g. 表 1-1 CPU:内存=1:2."))
     label_printed = models.BooleanField(default=True, help_text=_("False when the document prints no label."))
-    section = models.CharField(max_length=200, blank=True)
+    section = models.CharField(max_length=200, blank=True, help_text=_("The heading it sits under, as printed."))
+    # English renderings of the printed (Chinese) label and section, for English pages; the printed
+    # text stays the citation, shown beside them.
+    label_en = models.CharField(max_length=200, blank=True)
+    section_en = models.CharField(max_length=200, blank=True)
     methodology = models.ForeignKey(Methodology, on_delete=models.PROTECT, related_name="result_tables")
     columns = models.JSONField(default=list, help_text=_("Column names in the document's order."))
     notes = models.TextField(blank=True)
