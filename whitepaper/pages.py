@@ -145,7 +145,7 @@ class CataloguePageMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
-    SKIP = ("/api/", "/admin/", "/runs/", "/accounts/", "/i18n/", "/static/")
+    SKIP = ("/api/", "/admin/", "/runs/", "/accounts/", "/i18n/", "/jsi18n/", "/static/")
 
     def __call__(self, request):
         if not cacheable(request) or request.path_info.startswith(self.SKIP):

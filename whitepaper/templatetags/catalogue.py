@@ -1,6 +1,10 @@
 """Template filters for the catalogue's own text in the reader's language (rules: whitepaper.display)."""
 
+import re
+
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 from whitepaper import display
 
@@ -20,3 +24,13 @@ register.filter("docdate", display.date)
 @register.filter
 def metric_shown(result, name):
     return display.metric_shown(result, name)
+
+
+PRINTED_RUN = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef《》“”]+(?:[ \w.:=()（）-]*[\u3400-\u9fff》）]+)*")
+
+
+@register.filter
+def quote_printed(text):
+    """English notes quote the document's Chinese (云硬盘, 须知 ...): each quotation is marked
+    lang="zh-Hans", like the printed labels."""
+    return mark_safe(PRINTED_RUN.sub(lambda m: f'<span lang="zh-Hans">{m.group(0)}</span>', escape(text or "")))
