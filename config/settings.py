@@ -154,7 +154,8 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "RDS performance whitepaper API",
     "DESCRIPTION": "Published database performance results (TPS, QPS, max connections, IOPS) "
-    "with provenance, and benchmark runs.",
+    "with provenance, and benchmark runs. The API is English only, whatever Accept-Language says "
+    "(the web pages also exist in Chinese).",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -272,7 +272,7 @@ def parse_document_file(path):
         raise DataFileError(path, f"not a YYYY-MM-DD date: {document['published']!r}",
                             field="document.published") from None
     doc = {key: _text(path, document.get(key), f"document.{key}")
-           for key in ["slug", "vendor", "title", "title_en", "edition", "language", "source_file", "notes"]}
+           for key in ["slug", "vendor", "title", "title_en", "edition", "language", "source_file", "notes", "notes_zh"]}
     doc["published"] = published
     doc["language"] = doc["language"] or "zh-hans"
     if not isinstance(data["methodologies"], list) or not isinstance(data["tables"], list):

@@ -51,7 +51,8 @@ class Document(models.Model):
     published = models.DateField(help_text=_("Publication date printed on the document."))
     language = models.CharField(max_length=20, default="zh-hans")
     source_file = models.CharField(max_length=200, blank=True)
-    notes = models.TextField(blank=True)
+    notes = models.TextField(blank=True, help_text=_("Transcription notes, English."))
+    notes_zh = models.TextField(blank=True, help_text=_("The notes in Chinese, for Chinese pages."))
     # Set by the importer whenever anything of the document changed: drives Last-Modified and caches.
     changed_at = models.DateTimeField(auto_now_add=True)
 

@@ -3,8 +3,9 @@
 import re
 
 from django import template
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 
 from whitepaper import display
 
@@ -33,4 +34,28 @@ PRINTED_RUN = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef《》“”]
 def quote_printed(text):
     """English notes quote the document's Chinese (云硬盘, 须知 ...): each quotation is marked
     lang="zh-Hans", like the printed labels."""
-    return mark_safe(PRINTED_RUN.sub(lambda m: f'<span lang="zh-Hans">{m.group(0)}</span>', escape(text or "")))
+    html = PRINTED_RUN.sub(lambda m: f'<span lang="zh-Hans">{m.group(0)}</span>', escape(text or ""))
+    return mark_safe(code_spans(html))
+
+
+def code_spans(html):
+    """`disk`, `max_connections`: values and parameter names, shown as code."""
+    return re.sub(r"`([^`<>]+)`", r"<code>\1</code>", html)
+
+
+@register.filter
+def notes_text(text):
+    """Notes written in the page's language, with `code` spans."""
+    return mark_safe(code_spans(escape(text or "")))
+
+
+@register.filter
+def transcription_note(text):
+    """A transcriber's note (written in English, quoting the document): in Chinese pages it says so
+    before the English text, so the reader knows it is a note about the source, not the interface."""
+    if not text:
+        return ""
+    if display.chinese():
+        return format_html('<span class="note-language" lang="zh-Hans">{}</span> {}',
+                           _("Transcription note (English):"), quote_printed(text))
+    return quote_printed(text)
