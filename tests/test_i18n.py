@@ -111,7 +111,10 @@ def test_every_printed_chinese_text_of_the_data_files_has_an_english_rendering()
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
         assert data["document"].get("notes_zh") and CJK.search(data["document"]["notes_zh"]), path.name
         for m in data["methodologies"]:
-            assert m.get("name_zh") and CJK.search(m["name_zh"]), (path.name, m["slug"])
+            for field in ("name", "workload", "client", "description"):
+                if m.get(field):
+                    zh = m.get(f"{field}_zh", "")
+                    assert zh and (CJK.search(zh) or field == "workload"), (path.name, m["slug"], field)  # TPC-C is TPC-C
         for t in data["tables"]:
             assert t.get("label_en") and not CJK.search(t["label_en"]), (path.name, t["label"])
             if t.get("section"):
@@ -182,6 +185,13 @@ def test_a_language_named_in_the_url_is_remembered_even_from_the_page_cache(clie
         assert '<html lang="zh-hans">' in c.get("/engines/mysql/8.0/", **EN).content.decode()
 
 
+def test_cached_pages_name_their_twins_on_the_host_they_were_asked_on(client):
+    """hreflang twins are absolute URLs: a page cached for one host must not be served to another."""
+    for host in ("127.0.0.1", "localhost"):
+        html = client.get("/sizing/", HTTP_HOST=host, **EN).content.decode()
+        assert f'hreflang="zh-Hans" href="http://{host}/sizing/?lang=zh-hans"' in html
+
+
 def test_the_api_stays_english_whatever_the_reader_asks(client):
     r = client.get("/api/v1/results/?engine=oracle", **ZH)
     assert r.status_code == 400 and "Unknown engine 'oracle'." in r.json()["engine"][0]
@@ -245,6 +255,10 @@ def test_document_page_in_each_language_cites_the_printed_labels(client):
     assert doc.notes_zh and doc.notes_zh[:30] in zh and doc.notes[:30] not in zh
     assert doc.notes[:30] in en and doc.notes_zh[:30] not in en
     assert "录入说明（英文）：" in zh and "录入说明" not in en
+    m = doc.methodologies.get(slug="huawei-2023-08-03-rds-sysbench-mysql-c3")
+    assert "每个事务 18 条 SQL 语句" in m.description_zh and "每个事务 18 条 SQL 语句" in zh
+    assert m.description[:40] in en and m.description[:40] not in zh
+    assert "华北-北京一" in m.client_zh and "<code>--max-requests=0</code>" in zh
 
 
 def test_engine_page_chart_titles_and_legends_in_the_readers_language(client):
@@ -302,7 +316,7 @@ def visible(html, skip):
 KEPT_WORDS = {
     "TPS", "QPS", "TPM", "CPU", "IOPS", "vCPU", "GB", "MySQL", "MariaDB", "PostgreSQL", "SQL", "Server", "PPAS", "HA", "CSV",
     "RDS", "sysbench", "pgbench", "HammerDB", "TPC", "Web", "English", "ECS", "OLTP", "Celery", "Worker", "ARM", "ms",
-    "EVS", "IP", "IO", "BEGIN", "COMMIT", "SELECT", "INSERT", "UPDATE", "DELETE", "rw", "ro", "oltp", "legacy", "lua", "sql", "client", "ID", "GB", "thr", "p", "s", "x", "c", "T", "G",
+    "EVS", "IP", "IO", "CentOS", "Windows", "GitHub", "Oracle", "VPC", "SSD", "GiB", "InnoDB", "PGDG", "BEGIN", "COMMIT", "SELECT", "INSERT", "UPDATE", "DELETE", "rw", "ro", "oltp", "legacy", "lua", "sql", "client", "ID", "GB", "thr", "p", "s", "x", "c", "T", "G",
 }
 
 

@@ -62,6 +62,14 @@ def methodology_name(methodology):
     return plain(methodology.name, methodology.name_zh)
 
 
+def methodology_text(methodology, field):
+    """workload, client or description in the page's language: (text, written_in_chinese)."""
+    english, chinese_text = getattr(methodology, field), getattr(methodology, f"{field}_zh", "")
+    if chinese() and chinese_text:
+        return chinese_text, True
+    return english, False
+
+
 def table_label(table):
     return plain(table.label_en, table.label)
 

@@ -158,7 +158,8 @@ def _parse_methodology(path, raw):
         raise DataFileError(path, f"unknown tool {tool!r} (one of {', '.join(Methodology.Tool.values)})",
                             field=f"methodology {slug}: tool")
     parsed = {"slug": slug, "tool": tool, "parameters": raw.get("parameters") or {}}
-    for key in ["name", "name_zh", "tool_version", "workload", "client", "description"]:
+    for key in ["name", "name_zh", "tool_version", "workload", "workload_zh", "client", "client_zh", "description",
+                "description_zh"]:
         parsed[key] = _text(path, raw.get(key), f"methodology {slug}: {key}")
     parsed["name"] = parsed["name"] or slug
     for key in METHODOLOGY_NUMBERS:

@@ -80,17 +80,20 @@ class Methodology(models.Model):
     tool = models.CharField(max_length=20, choices=Tool.choices, blank=True, help_text=_("Empty when the document does not say."))
     tool_version = models.CharField(max_length=40, blank=True)
     workload = models.CharField(max_length=200, blank=True)
+    workload_zh = models.CharField(max_length=200, blank=True)
     tables = models.PositiveIntegerField(null=True, blank=True)
     rows_per_table = models.PositiveBigIntegerField(null=True, blank=True)
     threads = models.PositiveIntegerField(null=True, blank=True)
     duration_s = models.PositiveIntegerField(null=True, blank=True)
     report_interval_s = models.PositiveIntegerField(null=True, blank=True)
     client = models.CharField(max_length=300, blank=True)
+    client_zh = models.CharField(max_length=300, blank=True)
     statements_per_transaction = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text=_("What one transaction counts as in QPS (Huawei 20, Alibaba 18).")
     )
     parameters = models.JSONField(default=dict, blank=True)
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, help_text=_("English: environment, steps, SQL mix, metric definitions."))
+    description_zh = models.TextField(blank=True, help_text=_("The description in Chinese, for Chinese pages."))
 
     class Meta:
         ordering = ["document", "slug"]

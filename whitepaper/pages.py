@@ -89,11 +89,13 @@ def cacheable(request):
 
 def page_variant(request):
     """A digest of everything that changes the bytes of a catalogue page: the catalogue stamp, the
-    URL with its query, htmx partial or full page, the language and the logged-in user."""
+    scheme, host and URL with its query, htmx partial or full page, the language and the logged-in user."""
     if not hasattr(request, "_page_variant"):
         changed, n = catalogue_stamp(request)
         user = request.user.pk if _has_session(request) and request.user.is_authenticated else ""
-        text = "|".join([changed.isoformat() if changed else "-", str(n), request.get_full_path(),
+        # Scheme and host too: pages carry absolute URLs (hreflang twins).
+        text = "|".join([changed.isoformat() if changed else "-", str(n), request.scheme,
+                         request.META.get("HTTP_HOST", ""), request.get_full_path(),
                          "hx" if is_htmx(request) else "page", request_language(request), str(user)])
         request._page_variant = hashlib.sha256(text.encode()).hexdigest()
     return request._page_variant

@@ -59,3 +59,15 @@ def transcription_note(text):
         return format_html('<span class="note-language" lang="zh-Hans">{}</span> {}',
                            _("Transcription note (English):"), quote_printed(text))
     return quote_printed(text)
+
+
+@register.filter
+def methodology_text(methodology, field):
+    """A methodology's workload / client / description: the Chinese text on Chinese pages where there
+    is one, else the English transcription (quotations of the document marked lang="zh-Hans")."""
+    text, in_chinese = display.methodology_text(methodology, field)
+    if in_chinese:
+        return notes_text(text)
+    if field == "description":
+        return format_html('<span lang="en">{}</span>', transcription_note(text))
+    return format_html('<span lang="en">{}</span>', quote_printed(text))
