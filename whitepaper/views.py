@@ -203,7 +203,7 @@ def explorer_cell(result, column):
     if column == "engine":
         return str(result.engine_version)
     if column == "family":
-        return family_name(flavor.family)
+        return display.family_html(flavor.family)
     if column == "iops" and result.iops_depends_on_disk:
         return _("depends on disk")
     if column == "table":
