@@ -129,6 +129,7 @@ def test_every_printed_chinese_text_of_the_data_files_has_an_english_rendering()
 def test_accept_language_chooses_the_page_language(client):
     zh = client.get("/", **ZH).content.decode()
     assert '<html lang="zh-hans">' in zh and "已发布的 RDS 性能数据" in zh and "浏览规格" in zh
+    assert re.search(r"\d+ 条结果，\d+ 份文档", zh)  # Chinese punctuation between the counts
     en = client.get("/", **EN).content.decode()
     assert '<html lang="en">' in en and "Published RDS performance" in en
 
