@@ -4,6 +4,7 @@ the pages speak one language: Chinese pages show no English interface text, Engl
 outside the printed labels and data they cite (marked lang="zh-Hans")."""
 
 import datetime
+import html
 import re
 import shutil
 import subprocess
@@ -117,6 +118,7 @@ def test_every_printed_chinese_text_of_the_data_files_has_an_english_rendering()
                     assert zh and (CJK.search(zh) or field == "workload"), (path.name, m["slug"], field)  # TPC-C is TPC-C
         for t in data["tables"]:
             assert t.get("label_en") and not CJK.search(t["label_en"]), (path.name, t["label"])
+            assert bool(t.get("notes")) == bool(t.get("notes_zh")), (path.name, t["label"])
             if t.get("section"):
                 assert t.get("section_en") and not CJK.search(t["section_en"]), (path.name, t["section"])
             # The rendering keeps the printed number (表 1-7 -> Table 1-7, 2.3 测试结果 -> 2.3 Test results).
@@ -255,7 +257,12 @@ def test_document_page_in_each_language_cites_the_printed_labels(client):
     # The document's notes in Chinese on Chinese pages; other transcription notes say they are English.
     assert doc.notes_zh and doc.notes_zh[:30] in zh and doc.notes[:30] not in zh
     assert doc.notes[:30] in en and doc.notes_zh[:30] not in en
-    assert "录入说明（英文）：" in zh and "录入说明" not in en
+    table = doc.tables.get(label="表 1-3 CPU:内存=1:4")
+    assert "按原文保留" in table.notes_zh and "kept as printed" in table.notes
+    zh_text, en_text = (html.unescape(re.sub(r"<[^>]+>", "", page)) for page in (zh, en))
+    assert table.notes_zh.replace("`", "") in zh_text and table.notes in en_text
+    assert table.notes not in zh_text and table.notes_zh.replace("`", "") not in en_text
+    assert "<code>max_connections</code>" in zh
     m = doc.methodologies.get(slug="huawei-2023-08-03-rds-sysbench-mysql-c3")
     assert "每个事务 18 条 SQL 语句" in m.description_zh and "每个事务 18 条 SQL 语句" in zh
     assert m.description[:40] in en and m.description[:40] not in zh

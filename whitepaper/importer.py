@@ -82,6 +82,7 @@ class ParsedTable:
     notes: str
     label_en: str = ""
     section_en: str = ""
+    notes_zh: str = ""
     rows: list = field(default_factory=list)
 
 
@@ -242,7 +243,8 @@ def _parse_table(path, position, raw, methodology_slugs):
                         _text(path, raw.get("section"), "section", label), methodology, columns,
                         _text(path, raw.get("notes"), "notes", label),
                         _text(path, raw.get("label_en"), "label_en", label),
-                        _text(path, raw.get("section_en"), "section_en", label))
+                        _text(path, raw.get("section_en"), "section_en", label),
+                        _text(path, raw.get("notes_zh"), "notes_zh", label))
     seen = {}
     for row_position, cells in enumerate(raw["rows"], start=1):
         row = _parse_row(path, label, row_position, cells, columns, defaults)
@@ -393,7 +395,7 @@ def import_document(parsed):
             clash.update(position=10**6 + table.position)
         values = {"position": table.position, "label_printed": table.label_printed, "section": table.section,
                   "methodology": methodologies[table.methodology], "columns": table.columns, "notes": table.notes,
-                  "label_en": table.label_en, "section_en": table.section_en}
+                  "label_en": table.label_en, "section_en": table.section_en, "notes_zh": table.notes_zh}
         if existing is None:
             report.created += 1
             table_obj = ResultTable.objects.create(document=document, label=table.label, **values)

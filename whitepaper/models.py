@@ -213,7 +213,8 @@ class ResultTable(models.Model):
     section_en = models.CharField(max_length=200, blank=True)
     methodology = models.ForeignKey(Methodology, on_delete=models.PROTECT, related_name="result_tables")
     columns = models.JSONField(default=list, help_text=_("Column names in the document's order."))
-    notes = models.TextField(blank=True)
+    notes = models.TextField(blank=True, help_text=_("Transcription notes, English."))
+    notes_zh = models.TextField(blank=True, help_text=_("The notes in Chinese, for Chinese pages."))
 
     class Meta:
         ordering = ["document", "position"]
