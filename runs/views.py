@@ -83,10 +83,10 @@ def target_test(request, pk):
 
 # --- runs --------------------------------------------------------------------------------------------
 class RunFilter(django_filters.FilterSet):
-    state = django_filters.ChoiceFilter(choices=RunState.choices, label=gettext_lazy("state"))
+    state = django_filters.ChoiceFilter(choices=RunState.choices, label=gettext_lazy("state"), empty_label=gettext_lazy("any"))
     target = django_filters.ModelChoiceFilter(queryset=Target.objects.all(), label=gettext_lazy("target"))
     tool = django_filters.ChoiceFilter(field_name="profile__tool", choices=[("sysbench", "sysbench"), ("pgbench", "pgbench")],
-                                       label=gettext_lazy("tool"))
+                                       label=gettext_lazy("tool"), empty_label=gettext_lazy("any"))
     mine = django_filters.BooleanFilter(method="filter_mine", label=gettext_lazy("only mine"))
 
     class Meta:

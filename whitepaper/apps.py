@@ -1,6 +1,14 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class WhitepaperConfig(AppConfig):
     name = "whitepaper"
     verbose_name = "Whitepaper catalogue"
+
+    def ready(self):
+        from django.db.models import fields
+
+        # The empty choice of model selects (Django 6.1's default label has no Chinese translation
+        # in Django's own catalogue yet): ours, translated in locale/.
+        fields.BLANK_CHOICE_LABEL = _("- Select an option -")

@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 
 from .metrics import METRICS_BY_NAME
+from .display import edition_name
 from .pages import family_name
 
 # Metrics that can be drawn against vCPUs, in the order a chart offers them.
@@ -33,7 +34,7 @@ def series_key(result):
         family_name(flavor.family),
         flavor.memory_ratio,
         result.get_deployment_display() if result.deployment else "",
-        result.edition,
+        edition_name(result.edition),
     )
 
 

@@ -6,6 +6,10 @@
   "use strict";
   var COLORS = ["#1f4fa0", "#c2410c", "#15803d", "#7e22ce", "#be123c", "#0e7490", "#a16207", "#4d7c0f", "#9d174d", "#334155"];
 
+  // Interface text from Django's JavaScript catalogue (base.html), English when it is missing.
+  var gettext = window.gettext || function (s) { return s; };
+  var interpolate = window.interpolate || function (s, args) { return s.replace("%s", args[0]); };
+
   function runChart(canvas) {
     var d = canvas.dataset;
     var url = d.samplesUrl;
@@ -60,7 +64,7 @@
           });
           chart.data.datasets.forEach(function (ds) { if (!ds.data.length) ds.hidden = true; else ds.hidden = false; });
           if (body.results.length) chart.update();
-          if (count) count.textContent = total + " samples";
+          if (count) count.textContent = interpolate(gettext("%s samples"), [total]);
           canvas.dataset.samples = String(total);
           if (!finalBefore || body.results.length) setTimeout(poll, 1000);
         })
