@@ -55,7 +55,7 @@ class Stack:
     RUNS_ENV = {
         "RUNS_RECONCILE_EVERY_SECONDS": "1",
         "RUNS_REQUEUE_AFTER_SECONDS": "3",
-        "RUNS_UNCLAIMED_FAIL_SECONDS": "8",
+        "RUNS_UNCLAIMED_FAIL_SECONDS": "20",  # longer than a worker takes to (re)start here
         "RUNS_STALE_AFTER_SECONDS": "10",
         "RUNS_WAIT_RETRY_SECONDS": "1",
     }
