@@ -3,7 +3,6 @@ deeper than API_MAX_JSON_DEPTH levels a JSON 400, each naming the limit (without
 document is a RecursionError, i.e. a 500, and a 10 MB body a bare HTML 400)."""
 
 import codecs
-import json
 
 from django.conf import settings
 from django.http import JsonResponse
@@ -11,6 +10,7 @@ from django.utils.translation import gettext as _
 from rest_framework import status
 from rest_framework.exceptions import APIException, ParseError
 from rest_framework.parsers import JSONParser
+from rest_framework.utils import json
 
 
 class PayloadTooLarge(APIException):
@@ -48,7 +48,8 @@ class LimitedJSONParser(JSONParser):
         if len(raw) > limit:
             raise PayloadTooLarge(too_large_message(f"more than {limit}"))
         try:
-            data = json.loads(codecs.decode(raw, encoding))
+            # As DRF's JSONParser: NaN and Infinity are refused unless STRICT_JSON is off.
+            data = json.loads(codecs.decode(raw, encoding), parse_constant=json.strict_constant if self.strict else None)
         except RecursionError:
             raise ParseError(too_deep_message()) from None
         except (ValueError, LookupError) as exc:

@@ -107,3 +107,9 @@ def test_stale_work_directories_are_removed_and_live_ones_kept(tmp_path):
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     os.close(fd)
     assert remove_stale_workdirs(tmp_path) == [str(live)]
+
+
+def test_nan_in_a_json_body_is_refused_as_drf_does(client, staff_token):
+    response = client.post("/api/v1/runs/", '{"target": NaN, "profile": "x"}', content_type="application/json",
+                           HTTP_AUTHORIZATION=f"Token {staff_token}")
+    assert response.status_code == 400 and "NaN" in response.json()["detail"]
