@@ -225,8 +225,11 @@ RUNS_UNCLAIMED_FAIL_SECONDS = env.float("RUNS_UNCLAIMED_FAIL_SECONDS", default=6
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"broker_outage": {"()": "config.log_filters.BrokerOutage"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    # While the broker is down, beat's "Message Error" is one line a minute, not a stack trace per tick.
+    "loggers": {"celery.beat": {"filters": ["broker_outage"]}},
 }
 
 if PRODUCTION:

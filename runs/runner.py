@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 PR_SET_PDEATHSIG = 1
 POLL_S = 0.25
+EXIT_GRACE_S = 5.0
 
 
 def _die_with_parent():
@@ -142,6 +143,13 @@ def run_command(argv, *, env_extra=None, cwd=None, time_limit_s, on_line=None, s
                 break
     finally:
         sel.close()
+        if not open_streams and not stopped:
+            # Both streams are closed: the tool is exiting. Let it (a SIGTERM now would turn its own exit
+            # status into -15); only one that lingers without output is killed.
+            try:
+                proc.wait(timeout=EXIT_GRACE_S)
+            except subprocess.TimeoutExpired:
+                pass
         if proc.poll() is None:
             kill_group(proc)
         proc.wait()

@@ -136,7 +136,12 @@ def test_a_launch_while_redis_is_down_is_queued_later(stack, token, targets):
         assert run.state == RunState.SUCCEEDED, run.reason
     # No ghost: nothing is left queued.
     assert not Run.objects.exclude(state__in=[RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED]).exists()
+    # Three outages so far: the site logged no traceback; beat (ticking every second) one line per outage
+    # at most, not a stack trace per tick.
     assert "Traceback" not in stack.read_log("web")
+    reconciler = stack.read_log("fault-reconciler")
+    assert "Message Error" not in reconciler and "Traceback" not in reconciler, reconciler[-5000:]
+    assert 1 <= reconciler.count("broker unreachable") <= 3
 
 
 def test_a_run_on_a_queue_no_worker_consumes_fails_naming_the_queue(stack, token, targets):

@@ -113,3 +113,33 @@ def test_nan_in_a_json_body_is_refused_as_drf_does(client, staff_token):
     response = client.post("/api/v1/runs/", '{"target": NaN, "profile": "x"}', content_type="application/json",
                            HTTP_AUTHORIZATION=f"Token {staff_token}")
     assert response.status_code == 400 and "NaN" in response.json()["detail"]
+
+
+def test_runs_api_lists_are_paginated_and_their_filters_strict(db):
+    from django.core.management import call_command
+    from rest_framework.test import APIClient
+
+    from runs.models import BenchmarkProfile, Run, Target
+
+    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    me, other = make_user("list-me", staff=True), make_user("list-other", staff=True)
+    target = Target.objects.create(name="t", engine="mysql", host="db.example", port=3306, database="d", user="u")
+    profile = BenchmarkProfile.objects.get(slug="sysbench-oltp-rw-mysql-quick")
+    for owner in (me, other, other):
+        Run.objects.create(target=target, profile=profile, params=profile.resolve({}), requested_by=owner)
+    api = APIClient()
+    api.force_authenticate(me)
+    page = api.get("/api/v1/runs/?page_size=2").json()
+    assert (page["count"], len(page["results"]), page["previous"]) == (3, 2, None) and "page=2" in page["next"]
+    assert page["results"][0]["reproduces"] is None and page["results"][0]["published_result"] is None
+    assert api.get("/api/v1/runs/?mine=true").json()["count"] == 1
+    assert api.get("/api/v1/runs/?mine=false").json()["count"] == 3
+    assert api.get(f"/api/v1/runs/?target={target.pk}").json()["count"] == 3
+    assert api.get(f"/api/v1/runs/?target={target.pk + 1000}").json()["count"] == 0
+    for query, field in (("mine=yes", "mine"), ("target=x", "target"), ("state=", "state"), ("page_size=501", "page_size")):
+        response = api.get(f"/api/v1/runs/?{query}")
+        assert response.status_code == 400 and list(response.json()) == [field], query
+    assert api.get("/api/v1/targets/").json()["count"] == 1
+    assert api.get("/api/v1/profiles/?quick=true").json()["count"] == 5
+    samples = api.get(f"/api/v1/runs/{Run.objects.first().pk}/samples/").json()
+    assert set(samples) == {"run", "state", "count", "next_after", "results"}

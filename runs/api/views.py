@@ -59,9 +59,9 @@ class StrictBooleanFilter(django_filters.TypedChoiceFilter):
     """true / false only: anything else is a 400 naming the parameter (a BooleanFilter ignores it)."""
 
 
-def strict_boolean(name, label):
+def strict_boolean(name, label, **kwargs):
     return StrictBooleanFilter(field_name=name, choices=[("true", "true"), ("false", "false")],
-                               coerce=lambda value: value == "true", label=label)
+                               coerce=lambda value: value == "true", label=label, **kwargs)
 
 
 class ProfileFilter(django_filters.FilterSet):
@@ -80,16 +80,10 @@ class IdFilter(django_filters.NumberFilter):
 
 
 class RunAPIFilter(RunFilter):
-    mine = strict_boolean("mine", "Only my runs (true).")
-    target = IdFilter(field_name="target_id", label="Only the runs of this target (id).")
+    """The runs page's filters, strict: `mine` is true or false, `target` an id (unknown: no runs)."""
 
-    def filter_queryset(self, queryset):
-        if self.form.cleaned_data.get("mine") is True:
-            queryset = queryset.filter(requested_by=self.request.user)
-        data = {k: v for k, v in self.form.cleaned_data.items() if k != "mine"}
-        for name, value in data.items():
-            queryset = self.filters[name].filter(queryset, value)
-        return queryset
+    mine = strict_boolean("mine", "Only my runs (true).", method="filter_mine")
+    target = IdFilter(field_name="target_id", label="Only the runs of this target (id).")
 
 
 class IsOperator(permissions.BasePermission):
@@ -123,6 +117,7 @@ class TargetViewSet(OperatorAPIMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Target.objects.order_by("name", "id")
     lookup_value_regex = r"\d+"
     serializer_class = TargetSerializer
+    filter_backends = [DjangoFilterBackend]
     filterset_fields = ["engine"]
 
 
