@@ -10,6 +10,17 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 CONNECTION_ERRORS = (OperationalError, RedisConnectionError, RedisTimeoutError, ConnectionError, TimeoutError)
 
 
+def connection_error(exc):
+    """The connection error in exc's chain (beat wraps it in a SchedulingError), or None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, CONNECTION_ERRORS):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 class BrokerOutage(logging.Filter):
     """Celery beat logs a stack trace each time it cannot send a scheduled task (the reconciler, every
     RUNS_RECONCILE_EVERY_SECONDS while the broker is down). Keep one warning line, at most once a minute;
@@ -21,8 +32,8 @@ class BrokerOutage(logging.Filter):
         self.last = None
 
     def filter(self, record):
-        exc = record.exc_info[1] if record.exc_info else None
-        if not isinstance(exc, CONNECTION_ERRORS):
+        exc = connection_error(record.exc_info[1] if record.exc_info else None)
+        if exc is None:
             return True
         now = time.monotonic()
         if self.last is not None and now - self.last < self.every_s:

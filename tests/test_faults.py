@@ -141,7 +141,7 @@ def test_a_launch_while_redis_is_down_is_queued_later(stack, token, targets):
     assert "Traceback" not in stack.read_log("web")
     reconciler = stack.read_log("fault-reconciler")
     assert "Message Error" not in reconciler and "Traceback" not in reconciler, reconciler[-5000:]
-    assert 1 <= reconciler.count("broker unreachable") <= 3
+    assert reconciler.count("broker unreachable") <= 3  # (none if beat was waiting to reconnect instead)
 
 
 def test_a_run_on_a_queue_no_worker_consumes_fails_naming_the_queue(stack, token, targets):

@@ -143,3 +143,26 @@ def test_runs_api_lists_are_paginated_and_their_filters_strict(db):
     assert api.get("/api/v1/profiles/?quick=true").json()["count"] == 5
     samples = api.get(f"/api/v1/runs/{Run.objects.first().pk}/samples/").json()
     assert set(samples) == {"run", "state", "count", "next_after", "results"}
+
+
+def test_beat_logs_one_line_while_the_broker_is_down_not_a_traceback_per_tick(caplog):
+    from celery.beat import SchedulingError
+    from kombu.exceptions import OperationalError
+
+    beat = logging.getLogger("celery.beat")  # the filter comes from settings.LOGGING
+    with caplog.at_level(logging.INFO, logger="celery.beat"):
+        for _ in range(5):  # five ticks of beat during one outage
+            try:
+                try:
+                    raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+                except OperationalError as exc:
+                    raise SchedulingError("Couldn't apply scheduled task reconcile-runs") from exc
+            except SchedulingError as exc:
+                beat.error("Message Error: %s", exc, exc_info=True)
+        try:
+            raise ValueError("not a connection problem")
+        except ValueError:
+            beat.error("something else", exc_info=True)
+    records = [r for r in caplog.records if r.name == "celery.beat"]
+    assert [(r.levelname, bool(r.exc_info)) for r in records] == [("WARNING", False), ("ERROR", True)]
+    assert records[0].getMessage().startswith("broker unreachable (OperationalError: Error 111 connecting")
