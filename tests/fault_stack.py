@@ -173,8 +173,9 @@ class Stack:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def files_containing(secret, *roots):
-    """Paths of regular files under roots whose bytes contain secret (unreadable ones skipped)."""
+def files_containing(secret, *roots, since=0.0):
+    """Paths of regular files under roots whose bytes contain secret (unreadable ones skipped), written
+    at or after `since` (a file older than the test is another checkout's or an older run's, not ours)."""
     needle = secret.encode()
     found = []
     for root in roots:
@@ -182,7 +183,7 @@ def files_containing(secret, *roots):
             for name in names:
                 path = os.path.join(dirpath, name)
                 try:
-                    if not os.path.isfile(path) or os.path.getsize(path) > 50_000_000:
+                    if not os.path.isfile(path) or os.path.getsize(path) > 50_000_000 or os.path.getmtime(path) < since:
                         continue
                     with open(path, "rb") as fh:
                         if needle in fh.read():

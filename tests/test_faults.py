@@ -154,16 +154,17 @@ def test_a_run_on_a_queue_no_worker_consumes_fails_naming_the_queue(stack, token
 
 
 def test_sigkill_of_a_worker_mid_run_leaves_no_password_on_disk(stack, token, targets):
+    started = time.time() - 1
     run_id = launched(stack, token, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60)
     wait_for(lambda: Run.objects.get(pk=run_id).samples.exists(), timeout=60, message="a first sample")
     workdirs = list(stack.tmp.glob(f"perfdash-run{run_id}-*"))
     assert len(workdirs) == 1
     tmp_roots = {tempfile.gettempdir(), str(stack.tmp)}
-    assert files_containing(PASSWORD, *tmp_roots) == []  # not even while sysbench runs
+    assert files_containing(PASSWORD, *tmp_roots, since=started) == []  # not even while sysbench runs
     os.killpg(stack.bench.pid, signal.SIGKILL)  # the whole worker: main process and its pool
     stack.bench.wait()
     wait_for(lambda: run_processes(run_id) == [], timeout=5, message="the orphaned tool to exit")
-    assert files_containing(PASSWORD, *tmp_roots) == []
+    assert files_containing(PASSWORD, *tmp_roots, since=started) == []
     run = final(run_id, timeout=30)  # the reconciler: the worker's pid is dead
     assert run.state == RunState.FAILED and "stopped reporting" in run.reason
     assert workdirs[0].exists()  # SIGKILL never reached the `finally` that removes it ...
