@@ -8,9 +8,10 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from ..models import BenchmarkProfile, Run, Target, is_operator
+from ..record import csv_response, json_response
 from ..services import launch_run
 from ..views import RunFilter, may_change
-from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, TargetSerializer
+from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, ServerSampleSerializer, TargetSerializer
 
 MAX_SAMPLES = 5000
 
@@ -72,6 +73,32 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
                          "next_after": samples[-1].id if samples else int(after),
                          "results": SampleSerializer(samples, many=True).data})
 
+    @extend_schema(parameters=[OpenApiParameter("after", int, description="Only readings with an id greater than this.")],
+                   responses=ServerSampleSerializer(many=True))
+    @action(detail=True, methods=["get"], url_path="server-samples")
+    def server_samples(self, request, pk=None, version=None):
+        """The server's counters (as rates) and the client's CPU, read by the worker at each report interval."""
+        run = get_object_or_404(Run.objects.only("id", "state"), pk=pk)
+        after = request.query_params.get("after", "0")
+        if not after.isdigit():
+            raise serializers.ValidationError({"after": _("after must be a sample id (a whole number >= 0).")})
+        samples = list(run.server_samples.filter(id__gt=int(after)).order_by("id")[:MAX_SAMPLES])
+        return Response({"run": run.pk, "state": run.state, "count": len(samples),
+                         "next_after": samples[-1].id if samples else int(after),
+                         "results": ServerSampleSerializer(samples, many=True).data})
+
+    @extend_schema(responses={(200, "application/json"): dict})
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None, version=None):
+        """The whole run as one self-describing JSON document (its `fields` say what each part holds)."""
+        return json_response(self.get_object())
+
+    @extend_schema(responses={(200, "text/csv"): str})
+    @action(detail=True, methods=["get"], url_path="samples-csv")
+    def samples_csv(self, request, pk=None, version=None):
+        """The tool's and the server's samples as CSV (`source` = tool | server)."""
+        return csv_response(self.get_object())
+
     @extend_schema(request=None, responses=RunSerializer)
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None, version=None):
@@ -85,3 +112,4 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         if not changed:
             body = {"detail": _("Run %(id)s has already finished (%(state)s).") % {"id": run.pk, "state": run.state}, "run": body}
         return Response(body, status=code)
+
