@@ -18,6 +18,9 @@ COUNTERS = {
     "postgresql": {"commits": ("xact_commit",), "rollbacks": ("xact_rollback",), "queries": (),
                    "buffer_requests": ("blks_hit", "blks_read"), "disk_reads": ("blks_read",), "lock_waits": ()},
 }
+# Commits the probe itself adds per reading: PostgreSQL counts its one-statement transaction in the
+# database's xact_commit; MySQL's Com_commit counts COMMIT statements only (the probe sends none).
+PROBE_COMMITS = {"mysql": 0, "postgresql": 1}
 GAUGES = {"mysql": {"running": "Threads_running", "waiting": None},
           "postgresql": {"running": "active_backends", "waiting": "lock_waiting_backends"}}
 SOURCES = {
@@ -35,9 +38,9 @@ def _value(counters, engine, name):
     return sum(counters[n] for n in names)
 
 
-def _rate(before, after, engine, name, dt):
+def _rate(before, after, engine, name, dt, own=0):
     a, b = _value(before, engine, name), _value(after, engine, name)
-    return None if a is None or b is None or dt <= 0 else round((b - a) / dt, 2)
+    return None if a is None or b is None or dt <= 0 else round(max(0, b - a - own) / dt, 2)
 
 
 def hit_ratio(before, after, engine):
@@ -63,7 +66,7 @@ def interval_rows(readings, engine):
         gauges = GAUGES[engine]
         rows.append({
             "t": after["t"], "at": after["at"], "dt": round(dt, 3),
-            "server_tps": _rate(b, a, engine, "commits", dt) if b and a else None,
+            "server_tps": _rate(b, a, engine, "commits", dt, PROBE_COMMITS[engine]) if b and a else None,
             "rollbacks_per_s": _rate(b, a, engine, "rollbacks", dt) if b and a else None,
             "queries_per_s": _rate(b, a, engine, "queries", dt) if b and a else None,
             "running": a.get(gauges["running"]) if a else None,
@@ -94,12 +97,13 @@ def server_evidence(readings, engine, tool_tps, duration_s):
     first, last = readings[0].get("server"), readings[-1].get("server")
     if not first or not last or not duration_s:
         return {}
-    commits = _value(last, engine, "commits") - _value(first, engine, "commits")
+    own = PROBE_COMMITS[engine] * (sum(1 for r in readings if r.get("server")) - 1)
+    commits = _value(last, engine, "commits") - _value(first, engine, "commits") - own
     server_tps = round(commits / duration_s, 2)
     rows = [r for r in interval_rows(readings, engine)]
     running = [r["running"] for r in rows[:-1] if r["running"] is not None] or [r["running"] for r in rows if r["running"] is not None]
     return {
-        "source": SOURCES[engine], "commits": commits, "duration_s": duration_s, "tps": server_tps,
+        "source": SOURCES[engine], "commits": commits, "probe_commits_removed": own, "duration_s": duration_s, "tps": server_tps,
         "tool_tps": tool_tps, "agreement_pct": round(100.0 * server_tps / tool_tps, 1) if tool_tps else None,
         "buffer_hit_pct": hit_ratio(first, last, engine),
         "running_avg": round(sum(running) / len(running), 1) if running else None,

@@ -100,13 +100,14 @@ class ServerProbe:
             values = {name: int(value) for name, value in self._rows(f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})")}
             values["Threads_running"] = max(0, values.get("Threads_running", 1) - 1)  # not this probe's own SHOW
             return values
-        self._rows("SELECT pg_stat_clear_snapshot()")
-        row = self._rows(f"SELECT {', '.join(PG_DATABASE)} FROM pg_stat_database WHERE datname = current_database()")[0]
-        values = dict(zip(PG_DATABASE, (int(v) for v in row)))
-        active, waiting = self._rows(
-            "SELECT count(*) FILTER (WHERE state = 'active'), count(*) FILTER (WHERE wait_event_type = 'Lock') "
-            "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")[0]
-        values.update(active_backends=int(active), lock_waiting_backends=int(waiting))
+        # One statement, one transaction: the probe adds exactly one commit of its own per reading
+        # (runs/insight.py takes it off). Statistics are read from a fresh snapshot each time.
+        row = self._rows(
+            f"SELECT {', '.join(PG_DATABASE)}, (SELECT count(*) FROM pg_stat_activity a WHERE a.datname = d.datname "
+            "AND a.state = 'active' AND a.pid <> pg_backend_pid()), (SELECT count(*) FROM pg_stat_activity a "
+            "WHERE a.datname = d.datname AND a.wait_event_type = 'Lock') "
+            "FROM pg_stat_database d WHERE d.datname = current_database()")[0]
+        values = dict(zip((*PG_DATABASE, "active_backends", "lock_waiting_backends"), (int(v) for v in row)))
         return values
 
     def settings(self):

@@ -51,6 +51,11 @@ def test_postgresql_hit_ratio_counts_hits_and_reads():
     a = {"xact_commit": 0, "xact_rollback": 0, "blks_hit": 900, "blks_read": 100, "active_backends": 2, "lock_waiting_backends": 0}
     b = {"xact_commit": 50, "xact_rollback": 1, "blks_hit": 1890, "blks_read": 110, "active_backends": 2, "lock_waiting_backends": 1}
     rows = insight.interval_rows([reading(0, (0, 0), a), reading(0.5, (1, 2), b)], "postgresql")
-    # 1000 requests (990 hits + 10 reads), 10 from disk: 99 %; 50 commits in 0.5 s = 100 TPS
-    assert rows[0]["buffer_hit_pct"] == 99.0 and rows[0]["server_tps"] == 100.0 and rows[0]["rollbacks_per_s"] == 2.0
+    # 1000 requests (990 hits + 10 reads), 10 from disk: 99 %; 50 commits in 0.5 s, one of them the probe's
+    # own reading: 49 / 0.5 = 98 TPS
+    assert rows[0]["buffer_hit_pct"] == 99.0 and rows[0]["server_tps"] == 98.0 and rows[0]["rollbacks_per_s"] == 2.0
     assert rows[0]["running"] == 2 and rows[0]["lock_waiting"] == 1 and rows[0]["queries_per_s"] is None
+    # A step of 3 readings: 2 probe commits come off the server's 1002 -> 1000 over 2 s = 500 TPS.
+    c = dict(b, xact_commit=1002)
+    step = insight.server_evidence([reading(0, (0, 0), a), reading(1, (1, 2), b), reading(2, (2, 4), c)], "postgresql", 500.0, 2.0)
+    assert step["commits"] == 1000 and step["probe_commits_removed"] == 2 and step["tps"] == 500.0 and step["agreement_pct"] == 100.0
