@@ -14,6 +14,7 @@ import psycopg
 import pymysql
 
 TIMEOUT_S = 5
+APPLICATION_NAME = "perfdash-probe"  # how the server lists the probe's connection
 MYSQL_STATUS = ("Com_commit", "Com_rollback", "Questions", "Threads_running", "Innodb_buffer_pool_read_requests",
                 "Innodb_buffer_pool_reads", "Innodb_row_lock_waits")
 PG_DATABASE = ("xact_commit", "xact_rollback", "blks_hit", "blks_read", "deadlocks")
@@ -72,10 +73,12 @@ class ServerProbe:
         try:
             if engine == "mysql":
                 self.conn = pymysql.connect(host=host, port=port, user=user, password=password, database=database,
-                                            connect_timeout=TIMEOUT_S, read_timeout=TIMEOUT_S, autocommit=True)
+                                            connect_timeout=TIMEOUT_S, read_timeout=TIMEOUT_S, autocommit=True,
+                                            program_name=APPLICATION_NAME)
             else:
                 self.conn = psycopg.connect(host=host, port=port, user=user, password=password or None, dbname=database,
-                                            connect_timeout=TIMEOUT_S, autocommit=True)
+                                            connect_timeout=TIMEOUT_S, autocommit=True, application_name=APPLICATION_NAME,
+                                            options=f"-c statement_timeout={TIMEOUT_S * 1000}")
         except (pymysql.MySQLError, psycopg.Error, OSError) as exc:
             raise ProbeFailed(self._clean(exc)) from None
 
@@ -137,7 +140,7 @@ class Sampler(threading.Thread):
 
     def __init__(self, probe, interval_s):
         super().__init__(daemon=True, name="perfdash-sampler")
-        self.probe, self.interval_s = probe, interval_s
+        self.probe, self.interval_s, self.settle_s = probe, interval_s, 0.0
         self.readings, self.error = [], ""
         self.stopping = threading.Event()
         self.t0 = time.monotonic()
@@ -158,16 +161,22 @@ class Sampler(threading.Thread):
         while not self.stopping.wait(max(0.0, next_at - time.monotonic())):
             self._take()
             next_at += self.interval_s
+        if self.settle_s:
+            time.sleep(self.settle_s)
+        self._take()  # the last reading, after the tool exited
 
     def drain(self, start):
         with self.lock:
             return self.readings[start:]
 
     def finish(self, settle_s=0.0):
-        """Stop, then one last reading (after settle_s: PostgreSQL backends flush their counters as they exit)."""
+        """Stop after one last reading (settle_s later: PostgreSQL backends flush their counters as they
+        exit). A server that does not answer in time is left behind (the thread is a daemon): the step goes on."""
+        self.settle_s = settle_s
         self.stopping.set()
-        self.join()
-        if settle_s:
-            time.sleep(settle_s)
-        self._take()
-        return self.readings
+        self.join(timeout=settle_s + 3 * TIMEOUT_S)
+        if self.is_alive():
+            self.error = self.error or f"the server did not answer the probe within {3 * TIMEOUT_S} s"
+            self.probe = None
+        with self.lock:
+            return list(self.readings)

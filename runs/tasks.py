@@ -214,6 +214,8 @@ class Execution:
                     break
                 summaries.append({"step": step.index, "threads": step.threads, **summary})
                 self.insight_steps.append(self.step_insight(step, outcome, summary, readings, workdir))
+                found = insight.run_insight(self.insight_steps)  # shown as each step ends
+                run.beat(insight=found, client_bound=found["client_bound"])
 
         if not self.cancelled:
             run.mark_cleaning_up()
@@ -226,9 +228,6 @@ class Execution:
                 why = driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
                 reason = redact(f"cleanup failed: {why}", self.secrets)
         self.flush(force=True)
-        if self.insight_steps:
-            found = insight.run_insight(self.insight_steps)
-            run.beat(insight=found, client_bound=found["client_bound"])
         if self.cancelled or run.cancel_is_requested():
             during = self.cancelled_during or _("cleaning up")
             run.finish_cancelled(_("Cancelled while %(where)s; the tool was stopped and its tables dropped.") % {"where": during})
@@ -310,7 +309,7 @@ class Execution:
         # PostgreSQL backends flush their counters as they exit: read the last time a moment later.
         readings = sampler.finish(settle_s=0.5 if self.target.engine == "postgresql" else 0.0)
         self.store_server_samples()
-        if probe is not None:
+        if probe is not None and not sampler.is_alive():
             probe.close()
         if sampler.error:
             self.add_log(redact(f"[dashboard] server sampling stopped: {sampler.error}", self.secrets))

@@ -104,7 +104,8 @@ class RunFilter(django_filters.FilterSet):
 
 @operator_required
 def run_list(request):
-    filterset = RunFilter(request.GET, queryset=Run.objects.for_list(), request=request)
+    runs = Run.objects.for_list().defer("log", "command_line", "server_settings", "insight", "client_info")
+    filterset = RunFilter(request.GET, queryset=runs, request=request)
     runs = filterset.qs[:200] if filterset.is_valid() else Run.objects.none()
     template = "runs/run_list.html#run-table" if request.headers.get("HX-Request") else "runs/run_list.html"
     return render(request, template, {"filter": filterset, "runs": runs})

@@ -277,3 +277,27 @@ def test_the_exported_run_is_self_describing(worker, api, targets, client, opera
         assert sum(1 for r in rows if r["source"] == "server") == run.server_samples.count()
         first_tool = next(r for r in rows if r["source"] == "tool")
         assert float(first_tool["tps"]) == run.samples.first().tps
+
+
+def test_losing_the_probe_connection_never_fails_the_run(worker, api, targets):
+    """The server ends the probe's connection mid-step: sampling stops (said in the log), the run goes on
+    and succeeds with the tool's own report."""
+    from runs.models import Run
+
+    from .runs_support import wait_for
+
+    response = api.post("/api/v1/runs/", {"target": targets["postgresql"].pk, "profile": "pgbench-ro-quick",
+                                          "overrides": {"duration_s": 6, "threads": 1}}, format="json")
+    run_id = response.json()["id"]
+    wait_for(lambda: Run.objects.get(pk=run_id).server_samples.count() >= 2, timeout=60, message="two server samples")
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as pg:
+        ended = pg.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                           "WHERE application_name = 'perfdash-probe' AND datname = %s", [PG_DB]).fetchone()[0]
+    assert ended == 1
+    run = wait_final(run_id, timeout=60)
+    assert run.state == RunState.SUCCEEDED, run.reason
+    assert "[dashboard] server sampling stopped:" in run.log
+    assert run.summary["tps"] == report(run.log, r"^tps = ([\d.]+) \(without initial connection time\)")[0]
+    step = run.insight["steps"][0]
+    assert step["latency"]["count"] == run.summary["transactions"] and step["server"] == {}
+    assert PASSWORD not in run.log
