@@ -88,7 +88,7 @@ def _shot(page, name):
 
 
 @pytest.mark.parametrize("profile,overrides,name", [
-    ("pgbench-ro-quick", {"duration_s": 8, "threads": 2}, "run-single"),
+    ("pgbench-ro-quick", {"duration_s": 5, "threads": 2}, "run-single"),  # 10 client-seconds: every transaction logged
     ("sysbench-oltp-rw-postgresql-quick", {"duration_s": 5, "thread_sweep": [1, 2]}, "run-sweep-live"),
 ])
 def test_run_page_live_and_finished_with_evidence(committed, worker, live_server, browser, profile, overrides, name):

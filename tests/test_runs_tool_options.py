@@ -105,12 +105,13 @@ def test_pgbench_logs_latency_only_in_run_steps_sampled_for_long_runs():
         assert logged == (step.phase == "run"), step
         if logged:
             assert f"--log-prefix=latency-step{step.index}" in step.argv and step.log_prefix == f"latency-step{step.index}"
-    # 5 s x 4 clients: every transaction; an hour with 64 clients: a sample of ~100,000 lines at 1,000 TPS
-    # per client (1e5 / (3600 x 64 x 1e3) = 0.000434 by hand, two significant digits).
-    assert "--sampling-rate=1" in steps[-2].argv
+    # 2 s x 4 clients: every transaction; longer: ~100,000 lines at 10,000 TPS per client, by hand
+    # 1e5 / (5 x 4 x 1e4) = 0.5, 1e5 / (120 x 64 x 1e4) = 0.0013, 1e5 / (3600 x 64 x 1e4) = 0.000043.
+    short = pgbench.build_argv("run", PG, {**PG_PARAMS, "workload": "ro"}, "/w", 4, 2, "latency-step1")
+    assert "--sampling-rate=1" in short and "--sampling-rate=0.5" in steps[-2].argv
     long = pgbench.build_argv("run", PG, {**PG_PARAMS, "workload": "ro"}, "/w", 64, 3600, "latency-step1")
-    assert "--sampling-rate=0.00043" in long
-    assert "--sampling-rate=0.013" in pgbench.build_argv("run", PG, {**PG_PARAMS, "workload": "ro"}, "/w", 64, 120, "p")
+    assert "--sampling-rate=4.3e-05" in long
+    assert "--sampling-rate=0.0013" in pgbench.build_argv("run", PG, {**PG_PARAMS, "workload": "ro"}, "/w", 64, 120, "p")
 
 
 def test_sysbench_prints_its_histogram_in_run_steps_only():
