@@ -223,6 +223,14 @@ class Run(models.Model):
     retracted_at = models.DateTimeField(null=True, blank=True, help_text=_("When staff took the published row back."))
     retracted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     retraction_reason = models.TextField(blank=True)
+    # Insight (runs/insight.py): the run's fingerprint and what the evidence beside the tool says.
+    client_info = models.JSONField(default=dict, blank=True, help_text=_("The client host: cores, memory, OS, kernel, tool build."))
+    server_settings = models.JSONField(default=dict, blank=True, help_text=_("SHOW GLOBAL VARIABLES / pg_settings at the start."))
+    server_settings_hash = models.CharField(max_length=64, blank=True, help_text=_("sha256 of the sorted settings."))
+    insight = models.JSONField(default=dict, blank=True,
+                               help_text=_("Per step: latency percentiles and histogram, server-side evidence, client CPU."))
+    client_bound = models.BooleanField(null=True, blank=True, help_text=_(
+        "The client host was above 90 % CPU for most of a step: the result may understate the target."))
 
     objects = RunQuerySet.as_manager()
 
@@ -381,3 +389,29 @@ class Sample(models.Model):
 
     def __str__(self):
         return f"run {self.run_id} step {self.step} t={self.t}"
+
+
+class ServerSample(models.Model):
+    """What the worker read beside the tool at one report interval of a step: the server's own counters
+    (on a separate connection) as rates over the interval, and the client host's CPU."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="server_samples")
+    step = models.PositiveIntegerField(default=1)
+    warmup = models.BooleanField(default=False)
+    t = models.FloatField(help_text=_("Seconds since the tool of the step was started (worker clock)."))
+    sampled_at = models.DateTimeField()
+    server_tps = models.FloatField(null=True, blank=True, help_text=_("Commits per second counted by the server."))
+    rollbacks_per_s = models.FloatField(null=True, blank=True)
+    queries_per_s = models.FloatField(null=True, blank=True, help_text=_("MySQL Questions per second."))
+    running = models.IntegerField(null=True, blank=True, help_text=_("Threads_running / active backends."))
+    lock_waiting = models.IntegerField(null=True, blank=True, help_text=_("PostgreSQL backends waiting on a lock."))
+    lock_waits_per_s = models.FloatField(null=True, blank=True, help_text=_("InnoDB row lock waits per second."))
+    buffer_hit_pct = models.FloatField(null=True, blank=True, help_text=_("Buffer pool reads served from memory (%)."))
+    client_cpu_pct = models.FloatField(null=True, blank=True, help_text=_("The client host's CPU use, all cores (%)."))
+    counters = models.JSONField(default=dict, blank=True, help_text=_("The server's cumulative counters as read."))
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self):
+        return f"run {self.run_id} step {self.step} server t={self.t}"

@@ -28,12 +28,15 @@ INTERNAL_FAMILY = {"slug": "internal-target", "name": "Internal target (declared
 def publish_preview(run):
     """What publishing would add, without writing: the flavour it is published under and why."""
     target = run.target
+    # A client-bound run stays flagged once published: the row links to the run (Run.published_result),
+    # which carries client_bound into the API and the run page.
+    flag = {"client_bound": run.client_bound}
     if target.flavor_id:
-        return {"flavor": target.flavor, "under": _("the target's catalogue flavour")}
+        return {**flag, "flavor": target.flavor, "under": _("the target's catalogue flavour")}
     if target.vcpus and target.memory_gb:
-        return {"flavor": None, "under": _("an internal flavour of %(v)s vCPU / %(m)s GB (the target's declared size)") % {
+        return {**flag, "flavor": None, "under": _("an internal flavour of %(v)s vCPU / %(m)s GB (the target's declared size)") % {
             "v": target.vcpus, "m": target.memory_gb}}
-    return {"flavor": None, "under": "", "problem": _("Set the target's vCPUs and memory (or its catalogue flavour) before publishing.")}
+    return {**flag, "flavor": None, "under": "", "problem": _("Set the target's vCPUs and memory (or its catalogue flavour) before publishing.")}
 
 
 @transaction.atomic

@@ -22,9 +22,10 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from . import insight, sampling
 from .connections import ConnectionFailed, server_version
 from .drivers import Connection, NotRunnable, get_driver, redact
-from .models import Run, RunState, Sample
+from .models import Run, RunState, Sample, ServerSample
 from .runner import run_command
 
 log = logging.getLogger(__name__)
@@ -123,6 +124,9 @@ class Execution:
         self.step = None
         self.step_started = 0.0
         self.cancelled_during = ""  # where the cancel found the run, for its reason
+        self.sampler = None  # runs/sampling.Sampler of the step running now
+        self.stored_readings = 0
+        self.insight_steps = []
 
     # --- log and heartbeat -------------------------------------------------------------------------
     def add_log(self, line):
@@ -205,6 +209,7 @@ class Execution:
             run.fail(redact(f"Cannot connect to {target.host}:{target.port}: {exc}", self.secrets))
             return "failed"
         run.beat(tool_version=tool_version, server_version=server)
+        self.record_fingerprint(version.stdout + version.stderr)
         conn = Connection(target.engine, target.host, target.port, target.database, target.user)
         # Never written to disk: the runner hands each one to the tool through a pipe (runs/runner.py).
         self.secret_files = {str(Path(workdir) / name): content
@@ -219,7 +224,11 @@ class Execution:
                 run.mark_running()
             if step.phase in ("run", "warmup"):
                 run.beat(step=step.index, step_started_at=timezone.now())
+            sampled = step.phase in ("run", "warmup")
+            if sampled:
+                self.start_sampling(step)
             outcome = self._run_step(step, env, workdir)
+            readings = self.stop_sampling(step) if sampled else []
             if outcome.stopped == "cancelled":
                 break
             if outcome.stopped == "timeout":
@@ -236,6 +245,9 @@ class Execution:
                     reason = f"{step.phase} step printed no final report"
                     break
                 summaries.append({"step": step.index, "threads": step.threads, **summary})
+                self.insight_steps.append(self.step_insight(step, outcome, summary, readings, workdir))
+                found = insight.run_insight(self.insight_steps)  # shown as each step ends
+                run.beat(insight=found, client_bound=found["client_bound"])
 
         if not self.cancelled:
             run.mark_cleaning_up()
@@ -270,12 +282,98 @@ class Execution:
         self.flush(force=True)
         outcome = run_command(
             step.argv, env_extra=env, cwd=workdir, time_limit_s=self._limit(step), on_line=self.on_line,
-            should_stop=self.should_stop if stoppable else None, on_tick=self.flush, secret_files=self.secret_files,
+            should_stop=self.should_stop if stoppable else None, on_tick=self.tick, secret_files=self.secret_files,
         )
         if outcome.stopped:
             self.add_log(f"[dashboard] {step.phase} stopped ({outcome.stopped})")
         self.flush(force=True)
         return outcome
+
+    # --- insight: evidence beside the tool (runs/sampling.py reads, runs/insight.py judges) ------------
+    def tick(self):
+        if self.sampler is not None:
+            self.store_server_samples()
+        self.flush()
+
+    def open_probe(self):
+        t = self.target
+        return sampling.ServerProbe(t.engine, t.host, t.port, t.database, t.user, self.password)
+
+    def record_fingerprint(self, tool_version_text):
+        """The client host and the server's settings, once, before the first step."""
+        fields = {"client_info": sampling.client_info(tool_version_text)}
+        try:
+            probe = self.open_probe()
+            try:
+                found = probe.settings()
+            finally:
+                probe.close()
+            fields.update(server_settings=found, server_settings_hash=sampling.settings_hash(found))
+        except sampling.ProbeFailed as exc:
+            self.add_log(redact(f"[dashboard] could not read the server's settings: {exc}", self.secrets))
+        self.run.beat(**fields)
+
+    def start_sampling(self, step):
+        try:
+            probe = self.open_probe()
+        except sampling.ProbeFailed as exc:
+            self.add_log(redact(f"[dashboard] server sampling unavailable for this step: {exc}", self.secrets))
+            probe = None
+        self.sampler = sampling.Sampler(probe, self.run.params["report_interval_s"])
+        self.sampler.start()
+        self.stored_readings = 1  # the baseline is no interval of its own
+
+    def store_server_samples(self):
+        readings = self.sampler.drain(self.stored_readings - 1)
+        if len(readings) < 2:
+            return
+        step = self.step
+        ServerSample.objects.bulk_create([
+            ServerSample(run=self.run, step=step.index, warmup=step.phase == "warmup", t=row["t"], sampled_at=row["at"],
+                         **{k: row[k] for k in ("server_tps", "rollbacks_per_s", "queries_per_s", "running", "lock_waiting",
+                                                "lock_waits_per_s", "buffer_hit_pct", "client_cpu_pct")},
+                         counters=row["counters"] or {})
+            for row in insight.interval_rows(readings, self.target.engine)])
+        self.stored_readings += len(readings) - 1
+
+    def stop_sampling(self, step):
+        sampler, probe = self.sampler, self.sampler.probe
+        # PostgreSQL backends flush their counters as they exit: read the last time a moment later.
+        readings = sampler.finish(settle_s=0.5 if self.target.engine == "postgresql" else 0.0)
+        self.store_server_samples()
+        if probe is not None and not sampler.is_alive():
+            probe.close()
+        if sampler.error:
+            self.add_log(redact(f"[dashboard] server sampling stopped: {sampler.error}", self.secrets))
+        self.sampler = None
+        return readings
+
+    def read_latency_log(self, step, workdir):
+        """The lines of the latency log the tool wrote for this step (pgbench -l: <prefix>.<pid>[.<thread>]),
+        removed once read."""
+        lines = []
+        if step.log_prefix:
+            for path in sorted(Path(workdir).glob(f"{step.log_prefix}.*")):
+                with open(path) as fh:
+                    lines.extend(fh)
+                path.unlink()
+        return lines
+
+    def step_insight(self, step, outcome, summary, readings, workdir):
+        interval = self.run.params["report_interval_s"]
+        found = {"step": step.index, "threads": step.threads}
+        try:
+            found["latency"] = self.driver.parse_latency(outcome.stdout, outcome.stderr, self.read_latency_log(step, workdir),
+                                                         step.argv)
+            tps, transactions = summary.get("tps"), summary.get("transactions")
+            duration = transactions / tps if tps and transactions else step.duration_s  # the tool's own measured time
+            found["server"] = insight.server_evidence(readings, self.target.engine, tps, round(duration, 4))
+            found["client"] = insight.client_evidence(insight.interval_rows(readings, self.target.engine), interval)
+            found["client"]["cores"] = os.cpu_count()
+        except Exception as exc:  # noqa: BLE001 - evidence is extra: its failure must not fail the measured run
+            log.exception("insight of run %s step %s", self.run.pk, step.index)
+            self.add_log(f"[dashboard] could not summarise the evidence of step {step.index}: {exc.__class__.__name__}")
+        return found
 
 
 def summarize(step_summaries, params):

@@ -1,6 +1,7 @@
 """Staff pages for targets and runs. Anonymous users are sent to the login page; logged-in users who
 are neither staff nor benchmark operators get 403. Every change is a POST with CSRF."""
 
+import json
 from functools import wraps
 
 import django_filters
@@ -17,9 +18,11 @@ from whitepaper.models import PublishedResult
 
 from .connections import ConnectionFailed, server_version
 from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, TargetForm, profile_initial
+from .insight import CLIENT_BOUND_CPU_PCT
 from .params import thread_steps
 from .models import BenchmarkProfile, Run, RunState, Target, is_operator
 from .publish import publish_preview, publish_run, retract_run
+from .record import csv_response, json_response
 from .reproduce import is_faithful, methodology_differences, plan_reproduction
 from .services import launch_run
 
@@ -87,6 +90,8 @@ class RunFilter(django_filters.FilterSet):
     tool = django_filters.ChoiceFilter(field_name="profile__tool", choices=[("sysbench", "sysbench"), ("pgbench", "pgbench")],
                                        label=gettext_lazy("tool"), empty_label=gettext_lazy("any"))
     mine = django_filters.BooleanFilter(method="filter_mine", label=gettext_lazy("only mine"))
+    published_result = django_filters.NumberFilter(field_name="published_result", label=gettext_lazy("published as result"),
+                                                   widget=django_filters.widgets.forms.HiddenInput)
 
     class Meta:
         model = Run
@@ -98,7 +103,8 @@ class RunFilter(django_filters.FilterSet):
 
 @operator_required
 def run_list(request):
-    filterset = RunFilter(request.GET, queryset=Run.objects.for_list(), request=request)
+    runs = Run.objects.for_list().defer("log", "command_line", "server_settings", "insight", "client_info")
+    filterset = RunFilter(request.GET, queryset=runs, request=request)
     runs = filterset.qs[:200] if filterset.is_valid() else Run.objects.none()
     template = "runs/run_list.html#run-table" if request.headers.get("HX-Request") else "runs/run_list.html"
     return render(request, template, {"filter": filterset, "runs": runs})
@@ -188,7 +194,11 @@ def _run_context(run):
     best_step = None
     if len(measured.get("steps") or []) > 1:
         best_step = max(measured["steps"], key=lambda s: s.get("tps") or 0)
+    insight_steps = (run.insight or {}).get("steps") or []
+    histogram = ((run.insight or {}).get("latency") or {}).get("histogram") or []
     return {"run": run, "percent": percent, "eta": eta, "comparison": comparison, "client_heavy": client_heavy,
+            "insight_steps": insight_steps, "histogram_json": json.dumps(histogram),
+            "server_settings": sorted((run.server_settings or {}).items()), "client_bound_pct": f"{CLIENT_BOUND_CPU_PCT:g}",
             "differences": differences, "faithful": is_faithful(differences) if differences else None,
             "waiting_for": run.waiting_for if run.state == RunState.QUEUED else None, "best_step": best_step,
             "parameters": run_parameters(run), "log_tail": "\n".join(run.log.splitlines()[-40:])}
@@ -236,6 +246,17 @@ def run_detail(request, pk):
     part = request.GET.get("part") if _htmx(request) else None
     template = f"runs/run_detail.html#{part}" if part in ("status", "report") else "runs/run_detail.html"
     return render(request, template, context)
+
+
+@operator_required
+def run_export(request, pk):
+    """The whole run as one self-describing JSON file (runs/record.py), as the API's /runs/{id}/export/."""
+    return json_response(_get_run(pk))
+
+
+@operator_required
+def run_samples_csv(request, pk):
+    return csv_response(_get_run(pk))
 
 
 @operator_required

@@ -130,3 +130,31 @@ def test_hammerdb_is_a_clearly_marked_stub():
 
 def test_redact():
     assert redact(f"password={SECRET} again {SECRET}", [SECRET, ""]) == "password=******** again ********"
+
+
+# --- latency: percentiles from the tools' own output ---------------------------------------------------
+def test_sysbench_latency_from_its_recorded_histogram():
+    stdout = (RECORDED / "sysbench-1.0.20-mysql-oltp_read_write-histogram.stdout.txt").read_text()
+    lat = sysbench.parse_latency(stdout)
+    # The report's own lines: 95th percentile 21.50, max 51.62, 641 events.
+    assert lat["p95_ms"] == 21.50 and lat["max_ms"] == 51.62 and lat["count"] == 641
+    # By hand from the printed histogram (sysbench's rule: the first bucket whose running count reaches
+    # floor(641 x p / 100 + 0.5)): p50 -> the 321st value, in bucket 7.702; p99 -> the 635th, bucket 36.236.
+    assert lat["p50_ms"] == 7.70 and lat["p99_ms"] == 36.24
+    assert len(lat["histogram"]) == 149 and lat["histogram"][0] == [1.759, 1] and lat["histogram"][-1] == [51.945, 1]
+    assert sysbench.parse_latency("no report") == {}
+
+
+def test_pgbench_latency_from_its_recorded_transaction_log():
+    lines = [*(RECORDED / "pgbench-15-ro-log.step1.txt").read_text().splitlines(),
+             *(RECORDED / "pgbench-15-ro-log.step1.1.txt").read_text().splitlines(), "0 301 skipped 0 1795442474 765514"]
+    argv = ["pgbench", "-l", "--log-prefix=latency-step1", "--sampling-rate=1"]
+    lat = pgbench.parse_latency("", "", lines, argv)
+    # By hand (sort -n of column 3, in microseconds): 600 completed transactions (the skipped one is not a
+    # latency); ranks floor(600 x p / 100 + 0.5) = 300, 570, 594 -> 32, 121, 3011 us; max 7929 us; mean 139.875 us.
+    assert lat["count"] == 600
+    assert (lat["p50_ms"], lat["p95_ms"], lat["p99_ms"], lat["max_ms"]) == (0.032, 0.121, 3.011, 7.929)
+    assert lat["mean_ms"] == 0.140 and lat["sampling_rate"] == 1.0 and lat["method"] == "pgbench -l"
+    assert sum(c for _, c in lat["histogram"]) == 600
+    sampled = pgbench.parse_latency("", "", lines, ["pgbench", "--sampling-rate=0.01"])
+    assert sampled["sampling_rate"] == 0.01 and sampled["method"] == "pgbench -l --sampling-rate=0.01"

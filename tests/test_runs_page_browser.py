@@ -71,3 +71,76 @@ def test_sweep_run_page_reads_well_at_both_widths(committed, worker, live_server
         page.reload()
         assert page.inner_text("#run-state") == "succeeded"
         context.close()
+
+
+def _page_for(browser, live_server, staff, width=1280):
+    client = Client()
+    client.force_login(staff)
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    return context, context.new_page()
+
+
+def _shot(page, name):
+    if os.environ.get("PERFDASH_SCREENSHOTS"):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+
+
+@pytest.mark.parametrize("profile,overrides,name", [
+    ("pgbench-ro-quick", {"duration_s": 5, "threads": 2}, "run-single"),  # 10 client-seconds: every transaction logged
+    ("sysbench-oltp-rw-postgresql-quick", {"duration_s": 5, "thread_sweep": [1, 2]}, "run-sweep-live"),
+])
+def test_run_page_live_and_finished_with_evidence(committed, worker, live_server, browser, profile, overrides, name):
+    """Live: both charts fill while the tool runs (tool TPS beside server TPS, running threads, hit
+    ratio, client CPU). Finished: latency per step and the evidence table, as the run's log says."""
+    targets = make_targets()
+    staff = make_user(f"insight-{name}", staff=True)
+    api = APIClient()
+    api.force_authenticate(staff)
+    response = api.post("/api/v1/runs/", {"target": targets["postgresql"].pk, "profile": profile, "overrides": overrides},
+                        format="json")
+    assert response.status_code == 201, response.content
+    run_id = response.json()["id"]
+    context, page = _page_for(browser, live_server, staff)
+    page.goto(f"{live_server.url}/runs/{run_id}/")
+    last_step = len(overrides.get("thread_sweep") or [1])
+    page.wait_for_function(
+        f"() => document.getElementById('run-state').textContent === 'running' && document.body.textContent.includes('step {last_step} of')"
+        if last_step > 1 else "() => document.getElementById('run-state').textContent === 'running'", timeout=60_000)
+    # Both charts drawing the step running now (the last one of a sweep) with a few points.
+    page.wait_for_function(
+        f"() => ['run-chart', 'evidence-chart'].every(id => Chart.getChart(id) && Chart.getChart(id).data.datasets"
+        f".some(d => d.label.startsWith('#{last_step} ') && d.data.length >= 3))", timeout=60_000)
+    live = page.evaluate("() => Chart.getChart('evidence-chart').data.datasets.filter(d => d.data.length).map(d => d.label)")
+    assert any(label.endswith("server TPS") for label in live) and any(label.endswith("tool TPS") for label in live)
+    assert any(label.endswith("client CPU (%)") for label in live) and any(label.endswith("running threads") for label in live)
+    assert page.inner_text("#run-state") == "running"
+    _shot(page, f"{name.replace('-live', '')}-live-1280.png")
+
+    run = wait_final(run_id, timeout=120)
+    assert run.state == RunState.SUCCEEDED, run.reason
+    page.reload()
+    page.wait_for_function(f"() => Number(document.getElementById('evidence-chart').dataset.samples) === {run.server_samples.count()}")
+    rows = page.locator("#run-latency tbody tr[data-step]")
+    assert rows.count() == last_step
+    # The transactions of each step's latency row are the tool's own count in its final report.
+    if run.profile.tool == "pgbench":
+        counts = [int(x) for x in re.findall(r"^number of transactions actually processed:\s*(\d+)", run.log, re.MULTILINE)]
+    else:
+        counts = [int(x) for x in re.findall(r"^\s*total number of events:\s+(\d+)", run.log, re.MULTILINE)]
+    assert [int(rows.nth(i).locator("td").nth(6).inner_text()) for i in range(rows.count())] == counts
+    # Server-side TPS agrees with the tool's within 5 % on PostgreSQL (its counters are this database's).
+    for i in range(last_step):
+        agreement = float(page.locator("#run-evidence tbody tr").nth(i).locator("td.agreement").inner_text().rstrip(" %"))
+        assert abs(agreement - 100) <= 5, (agreement, run.insight["steps"][i]["server"])
+    assert page.evaluate(NO_OVERFLOW)
+    assert (page.locator("#run-client-bound").count() == 1) == bool(run.client_bound)
+    _shot(page, f"{name.replace('-live', '')}-finished-1280.png")
+    context.close()
+    context, page = _page_for(browser, live_server, staff, width=390)
+    page.goto(f"{live_server.url}/runs/{run_id}/")
+    page.wait_for_function("() => Number(document.getElementById('evidence-chart').dataset.samples) > 0")
+    assert page.evaluate(NO_OVERFLOW), page.evaluate("() => document.documentElement.scrollWidth")
+    _shot(page, f"{name.replace('-live', '')}-finished-390.png")
+    context.close()

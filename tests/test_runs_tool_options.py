@@ -22,6 +22,12 @@ PGBENCH_MEANING = {
     "-M": ("protocol", True), "-P": ("progress", True), "-c": ("client", True), "-j": ("jobs", True),
     "-T": ("time", True), "-v": ("vacuum-all", False), "-r": ("report-per-command", False), "-f": ("file", True), "-D": ("define", True),
     "-h": ("host", True), "-p": ("port", True), "-U": ("username", True),
+    "-l": ("log", False),  # "write transaction times to log file"
+}
+# pgbench long options the driver passes as --name=value -> the words of their help line
+PGBENCH_LONG_MEANING = {
+    "--log-prefix": "prefix for transaction time log file",
+    "--sampling-rate": "fraction of transactions to log",
 }
 # sysbench options and the help text that names their meaning
 SYSBENCH_MEANING = {
@@ -30,6 +36,7 @@ SYSBENCH_MEANING = {
     "--db-ps-mode": "prepared statements usage mode", "--time": "limit for total execution time",
     "--report-interval": "periodically report intermediate statistics", "--percentile": "percentile to calculate",
     "--forced-shutdown": "seconds to wait after the --time limit before forcing shutdown",
+    "--histogram": "print latency histogram in report",
 }
 PG_PARAMS = {"scale": 2, "range": 1000, "threads": 4, "jobs": 2, "thread_sweep": [2, 4], "duration_s": 5,
              "report_interval_s": 1, "warmup_s": 3, "prepared": True}
@@ -56,6 +63,13 @@ def test_every_pgbench_option_is_the_documented_one(workload):
                 positional.append(arg)
                 i += 1
                 continue
+            if arg.startswith("--"):
+                name = arg.split("=", 1)[0]
+                assert name in PGBENCH_LONG_MEANING and "=" in arg, f"{step.phase}: pgbench option {arg} is not one we meant to pass"
+                line = " ".join(ln.strip() for ln in helptext.splitlines() if ln.strip().startswith(name + "="))
+                assert PGBENCH_LONG_MEANING[name] in line, f"pgbench --help for {name}: {line!r}"
+                i += 1
+                continue
             assert arg in PGBENCH_MEANING, f"{step.phase}: pgbench option {arg} is not one we meant to pass"
             long_name, takes_value = PGBENCH_MEANING[arg]
             line = next((ln for ln in helptext.splitlines() if re.match(rf"\s+{re.escape(arg)}, --", ln)), "")
@@ -73,7 +87,7 @@ def test_every_sysbench_option_is_the_documented_one(conn):
         options = [a.split("=", 1)[0] for a in step.argv[1:] if a.startswith("--")]
         for option in options:
             assert option in SYSBENCH_MEANING, f"{step.phase}: sysbench option {option} is not one we meant to pass"
-            line = next((ln for ln in normalized.splitlines() if ln.strip().startswith(option + "=")), "")
+            line = next((ln for ln in normalized.splitlines() if ln.strip().startswith((option + "=", option + "[="))), "")
             assert SYSBENCH_MEANING[option].lower() in line.lower(), f"sysbench help for {option}: {line.strip()!r}"
         command = {"reset": "cleanup", "prepare": "prepare", "warmup": "run", "run": "run", "cleanup": "cleanup"}[step.phase]
         assert [a for a in step.argv[1:] if not a.startswith("--")] == ["oltp_read_write", command]
@@ -82,3 +96,24 @@ def test_every_sysbench_option_is_the_documented_one(conn):
     config = sysbench.secret_files(conn, "pw")["sysbench.cfg"]
     for key in re.findall(r"^([a-z-]+)=", config, re.MULTILINE):
         assert key.startswith(prefix + "-") and re.search(rf"^\s+--{key}=", helptext, re.MULTILINE), key
+
+
+def test_pgbench_logs_latency_only_in_run_steps_sampled_for_long_runs():
+    steps = pgbench.plan(PG, {**PG_PARAMS, "workload": "ro"}, "/w")
+    for step in steps:
+        logged = "-l" in step.argv
+        assert logged == (step.phase == "run"), step
+        if logged:
+            assert f"--log-prefix=latency-step{step.index}" in step.argv and step.log_prefix == f"latency-step{step.index}"
+    # 2 s x 4 clients: every transaction; longer: ~100,000 lines at 10,000 TPS per client, by hand
+    # 1e5 / (5 x 4 x 1e4) = 0.5, 1e5 / (120 x 64 x 1e4) = 0.0013, 1e5 / (3600 x 64 x 1e4) = 0.000043.
+    short = pgbench.build_argv("run", PG, {**PG_PARAMS, "workload": "ro"}, "/w", 4, 2, "latency-step1")
+    assert "--sampling-rate=1" in short and "--sampling-rate=0.5" in steps[-2].argv
+    long = pgbench.build_argv("run", PG, {**PG_PARAMS, "workload": "ro"}, "/w", 64, 3600, "latency-step1")
+    assert "--sampling-rate=4.3e-05" in long
+    assert "--sampling-rate=0.0013" in pgbench.build_argv("run", PG, {**PG_PARAMS, "workload": "ro"}, "/w", 64, 120, "p")
+
+
+def test_sysbench_prints_its_histogram_in_run_steps_only():
+    for step in sysbench.plan(MY, SB_PARAMS, "/w"):
+        assert ("--histogram=on" in step.argv) == (step.phase in ("run", "warmup")), step

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from runs.models import BenchmarkProfile, Run, RunState, Sample, Target
+from runs.models import BenchmarkProfile, Run, RunState, Sample, ServerSample, Target
 from runs.tasks import reconcile_runs
 from whitepaper.models import PublishedResult
 
@@ -88,9 +88,11 @@ def test_password_encrypted_at_rest_and_never_shown(target, operator, client, ap
     assert Target.objects.get(pk=target.pk).password == PASSWORD
 
 
-RUNS_URLS = ["/runs/", "/runs/new/", "/runs/{run}/", "/runs/targets/", "/runs/targets/new/", "/runs/targets/{target}/"]
+RUNS_URLS = ["/runs/", "/runs/new/", "/runs/{run}/", "/runs/targets/", "/runs/targets/new/", "/runs/targets/{target}/",
+             "/runs/{run}/export.json", "/runs/{run}/samples.csv"]
 POST_URLS = ["/runs/{run}/cancel/", "/runs/{run}/publish/", "/runs/targets/{target}/test/"]
-API_URLS = ["/api/v1/runs/", "/api/v1/runs/{run}/", "/api/v1/runs/{run}/samples/", "/api/v1/targets/", "/api/v1/profiles/"]
+API_URLS = ["/api/v1/runs/", "/api/v1/runs/{run}/", "/api/v1/runs/{run}/samples/", "/api/v1/targets/", "/api/v1/profiles/",
+            "/api/v1/runs/{run}/server-samples/", "/api/v1/runs/{run}/export/", "/api/v1/runs/{run}/samples-csv/"]
 
 
 def test_anonymous_and_non_staff_are_refused_everywhere(client, target, profiles, operator):
@@ -129,8 +131,14 @@ def test_operator_pages_render_with_bounded_queries(client, operator, target, pg
         assert client.get("/runs/targets/").status_code == 200
     run = Run.objects.first()
     Sample.objects.bulk_create([Sample(run=run, t=i, threads=2, tps=100) for i in range(50)])
+    ServerSample.objects.bulk_create([ServerSample(run=run, t=i, sampled_at=timezone.now(), server_tps=99, client_cpu_pct=50)
+                                      for i in range(50)])
     with django_assert_max_num_queries(8):
         assert client.get(f"/runs/{run.pk}/").status_code == 200
+    # The export reads the run and each kind of sample once, however many samples there are.
+    with django_assert_max_num_queries(8):
+        record = json.loads(client.get(f"/runs/{run.pk}/export.json").content)
+    assert len(record["samples"]) == 50 and len(record["server_samples"]) == 50
     partial = client.get(f"/runs/{run.pk}/?part=status", HTTP_HX_REQUEST="true").content.decode()
     assert partial.lstrip().startswith('<section id="run-status"') and "<html" not in partial
     api = APIClient()

@@ -3,7 +3,7 @@ import re
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
-from ..models import BenchmarkProfile, Run, Sample, Target
+from ..models import BenchmarkProfile, Run, Sample, ServerSample, Target
 from ..params import LIMITS, MAX_SWEEP
 
 
@@ -70,6 +70,15 @@ class RunSerializer(serializers.ModelSerializer):
     progress_percent = serializers.SerializerMethodField()
     eta_seconds = serializers.SerializerMethodField()
     waiting_for = serializers.SerializerMethodField(help_text="A queued run: the run of the same target it waits for (null otherwise).")
+    client_bound = serializers.BooleanField(read_only=True, allow_null=True, help_text=(
+        "true: the client host was above 90 % CPU for most of a step, so the result may understate the target; "
+        "null until a step has been measured."))
+    latency = serializers.SerializerMethodField(help_text=(
+        "The run's latency in ms: p50_ms, p95_ms, p99_ms, max_ms, count, method, histogram [[bucket ms, count]]."))
+    insight = serializers.JSONField(read_only=True, help_text=(
+        "Per step: latency (ms), server (server-side TPS, agreement_pct with the tool's TPS in %, buffer_hit_pct, "
+        "running_avg), client (cpu_avg_pct, busy_fraction, bound)."))
+    client_info = serializers.JSONField(read_only=True, help_text="The client host: cores, memory_mb, os, kernel, tool_build.")
 
     class Meta:
         model = Run
@@ -77,7 +86,7 @@ class RunSerializer(serializers.ModelSerializer):
                   "requested_by", "created_at", "started_at", "finished_at", "worker", "client_host", "client_cores",
                   "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
                   "command_line", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
-                  "retraction_reason"]
+                  "retraction_reason", "client_bound", "latency", "insight", "client_info", "server_settings_hash"]
         read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides")]
 
     def get_progress_percent(self, run) -> int | None:
@@ -86,6 +95,9 @@ class RunSerializer(serializers.ModelSerializer):
     def get_eta_seconds(self, run) -> int | None:
         """Seconds left; for a queued run, counted from when the runs ahead of it on the target end."""
         return run.progress()[1]
+
+    def get_latency(self, run) -> dict:
+        return (run.insight or {}).get("latency") or {}
 
     def get_waiting_for(self, run) -> int | None:
         blocker = run.waiting_for
@@ -98,3 +110,10 @@ class SampleSerializer(serializers.ModelSerializer):
         model = Sample
         fields = ["id", "step", "warmup", "t", "threads", "tps", "qps", "reads", "writes", "other", "latency_p95_ms",
                   "latency_avg_ms", "errors_per_s", "reconnects_per_s", "received_at"]
+
+
+class ServerSampleSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ServerSample
+        fields = ["id", "step", "warmup", "t", "sampled_at", "server_tps", "rollbacks_per_s", "queries_per_s", "running",
+                  "lock_waiting", "lock_waits_per_s", "buffer_hit_pct", "client_cpu_pct"]

@@ -16,9 +16,10 @@ from rest_framework.response import Response
 from whitepaper.api.pagination import CatalogPagination
 
 from ..models import BenchmarkProfile, Run, RunState, Target, is_operator
+from ..record import csv_response, json_response
 from ..services import launch_run
 from ..views import RunFilter, may_change
-from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, TargetSerializer
+from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, ServerSampleSerializer, TargetSerializer
 
 MAX_SAMPLES = 5000
 MAX_ID = 2**63 - 1  # PostgreSQL bigint
@@ -41,13 +42,20 @@ NOT_FOUND = OpenApiResponse(ERROR, description="No such object, or a page past t
 TOO_LARGE = OpenApiResponse(ERROR, description="The request body is over API_MAX_BODY_BYTES.")
 READ_ERRORS = {400: FIELD_ERRORS, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND}
 WRITE_ERRORS = {**READ_ERRORS, 413: TOO_LARGE}
-SAMPLE_PAGE = inline_serializer("SamplePage", {
-    "run": serializers.IntegerField(help_text="The run's id."),
-    "state": serializers.ChoiceField(choices=RunState.choices, help_text="The run's state now."),
-    "count": serializers.IntegerField(help_text=f"Samples in this answer (at most {MAX_SAMPLES})."),
-    "next_after": serializers.IntegerField(help_text="Pass as `after` to get only newer samples."),
-    "results": SampleSerializer(many=True),
-})
+def sample_page(name, serializer, what):
+    return inline_serializer(name, {
+        "run": serializers.IntegerField(help_text="The run's id."),
+        "state": serializers.ChoiceField(choices=RunState.choices, help_text="The run's state now."),
+        "count": serializers.IntegerField(help_text=f"{what} in this answer (at most {MAX_SAMPLES})."),
+        "next_after": serializers.IntegerField(help_text="Pass as `after` to get only newer ones."),
+        "results": serializer(many=True),
+    })
+
+
+SAMPLE_PAGE = sample_page("SamplePage", SampleSerializer, "Samples")
+SERVER_SAMPLE_PAGE = sample_page("ServerSamplePage", ServerSampleSerializer, "Readings")
+AFTER = OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": MAX_ID},
+                         description="Only samples with an id greater than this (a whole number >= 0).")
 CANCEL_CONFLICT = OpenApiResponse(
     inline_serializer("CancelConflict", {"detail": serializers.CharField(), "run": RunSerializer()}),
     description="The run has already finished: nothing to cancel.",
@@ -156,19 +164,40 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
 
-    @extend_schema(parameters=[OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": MAX_ID},
-                                                description="Only samples with an id greater than this (a whole number >= 0).")],
-                   responses={200: SAMPLE_PAGE, **READ_ERRORS})
-    @action(detail=True, methods=["get"])
-    def samples(self, request, pk=None, version=None):
+    def _incremental(self, request, pk, related, serializer):
+        """A run's samples (or server readings) newer than `after`, at most MAX_SAMPLES: what a live page polls."""
         run = get_object_or_404(Run.objects.only("id", "state"), pk=pk)
         after = request.query_params.get("after", "0")
         if not (after.isascii() and after.isdigit()) or int(after) > MAX_ID:
             raise serializers.ValidationError({"after": _("after must be a sample id (a whole number >= 0).")})
-        samples = list(run.samples.filter(id__gt=int(after)).order_by("id")[:MAX_SAMPLES])
+        samples = list(getattr(run, related).filter(id__gt=int(after)).order_by("id")[:MAX_SAMPLES])
         return Response({"run": run.pk, "state": run.state, "count": len(samples),
                          "next_after": samples[-1].id if samples else int(after),
-                         "results": SampleSerializer(samples, many=True).data})
+                         "results": serializer(samples, many=True).data})
+
+    @extend_schema(parameters=[AFTER], responses={200: SAMPLE_PAGE, **READ_ERRORS})
+    @action(detail=True, methods=["get"])
+    def samples(self, request, pk=None, version=None):
+        """The tool's interval lines, as they arrive."""
+        return self._incremental(request, pk, "samples", SampleSerializer)
+
+    @extend_schema(parameters=[AFTER], responses={200: SERVER_SAMPLE_PAGE, **READ_ERRORS})
+    @action(detail=True, methods=["get"], url_path="server-samples")
+    def server_samples(self, request, pk=None, version=None):
+        """The server's counters (as rates) and the client's CPU, read by the worker at each report interval."""
+        return self._incremental(request, pk, "server_samples", ServerSampleSerializer)
+
+    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND})
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None, version=None):
+        """The whole run as one self-describing JSON document (its `fields` say what each part holds)."""
+        return json_response(self.get_object())
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND})
+    @action(detail=True, methods=["get"], url_path="samples-csv")
+    def samples_csv(self, request, pk=None, version=None):
+        """The tool's and the server's samples as CSV (`source` = tool | server)."""
+        return csv_response(self.get_object())
 
     @extend_schema(request=None, responses={
         202: OpenApiResponse(RunSerializer, description="Cancelled (a queued run) or asked to stop (an active one)."),
@@ -185,3 +214,4 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         if not changed:
             body = {"detail": _("Run %(id)s has already finished (%(state)s).") % {"id": run.pk, "state": run.state}, "run": body}
         return Response(body, status=code)
+

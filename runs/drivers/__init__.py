@@ -7,6 +7,7 @@ A driver module provides:
   secret_env(conn, password) -> {name: value}        added to the tool's environment only
   parse_interval(line, stream) -> dict | None        one progress line -> one sample
   parse_summary(stdout, stderr) -> dict              the tool's final report
+  parse_latency(stdout, stderr, log_lines, argv) -> dict  p50/p95/p99/max and histogram of a run step (latency.py)
   failure_reason(stdout, stderr) -> str              the tool's own words for why it failed
   version_argv() / parse_version(text)
 """
@@ -32,6 +33,7 @@ class Step:
     threads: int | None = None
     duration_s: int = 0  # expected running time; the runner adds a margin for its time limit
     index: int = 0  # 1-based step number of the thread sweep for run/warmup
+    log_prefix: str = ""  # a latency log the tool writes into the workdir (pgbench -l): <prefix>.*
 
 
 class NotRunnable(Exception):

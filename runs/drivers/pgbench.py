@@ -10,9 +10,16 @@ import re
 from pathlib import Path
 
 from ..params import thread_steps
-from . import Connection, Step, to_float
+from . import Connection, Step, latency, to_float
 
 BINARY = "pgbench"
+# The per-transaction log (-l) of a run step is sampled (--sampling-rate) to about LOG_BUDGET lines at
+# ASSUMED_TPS_PER_CLIENT (what one pgbench client reaches with ro.sql on loopback here): a buffered line
+# costs ~1 us, a few percent of a 30 us transaction if every one were logged (benchmarks/runs_overhead.py
+# saw it). Runs of <= 10 client-seconds log every transaction; longer ones log ~100,000 lines at 10,000
+# TPS per client, ~10,000 at 1,000 (120 s x 64 clients: 1 transaction in 770).
+LOG_BUDGET = 100_000
+ASSUMED_TPS_PER_CLIENT = 10_000
 SCRIPTS_DIR = Path(__file__).resolve().parent / "scripts"
 SCRIPTS = {"ro": SCRIPTS_DIR / "ro.sql", "rw": SCRIPTS_DIR / "rw.sql"}
 
@@ -53,7 +60,18 @@ def _conn_args(conn):
     return ["-h", conn.host, "-p", str(int(conn.port)), "-U", conn.user, conn.database]
 
 
-def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None):
+def sampling_rate(duration_s, clients):
+    """The fraction of transactions pgbench logs: 1 for short runs, less for long or wide ones."""
+    expected = max(1, int(duration_s) * int(clients) * ASSUMED_TPS_PER_CLIENT)
+    rate = min(1.0, LOG_BUDGET / expected)
+    return 1.0 if rate >= 1 else float(f"{rate:.2g}")
+
+
+def log_prefix(index):
+    return f"latency-step{int(index)}"
+
+
+def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None, log_prefix=""):
     if phase == "prepare":
         return [BINARY, "-i", "-q", "-s", str(int(params["scale"])), *_conn_args(conn)]
     if phase == "cleanup":
@@ -72,6 +90,8 @@ def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None)
         # Alibaba's command line: pgbench -M prepared -v -r -P 1 -f ./ro.sql -c N -j N -T 120 -D scale= -D range=
         # (-v vacuums all four tables first, -r reports per-statement latencies).
         argv += ["-v", "-r", "-f", str(SCRIPTS[workload]), "-D", f"scale={int(params['scale'])}", "-D", f"range={int(params['range'])}"]
+    if log_prefix:  # the per-transaction latency log, written into the working directory (the run's workdir)
+        argv += ["-l", f"--log-prefix={log_prefix}", f"--sampling-rate={sampling_rate(duration_s, threads):g}"]
     return argv + _conn_args(conn)
 
 
@@ -81,8 +101,9 @@ def plan(conn, params, workdir):
         if params.get("warmup_s"):
             steps.append(Step("warmup", build_argv("run", conn, params, workdir, threads, params["warmup_s"]),
                               threads, params["warmup_s"], index))
-        steps.append(Step("run", build_argv("run", conn, params, workdir, threads, params["duration_s"]),
-                          threads, params["duration_s"], index))
+        prefix = log_prefix(index)
+        steps.append(Step("run", build_argv("run", conn, params, workdir, threads, params["duration_s"], prefix),
+                          threads, params["duration_s"], index, prefix))
     steps.append(Step("cleanup", build_argv("cleanup", conn, params)))
     return steps
 
@@ -146,6 +167,16 @@ def parse_summary(stdout, stderr=""):
             summary["statements_per_transaction"] = len(sql)
             summary["qps"] = round(summary["tps"] * len(sql), 6)
     return summary
+
+
+SAMPLING_RE = re.compile(r"--sampling-rate=([\d.e-]+)")
+
+
+def parse_latency(stdout, stderr="", log_lines=(), argv=()):
+    """p50/p95/p99/max/mean of the transactions pgbench logged (-l) in a run step (argv: its sampling rate)."""
+    rate = next((float(m.group(1)) for a in argv if (m := SAMPLING_RE.fullmatch(a))), 1.0)
+    method = "pgbench -l" if rate == 1 else f"pgbench -l --sampling-rate={rate:g}"
+    return latency.from_values(latency.parse_pgbench_log(log_lines), method=method, sampling_rate=rate)
 
 
 def failure_reason(stdout, stderr=""):

@@ -8,7 +8,7 @@ the runner keeps an outer time limit as well.
 import re
 
 from ..params import thread_steps
-from . import Connection, Step, to_float
+from . import Connection, Step, latency, to_float
 
 BINARY = "sysbench"
 DB_DRIVER = {"mysql": "mysql", "postgresql": "pgsql"}
@@ -93,6 +93,7 @@ def build_argv(phase, conn, params, workdir, threads=None, duration_s=None):
         f"--report-interval={int(params['report_interval_s'])}",
         "--forced-shutdown=1",
         "--percentile=95",
+        "--histogram=on",  # the latency histogram in the final report: p50/p99 beside the report's p95
         workload,
         "run",
     ]
@@ -144,6 +145,13 @@ def parse_summary(stdout, stderr=""):
         if match:
             summary[name] = int(match.group(1)) if name in INTEGER_FIELDS else to_float(match.group(1))
     return summary
+
+
+def parse_latency(stdout, stderr="", log_lines=(), argv=()):
+    """p50/p95/p99 from the report's histogram (as sysbench computes its percentile), max from its report."""
+    summary = parse_summary(stdout, stderr)
+    return latency.from_histogram(latency.parse_sysbench_histogram(stdout), max_ms=summary.get("latency_max_ms"),
+                                  method="sysbench --histogram")
 
 
 def failure_reason(stdout, stderr=""):

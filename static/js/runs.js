@@ -10,7 +10,94 @@
   var gettext = window.gettext || function (s) { return s; };
   var interpolate = window.interpolate || function (s, args) { return s.replace("%s", args[0]); };
 
-  function runChart(canvas) {
+  function isFinal() {
+    var status = document.getElementById("run-status");
+    return status && status.dataset.final === "true";
+  }
+
+  // Server-side evidence: the server's TPS against the tool's, running threads, buffer hit ratio and the
+  // client host's CPU, per step, on the tool chart's time axis (seconds since the step started).
+  function evidenceChart(canvas) {
+    var d = canvas.dataset;
+    var series = {};
+    var chart = new Chart(canvas, {
+      type: "line",
+      data: { datasets: [] },
+      options: { animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
+        interaction: { mode: "nearest", intersect: false },
+        scales: {
+          x: { type: "linear", title: { display: true, text: d.labelSeconds } },
+          tps: { type: "linear", position: "left", beginAtZero: true, title: { display: true, text: d.labelTps } },
+          pct: { type: "linear", position: "right", min: 0, max: 100, grid: { drawOnChartArea: false }, title: { display: true, text: d.labelPercent } },
+          count: { type: "linear", position: "right", beginAtZero: true, ticks: { precision: 0 }, grid: { drawOnChartArea: false }, title: { display: true, text: d.labelCount } }
+        } }
+    });
+    function datasetsFor(step) {
+      if (series[step]) return series[step];
+      var color = COLORS[(step - 1) % COLORS.length];
+      var make = function (label, axis, extra) {
+        var ds = Object.assign({ label: "#" + step + " " + label, data: [], yAxisID: axis, borderColor: color, backgroundColor: color,
+                                 borderWidth: 2, pointRadius: 1 }, extra || {});
+        chart.data.datasets.push(ds);
+        return ds;
+      };
+      series[step] = { server: make(d.labelServerTps, "tps"), tool: make(d.labelToolTps, "tps", { borderWidth: 1, borderDash: [6, 3] }),
+                       running: make(d.labelRunning, "count", { borderWidth: 1, borderDash: [2, 2], stepped: true }),
+                       hit: make(d.labelHit, "pct", { borderWidth: 1, borderDash: [8, 2, 2, 2] }),
+                       cpu: make(d.labelCpu, "pct", { borderWidth: 1, borderDash: [1, 3] }) };
+      return series[step];
+    }
+    var pending = false;
+    function redraw() {
+      if (pending) return;
+      pending = true;
+      setTimeout(function () {
+        pending = false;
+        chart.data.datasets.forEach(function (ds) { ds.hidden = !ds.data.length; });
+        chart.update();
+      }, 0);
+    }
+    var after = 0, total = 0;
+    var count = document.getElementById("server-sample-count");
+    function poll() {
+      var finalBefore = isFinal();
+      fetch(d.serverSamplesUrl + "?after=" + after, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : { results: [] }; })
+        .then(function (body) {
+          body.results.forEach(function (s) {
+            after = Math.max(after, s.id);
+            if (s.warmup) return;
+            var ds = datasetsFor(s.step);
+            if (s.server_tps !== null) ds.server.data.push({ x: s.t, y: s.server_tps });
+            if (s.running !== null) ds.running.data.push({ x: s.t, y: s.running });
+            if (s.buffer_hit_pct !== null) ds.hit.data.push({ x: s.t, y: s.buffer_hit_pct });
+            if (s.client_cpu_pct !== null) ds.cpu.data.push({ x: s.t, y: s.client_cpu_pct });
+            total += 1;
+          });
+          if (body.results.length) redraw();
+          if (count) count.textContent = interpolate(gettext("%s server samples"), [total]);
+          canvas.dataset.samples = String(total);
+          if (!finalBefore || body.results.length) setTimeout(poll, 1000);
+        })
+        .catch(function () { setTimeout(poll, 3000); });
+    }
+    poll();
+    return { addToolSample: function (s) { datasetsFor(s.step).tool.data.push({ x: s.t, y: s.tps }); redraw(); } };
+  }
+
+  function histogramChart(canvas) {
+    var buckets = JSON.parse(canvas.dataset.histogram || "[]");
+    if (canvas._chart) canvas._chart.destroy();
+    canvas._chart = new Chart(canvas, {
+      type: "bar",
+      data: { labels: buckets.map(function (b) { return b[0]; }),
+              datasets: [{ label: canvas.dataset.label, data: buckets.map(function (b) { return b[1]; }), backgroundColor: COLORS[0] }] },
+      options: { animation: false, responsive: true, maintainAspectRatio: false,
+        scales: { x: { title: { display: true, text: canvas.dataset.labelMs } }, y: { beginAtZero: true } } }
+    });
+  }
+
+  function runChart(canvas, evidence) {
     var d = canvas.dataset;
     var url = d.samplesUrl;
     var after = 0;
@@ -43,10 +130,6 @@
     }
     var count = document.getElementById("sample-count");
     var total = 0;
-    function isFinal() {
-      var status = document.getElementById("run-status");
-      return status && status.dataset.final === "true";
-    }
     function poll() {
       var finalBefore = isFinal();
       fetch(url + "?after=" + after, { credentials: "same-origin", headers: { Accept: "application/json" } })
@@ -60,6 +143,7 @@
             if (s.qps !== null) ds.qps.data.push({ x: s.t, y: s.qps });
             var ms = s.latency_p95_ms !== null ? s.latency_p95_ms : s.latency_avg_ms;
             if (ms !== null) ds.p95.data.push({ x: s.t, y: ms });
+            if (evidence) evidence.addToolSample(s);
             total += 1;
           });
           chart.data.datasets.forEach(function (ds) { if (!ds.data.length) ds.hidden = true; else ds.hidden = false; });
@@ -86,13 +170,19 @@
 
   function init() {
     if (!window.Chart) return;
+    var ev = document.getElementById("evidence-chart");
+    var evidence = ev ? evidenceChart(ev) : null;
     var canvas = document.getElementById("run-chart");
-    if (canvas) runChart(canvas);
+    if (canvas) runChart(canvas, evidence);
     var sweep = document.getElementById("sweep-chart");
     if (sweep) sweepChart(sweep);
+    var hist = document.getElementById("latency-histogram");
+    if (hist) histogramChart(hist);
     document.body.addEventListener("htmx:afterSwap", function () {
       var s = document.getElementById("sweep-chart");
       if (s && !s._chart) sweepChart(s);
+      var h = document.getElementById("latency-histogram");
+      if (h && !h._chart) histogramChart(h);
     });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();

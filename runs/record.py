@@ -1,0 +1,104 @@
+"""A run as one self-describing record (JSON) and its samples as CSV: what the run page's "export"
+links and the API's /runs/{id}/export/ and /runs/{id}/samples-csv/ answer. Never a password."""
+
+import csv
+import io
+
+from django.http import HttpResponse, JsonResponse
+from django.utils import timezone
+
+from .insight import CLIENT_BOUND_CPU_PCT, CLIENT_BOUND_FRACTION
+
+FORMAT, FORMAT_VERSION = "perfdash-run", 1
+
+FIELDS = {
+    "run": "id, state, reason, times (ISO 8601, UTC), worker, who asked, the catalogue row it reproduces / was published as",
+    "client": "the benchmark client host: name, cores (os.cpu_count), cpu_model, memory_mb (/proc/meminfo), os, kernel, "
+              "python, tool_build (the tool's own --version line)",
+    "server": "version (SELECT version()), settings (SHOW GLOBAL VARIABLES / pg_settings with units, read at the start), "
+              "settings_hash (sha256 of the sorted name=value lines)",
+    "target": "name, engine, host, port, database, user (never the password), family, declared_vcpus, declared_memory_gb, "
+              "catalogue flavour",
+    "profile": "the benchmark profile (slug, tool, workload and its defaults)",
+    "overrides": "what the run changed from the profile",
+    "params": "the parameters the run used (profile + overrides)",
+    "command_line": "the commands run, password removed",
+    "summary": "the tool's own final report of the best step (per step under 'steps' for a sweep)",
+    "latency": "p50_ms, p95_ms, p99_ms, max_ms (milliseconds) and histogram [[bucket ms, count], ...] on sysbench's "
+               "bucket scale; for a sweep, all steps' histograms merged; method says where they come from",
+    "steps": "per step: threads, latency (as above), server (server-side TPS = commits counted by the server / the "
+             "tool's measured time, agreement_pct = 100 x server / tool TPS, buffer_hit_pct, running_avg, source), "
+             "client (cpu_avg_pct of the host, busy_fraction = share of intervals above the threshold, bound)",
+    "client_bound": f"true when the client host was above {CLIENT_BOUND_CPU_PCT:g} % CPU for more than "
+                    f"{CLIENT_BOUND_FRACTION:.0%} of a step's intervals: the result may understate the target",
+    "samples": "the tool's interval lines: step, warmup, t (s since the step started, tool clock), threads, tps, qps, "
+               "reads/writes/other (per s), latency_p95_ms, latency_avg_ms, errors_per_s, reconnects_per_s",
+    "server_samples": "the worker's readings at each report interval: step, warmup, t (s since the tool started, worker "
+                      "clock), sampled_at, server_tps, rollbacks_per_s, queries_per_s, running, lock_waiting, "
+                      "lock_waits_per_s, buffer_hit_pct (%), client_cpu_pct (% of all cores), counters (cumulative, "
+                      "as the server names them)",
+    "log": "the tool's output, password removed",
+}
+SAMPLE_FIELDS = ["step", "warmup", "t", "threads", "tps", "qps", "reads", "writes", "other", "latency_p95_ms",
+                 "latency_avg_ms", "errors_per_s", "reconnects_per_s"]
+SERVER_FIELDS = ["step", "warmup", "t", "server_tps", "rollbacks_per_s", "queries_per_s", "running", "lock_waiting",
+                 "lock_waits_per_s", "buffer_hit_pct", "client_cpu_pct"]
+
+
+def _iso(value):
+    return value.isoformat() if value else None
+
+
+def run_record(run):
+    target, profile = run.target, run.profile
+    flavor = target.flavor
+    return {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "exported_at": timezone.now().isoformat(), "fields": FIELDS,
+        "run": {"id": run.pk, "state": run.state, "reason": run.reason, "created_at": _iso(run.created_at),
+                "started_at": _iso(run.started_at), "finished_at": _iso(run.finished_at), "worker": run.worker,
+                "requested_by": run.requested_by.get_username() if run.requested_by_id else None,
+                "reproduces": run.reproduces_id, "published_result": run.published_result_id,
+                "tool_version": run.tool_version},
+        "client": {**(run.client_info or {}), "host": run.client_host or (run.client_info or {}).get("host"),
+                   "cores": run.client_cores or (run.client_info or {}).get("cores")},
+        "server": {"version": run.server_version, "settings_hash": run.server_settings_hash, "settings": run.server_settings},
+        "target": {"name": target.name, "engine": target.engine, "host": target.host, "port": target.port,
+                   "database": target.database, "user": target.user, "family": target.family,
+                   "declared_vcpus": target.declared_vcpus, "declared_memory_gb": target.declared_memory_gb,
+                   "flavor": {"id": flavor.pk, "name": str(flavor)} if flavor else None},
+        "profile": {"slug": profile.slug, "name": profile.name, "tool": profile.tool, "engine": profile.engine,
+                    "workload": profile.workload, "quick": profile.quick,
+                    "methodology": profile.methodology.slug if profile.methodology_id else None},
+        "overrides": run.overrides, "params": run.params, "command_line": run.command_line,
+        "summary": run.summary, "latency": (run.insight or {}).get("latency") or {},
+        "steps": (run.insight or {}).get("steps") or [], "client_bound": run.client_bound,
+        "samples": [{f: getattr(s, f) for f in SAMPLE_FIELDS} for s in run.samples.all()],
+        "server_samples": [{**{f: getattr(s, f) for f in SERVER_FIELDS}, "sampled_at": _iso(s.sampled_at), "counters": s.counters}
+                           for s in run.server_samples.all()],
+        "log": run.log,
+    }
+
+
+def samples_csv(run):
+    """Tool and server samples in one table: `source` says which; empty where a column does not apply."""
+    columns = ["source", *dict.fromkeys(SAMPLE_FIELDS + SERVER_FIELDS), "sampled_at"]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    for s in run.samples.all():
+        writer.writerow({"source": "tool", **{f: getattr(s, f) for f in SAMPLE_FIELDS}, "sampled_at": _iso(s.received_at)})
+    for s in run.server_samples.all():
+        writer.writerow({"source": "server", **{f: getattr(s, f) for f in SERVER_FIELDS}, "sampled_at": _iso(s.sampled_at)})
+    return out.getvalue()
+
+
+def json_response(run):
+    response = JsonResponse(run_record(run), json_dumps_params={"ensure_ascii": False})
+    response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.json"'
+    return response
+
+
+def csv_response(run):
+    response = HttpResponse(samples_csv(run), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-samples.csv"'
+    return response

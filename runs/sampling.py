@@ -1,0 +1,182 @@
+"""Evidence beside the tool, read by the worker during a run step: the server's own counters on a
+separate connection (pymysql / psycopg, the password passed to the driver in memory: never a shell,
+argv or file) and the client host's CPU from /proc/stat, every report interval. Knows nothing of
+Django: the Execution stores what it reads (runs/insight.py turns readings into rates)."""
+
+import hashlib
+import os
+import platform
+import threading
+import time
+from datetime import datetime, timezone
+
+import psycopg
+import pymysql
+
+TIMEOUT_S = 5
+APPLICATION_NAME = "perfdash-probe"  # how the server lists the probe's connection
+MYSQL_STATUS = ("Com_commit", "Com_rollback", "Questions", "Threads_running", "Innodb_buffer_pool_read_requests",
+                "Innodb_buffer_pool_reads", "Innodb_row_lock_waits")
+PG_DATABASE = ("xact_commit", "xact_rollback", "blks_hit", "blks_read", "deadlocks")
+
+
+def cpu_times(path="/proc/stat"):
+    """(busy, total) jiffies of all the host's CPUs: busy excludes idle and iowait."""
+    with open(path) as fh:
+        fields = [int(v) for v in fh.readline().split()[1:]]
+    total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest time is inside user)
+    return total - fields[3] - fields[4], total
+
+
+def client_info(tool_version_text=""):
+    """The client host's fingerprint: cores, memory, OS, kernel, Python, the tool's own version line."""
+    memory_kb = None
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemTotal:"):
+                    memory_kb = int(line.split()[1])
+    except OSError:
+        pass
+    os_name = ""
+    try:
+        os_name = platform.freedesktop_os_release().get("PRETTY_NAME", "")
+    except OSError:
+        pass
+    cpu_model = ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu_model = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), "")
+    except OSError:
+        pass
+    return {"host": platform.node(), "cores": os.cpu_count(), "cpu_model": cpu_model,
+            "memory_mb": memory_kb // 1024 if memory_kb else None, "os": os_name or platform.platform(),
+            "kernel": platform.release(), "python": platform.python_version(),
+            "tool_build": tool_version_text.strip().splitlines()[0] if tool_version_text.strip() else ""}
+
+
+def settings_hash(settings):
+    """sha256 of the server's settings as sorted name=value lines: equal hashes, equal settings."""
+    text = "\n".join(f"{k}={settings[k]}" for k in sorted(settings))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class ProbeFailed(Exception):
+    pass
+
+
+class ServerProbe:
+    """One connection to the target, apart from the tool's, reading the server's own counters."""
+
+    def __init__(self, engine, host, port, database, user, password):
+        self.engine, self.password = engine, password
+        try:
+            if engine == "mysql":
+                self.conn = pymysql.connect(host=host, port=port, user=user, password=password, database=database,
+                                            connect_timeout=TIMEOUT_S, read_timeout=TIMEOUT_S, autocommit=True,
+                                            program_name=APPLICATION_NAME)
+            else:
+                self.conn = psycopg.connect(host=host, port=port, user=user, password=password or None, dbname=database,
+                                            connect_timeout=TIMEOUT_S, autocommit=True, application_name=APPLICATION_NAME,
+                                            options=f"-c statement_timeout={TIMEOUT_S * 1000}")
+        except (pymysql.MySQLError, psycopg.Error, OSError) as exc:
+            raise ProbeFailed(self._clean(exc)) from None
+
+    def _clean(self, exc):
+        message = str(exc) or exc.__class__.__name__
+        return message.replace(self.password, "********") if self.password else message
+
+    def _rows(self, sql, args=None):
+        try:
+            if self.engine == "mysql":
+                with self.conn.cursor() as cur:
+                    cur.execute(sql, args)
+                    return cur.fetchall()
+            return self.conn.execute(sql, args).fetchall()
+        except (pymysql.MySQLError, psycopg.Error, OSError) as exc:
+            raise ProbeFailed(self._clean(exc)) from None
+
+    def counters(self):
+        """The server's cumulative counters and gauges now, under the names of its own views."""
+        if self.engine == "mysql":
+            names = ", ".join(f"'{n}'" for n in MYSQL_STATUS)
+            values = {name: int(value) for name, value in self._rows(f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})")}
+            values["Threads_running"] = max(0, values.get("Threads_running", 1) - 1)  # not this probe's own SHOW
+            return values
+        # One statement, one transaction: the probe adds exactly one commit of its own per reading
+        # (runs/insight.py takes it off). Statistics are read from a fresh snapshot each time.
+        row = self._rows(
+            f"SELECT {', '.join(PG_DATABASE)}, (SELECT count(*) FROM pg_stat_activity a WHERE a.datname = d.datname "
+            "AND a.state = 'active' AND a.pid <> pg_backend_pid()), (SELECT count(*) FROM pg_stat_activity a "
+            "WHERE a.datname = d.datname AND a.wait_event_type = 'Lock') "
+            "FROM pg_stat_database d WHERE d.datname = current_database()")[0]
+        values = dict(zip((*PG_DATABASE, "active_backends", "lock_waiting_backends"), (int(v) for v in row)))
+        return values
+
+    def settings(self):
+        """SHOW GLOBAL VARIABLES / pg_settings as {name: value (with its unit)}."""
+        if self.engine == "mysql":
+            return {name: str(value) for name, value in self._rows("SHOW GLOBAL VARIABLES")}
+        return {name: f"{setting}{' ' + unit if unit else ''}" for name, setting, unit in
+                self._rows("SELECT name, setting, unit FROM pg_settings ORDER BY name")}
+
+    def close(self):
+        try:
+            self.conn.close()
+        except Exception:  # noqa: BLE001 - closing a broken connection
+            pass
+
+
+def reading(probe, t):
+    """One reading: seconds since the step started, wall-clock time, CPU times, the server's counters."""
+    return {"t": round(t, 3), "at": datetime.now(timezone.utc).isoformat(), "cpu": cpu_times(),
+            "server": probe.counters() if probe else None}
+
+
+class Sampler(threading.Thread):
+    """Reads the server and the CPU every interval_s while a step runs; `readings` grows as it goes
+    (a baseline just before the tool starts, the last one after it exits). A probe error stops the
+    server part (noted in `error`), never the run."""
+
+    def __init__(self, probe, interval_s):
+        super().__init__(daemon=True, name="perfdash-sampler")
+        self.probe, self.interval_s, self.settle_s = probe, interval_s, 0.0
+        self.readings, self.error = [], ""
+        self.stopping = threading.Event()
+        self.t0 = time.monotonic()
+        self.lock = threading.Lock()
+        self._take()  # baseline
+
+    def _take(self):
+        try:
+            value = reading(self.probe, time.monotonic() - self.t0)
+        except ProbeFailed as exc:
+            self.error, self.probe = str(exc), None
+            value = reading(None, time.monotonic() - self.t0)
+        with self.lock:
+            self.readings.append(value)
+
+    def run(self):
+        next_at = self.t0 + self.interval_s
+        while not self.stopping.wait(max(0.0, next_at - time.monotonic())):
+            self._take()
+            next_at += self.interval_s
+        if self.settle_s:
+            time.sleep(self.settle_s)
+        self._take()  # the last reading, after the tool exited
+
+    def drain(self, start):
+        with self.lock:
+            return self.readings[start:]
+
+    def finish(self, settle_s=0.0):
+        """Stop after one last reading (settle_s later: PostgreSQL backends flush their counters as they
+        exit). A server that does not answer in time is left behind (the thread is a daemon): the step goes on."""
+        self.settle_s = settle_s
+        self.stopping.set()
+        self.join(timeout=settle_s + 3 * TIMEOUT_S)
+        if self.is_alive():
+            self.error = self.error or f"the server did not answer the probe within {3 * TIMEOUT_S} s"
+            self.probe = None
+        with self.lock:
+            return list(self.readings)
