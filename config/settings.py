@@ -45,6 +45,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # request.htmx: the one way to know a request is htmx (and a history restore, which gets the whole page).
+    "django_htmx.middleware.HtmxMiddleware",
     # Repeated anonymous catalogue pages from memory, like WhiteNoise for static files (whitepaper/pages.py).
     "whitepaper.pages.CataloguePageMiddleware",
     "corsheaders.middleware.CorsMiddleware",
@@ -141,9 +143,9 @@ REST_FRAMEWORK = {
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
     ],
-    "DEFAULT_THROTTLE_CLASSES": ["whitepaper.api.throttling.AnonReadThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["config.api.AnonReadThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon": env("API_ANON_RATE", default="600/minute")},
-    "EXCEPTION_HANDLER": "whitepaper.api.exceptions.exception_handler",
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "RDS performance whitepaper API",

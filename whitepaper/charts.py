@@ -10,7 +10,8 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 
 from .metrics import METRICS_BY_NAME
-from .pages import family_name
+from .pages import family_name, origin_name
+from .queries import SERIES_FIELDS, field_value
 
 # Metrics that can be drawn against vCPUs, in the order a chart offers them.
 CHART_METRICS = ["tps", "qps", "tpm", "ro_qps", "rw_qps"]
@@ -25,16 +26,21 @@ def number(value):
     return value
 
 
+# How each part of a series (queries.SERIES_FIELDS) is shown in a legend, in legend order.
+SERIES_SHOWN = {
+    "engine_version": lambda r, v: str(v),
+    "family": lambda r, v: family_name(v),
+    "memory_ratio": lambda r, v: v,
+    "deployment": lambda r, v: r.get_deployment_display() if v else "",
+    "edition": lambda r, v: v,
+    "vendor": lambda r, v: origin_name(r) if r.is_internal else v.name,
+}
+assert set(SERIES_SHOWN) == set(SERIES_FIELDS)
+
+
 def series_key(result):
-    """What tells two rows of one chart apart when they belong to different lines."""
-    flavor = result.flavor
-    return (
-        str(result.engine_version),
-        family_name(flavor.family),
-        flavor.memory_ratio,
-        result.get_deployment_display() if result.deployment else "",
-        result.edition,
-    )
+    """The line a row belongs to (its series, queries.SERIES_FIELDS), as the legend shows it."""
+    return tuple(shown(result, field_value(result, SERIES_FIELDS[name])) for name, shown in SERIES_SHOWN.items())
 
 
 def series_label(key, varying, fallback):
