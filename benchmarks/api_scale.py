@@ -185,8 +185,8 @@ def queries(kind, n):
     from whitepaper.models import PublishedResult
 
     rng = random.Random(42)
-    if kind == "spec lookup":
-        combos = list(PublishedResult.objects.order_by().values_list(
+    if kind == "spec lookup":  # vendor-published rows: what the lookup answers by default (no include_internal)
+        combos = list(PublishedResult.objects.visible().order_by().values_list(
             "engine_version__engine__slug", "engine_version__version", "flavor__family__slug", "flavor__vcpus",
             "flavor__memory_gb", "table__document__vendor__slug").distinct())
         return [f"/api/v1/spec/?engine={e}&version={v}&family={f}&vcpus={c}&memory_gb={m}&vendor={x}"

@@ -17,7 +17,7 @@ from rest_framework.authtoken.models import Token
 from whitepaper.export import EXPORT_COLUMNS
 from whitepaper.filters import ResultFilter
 from whitepaper.metrics import METRIC_NAMES, METRICS
-from whitepaper.models import Document, EngineVersion, Flavor, PublishedResult, Vendor
+from whitepaper.models import PublishedResult, Vendor
 
 pytestmark = pytest.mark.django_db
 

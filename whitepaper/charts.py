@@ -43,6 +43,11 @@ def series_key(result):
     return tuple(shown(result, field_value(result, SERIES_FIELDS[name])) for name, shown in SERIES_SHOWN.items())
 
 
+def edition_series_key(result):
+    """A series and the document publishing it (each edition of a number its own line)."""
+    return (*series_key(result), f"{result.table.document.published:%Y-%m-%d}")
+
+
 def series_label(key, varying, fallback):
     parts = [part for part, varies in zip(key, varying) if varies and part]
     return " · ".join(parts) or fallback
@@ -60,8 +65,10 @@ def split_series(results, key=series_key, fallback=""):
     varying = [len({k[i] for k in keys}) > 1 for i in range(len(keys[0]))] if keys else []
     if len(keys) == 1:
         # A single line: name it by its memory ratio or family, whichever the rows carry.
-        k = keys[0]
-        return [(k[2] or k[1] or fallback or k[0], groups[k])]
+        first = groups[keys[0]][0]
+        name = first.flavor.memory_ratio or family_name(first.flavor.family) or fallback or str(first.engine_version)
+        name = " · ".join(filter(None, [name, origin_name(first)]))
+        return [(name, groups[keys[0]])]
     return [(series_label(k, varying, fallback or str(i + 1)), groups[k]) for i, k in enumerate(keys)]
 
 

@@ -218,8 +218,8 @@ class ResultFilterForm(forms.Form):
 
     def clean_version(self):
         version = self.cleaned_data.get("version")
-        if version and version != NOT_STATED and not any(
-                pk is not None and name == version for _s, name, pk in self.engine_versions()):
+        stored = from_param(version)  # '-' (not stated) is always valid, like family=-
+        if stored and not any(pk is not None and name == stored for _s, name, pk in self.engine_versions()):
             raise unknown("version", version)
         return version
 

@@ -73,7 +73,7 @@ class Document(models.Model):
     language = models.CharField(max_length=20, default="zh-hans")
     source_file = models.CharField(max_length=200, blank=True)
     notes = models.TextField(blank=True)
-    # Set by the importer whenever anything of the document changed: drives Last-Modified and caches.
+    # Bumped by every write to the document or anything in it (whitepaper/freshness.py): Last-Modified, caches.
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

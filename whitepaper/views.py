@@ -113,13 +113,8 @@ def engine_version(request, engine, version):
         by_family.setdefault(family_name(result.flavor.family) or _("No family stated"), []).append(result)
     family_charts = []
     for i, (family, rows) in enumerate(by_family.items(), 1):
-        documents = {r.table.document.slug for r in rows}
-
-        def key(r, several=len(documents) > 1):
-            doc = f"{r.table.document.vendor.name} {r.table.document.published:%Y-%m-%d}" if several else ""
-            return (" ".join(filter(None, [doc, origin_name(r)])), r.flavor.memory_ratio, r.get_deployment_display() if r.deployment else "", r.edition, "")
-
-        chart = charts.build_chart(f"chart-family-{i}", family, charts.split_series(rows, key=key, fallback=family))
+        chart = charts.build_chart(f"chart-family-{i}", family,
+                                   charts.split_series(rows, key=charts.edition_series_key, fallback=family))
         family_charts.append({"family": family, "chart": chart, "chart_rows": charts.chart_rows(chart)})
     tables = {}
     for result in results:
