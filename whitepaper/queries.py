@@ -16,8 +16,8 @@ This module imports no model (models.py imports it): the queryset reaches the mo
 """
 
 from django.db import models
-from django.db.models import BooleanField, Expression, F, OuterRef, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import BooleanField, Expression, F, OuterRef, Subquery, Value, Window
+from django.db.models.functions import Coalesce, Rank
 
 # --- "Not stated" -------------------------------------------------------------------------------
 
@@ -65,6 +65,8 @@ SORTS = {
     "rw_qps": ("rw_qps",),
     "table": ("table__document__slug", "table__position"),
 }
+# "Newer" between two documents publishing the same variant: the later date, then the later slug.
+NEWEST_DOCUMENT_FIRST = ("-table__document__published", "-table__document__slug")
 # Ties keep import order: `id` lets PostgreSQL walk the (engine_version, tps DESC NULLS LAST, id) index.
 SORT_TIE_BREAK = "id"
 
@@ -164,8 +166,10 @@ class PublishedResultQuerySet(models.QuerySet):
             return self
         from .models import Origin, ResultTable  # models imports this module
 
-        vendor_tables = ResultTable.objects.order_by().filter(document__vendor__origin=Origin.VENDOR).values("id")
-        return self.filter(InIdSubquery("table_id", vendor_tables))
+        # NOT IN (subquery): PostgreSQL hashes the few internal tables once and checks each row against
+        # the hash, with no join, so an index walk (ordering=-tps) still stops after a page.
+        internal_tables = ResultTable.objects.order_by().filter(document__vendor__origin=Origin.INTERNAL).values("id")
+        return self.exclude(table_id__in=internal_tables)
 
     def document_order(self):
         return self.order_by(*DOCUMENT_ORDER)
@@ -182,13 +186,18 @@ class PublishedResultQuerySet(models.QuerySet):
                 order.append(F(field).desc(nulls_last=True) if term.startswith("-") else F(field).asc(nulls_last=True))
         return self.order_by(*order, SORT_TIE_BREAK)
 
-    def newest_per_variant(self, among=None):
-        """Only the rows of the newest document (by date, then slug) publishing each variant among
-        `among` (default: every published result), so editions never repeat one number."""
-        among = self.model.objects.all() if among is None else among
-        newest = among.order_by("-table__document__published", "-table__document__slug", "position")
+    def newest_per_variant(self, among_these=False):
+        """Only the rows of the newest document (NEWEST_DOCUMENT_FIRST) publishing each variant
+        (VARIANT_FIELDS), so editions never repeat one number. Newest among every published result
+        (`latest=true`: a filter on a size or a number then applies to that row), or `among_these` rows
+        only (the spec lookup: a window over its few matching rows)."""
+        if among_these:
+            return self.alias(_newest=Window(Rank(), partition_by=[F(path) for path in VARIANT_FIELDS.values()],
+                                             order_by=[F(f[1:]).desc() for f in NEWEST_DOCUMENT_FIRST])
+                              ).filter(_newest=1)
+        newest = self.model.objects.order_by(*NEWEST_DOCUMENT_FIRST, "position")
         for path in VARIANT_FIELDS.values():
-            if path in _NULLABLE:
+            if path in _NULLABLE:  # NULL equals NULL within a variant (as in a window's partition)
                 newest = newest.alias(**{f"_v_{path}": Coalesce(path, Value(0))}).filter(
                     **{f"_v_{path}": Coalesce(OuterRef(path), Value(0))})
             else:

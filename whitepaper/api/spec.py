@@ -93,7 +93,7 @@ class SpecLookupView(APIView):
     def get(self, request):
         data, filterset = spec_filterset(request.query_params)
         matching = filterset.qs
-        candidates = list(matching.newest_per_variant(among=matching).sorted_by(["-published", "table"])
+        candidates = list(matching.newest_per_variant(among_these=True).sorted_by(["-published", "table"])
                           [:MAX_CANDIDATES + 1])
         context = {"request": request}
         if not candidates:
