@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError
 from django.utils.translation import gettext_lazy as _
 
+from .metrics import METRICS_BY_NAME
 from .models import (MEMORY_RATIO_RE, Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily,
                      Methodology, PublishedResult, Vendor)
 from .queries import NOT_STATED, InIdSubquery, from_param
@@ -173,6 +174,15 @@ class StrictBooleanFilter(SchemaMixin, django_filters.BooleanFilter):
 
 # --- The FilterSet -------------------------------------------------------------------------------
 
+# The numbers the results filter on: name -> (field, unit, whole number).
+NUMBER_FIELDS = {
+    "vcpus": ("flavor__vcpus", "vCPUs", True),
+    "memory_gb": ("flavor__memory_gb", "GB", True),
+    **{name: (name, METRICS_BY_NAME[name].unit, METRICS_BY_NAME[name].kind == "int")
+       for name in ("tps", "qps", "max_connections")},
+}
+
+
 def number_filter(name, lookup_expr="exact", field_name=None):
     """An exact, minimum (gte) or maximum (lte) filter on a size or a metric of a result, with its
     unit (`field_name`: the path from another model)."""
@@ -180,20 +190,6 @@ def number_filter(name, lookup_expr="exact", field_name=None):
     what = {"exact": "Exactly this", "gte": "Minimum", "lte": "Maximum"}[lookup_expr]
     return (IntegerFilter if integer else DecimalFilter)(field_name=field_name or path, lookup_expr=lookup_expr,
                                                           label=f"{what} {name} ({unit})")
-
-
-# The numbers the results filter on: name -> (field, unit, whole number).
-NUMBER_FIELDS = {
-    "vcpus": ("flavor__vcpus", "vCPUs", True),
-    "memory_gb": ("flavor__memory_gb", "GB", True),
-    "tps": ("tps", "transactions per second", False),
-    "qps": ("qps", "queries per second", False),
-    "max_connections": ("max_connections", "connections", True),
-}
-
-
-def _family_values():
-    return InstanceFamily.objects.values_list("slug", flat=True)
 
 
 def _version_values():
