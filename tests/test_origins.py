@@ -46,7 +46,7 @@ def internal(staff):
     return run.published_result
 
 
-def test_it_derives_the_origin_from_the_vendor_in_the_database(internal):
+def test_it_sets_the_origin_from_the_vendor_slug_whoever_saves(internal):
     assert Vendor.objects.get(slug="internal").origin == Origin.INTERNAL
     assert set(Vendor.objects.exclude(slug="internal").values_list("origin", flat=True)) == {Origin.VENDOR}
     assert internal.origin == Origin.INTERNAL and internal.is_internal

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Case, F, OrderBy, Q, Value, When
+from django.db.models import F, OrderBy, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -44,19 +44,24 @@ class Vendor(models.Model):
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=100)
     name_zh = models.CharField(max_length=100, blank=True)
-    # Where a result comes from is its document's vendor's origin: the one definition of the rule,
-    # computed by the database from the slug, so no writer (importer, publishing, admin, shell) can get it wrong.
-    origin = models.GeneratedField(
-        expression=Case(When(slug=INTERNAL_VENDOR_SLUG, then=Value(Origin.INTERNAL.value)),
-                        default=Value(Origin.VENDOR.value)),
-        output_field=models.CharField(max_length=10, choices=Origin.choices), db_persist=True,
-    )
+    # Where a result comes from is its document's vendor's origin: the one definition of the rule.
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.VENDOR, editable=False,
+                              help_text=_("Set from the slug on every save: 'internal' is this dashboard's own."))
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, **kwargs):
+        # The vendor of published benchmark runs (runs/publish.py) is the internal one; every other
+        # vendor publishes documents. Written on every save, whoever saves (importer, publishing, admin).
+        self.origin = Origin.INTERNAL if self.slug == INTERNAL_VENDOR_SLUG else Origin.VENDOR
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "slug" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "origin"}
+        super().save(*args, **kwargs)
 
     @property
     def is_internal(self):
