@@ -47,11 +47,13 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # request.htmx: the one way to know a request is htmx (and a history restore, which gets the whole page).
     "django_htmx.middleware.HtmxMiddleware",
+    # ?lang= in a URL: taken out of request.GET and remembered in the cookie (config/language.py).
+    "config.language.LanguageParamMiddleware",
     # Repeated anonymous catalogue pages from memory, like WhiteNoise for static files (whitepaper/pages.py).
     "whitepaper.pages.CataloguePageMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
+    "config.language.LocaleMiddleware",  # Django's, plus ?lang= first and the API in English
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -75,6 +77,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "runs.context_processors.operator",
+                "config.language.language_links",
             ],
         },
     },
@@ -101,7 +104,10 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
 
 LANGUAGE_CODE = "en"
+# Names as each language writes itself (the switch shows them so on every page).
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LANGUAGE_COOKIE_NAME = "django_language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -150,7 +156,8 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "RDS performance whitepaper API",
     "DESCRIPTION": "Published database performance results (TPS, QPS, max connections, IOPS) "
-    "with provenance, and benchmark runs.",
+    "with provenance, and benchmark runs. The API is English only, whatever Accept-Language says "
+    "(the web pages also exist in Chinese).",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -6,6 +6,20 @@ from .models import BenchmarkProfile, Target, validate_password
 from .params import PGBENCH_FIELDS, SYSBENCH_FIELDS
 
 
+def flavor_choice_label(flavor):
+    """'Huawei Cloud · General-purpose 通用型 · 1:4 · rds.mysql.x1.large.4 · 2 vCPU / 8 GB': tells apart the
+    dozens of flavours of one size."""
+    parts = [flavor.vendor.name]
+    if flavor.family:
+        parts.append(f"{flavor.family.name} {flavor.family.name_zh}".strip())
+    if flavor.memory_ratio:
+        parts.append(flavor.memory_ratio)
+    if flavor.spec_code:
+        parts.append(flavor.spec_code)
+    parts.append(f"{flavor.vcpus} vCPU / {flavor.memory_gb} GB")
+    return " · ".join(parts)
+
+
 class TargetForm(forms.ModelForm):
     password = forms.CharField(label=_("password"), required=False, strip=False,
                                widget=forms.PasswordInput(render_value=False), validators=[validate_password],
@@ -18,7 +32,10 @@ class TargetForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["flavor"].queryset = self.fields["flavor"].queryset.select_related("vendor", "family")
+        flavor = self.fields["flavor"]
+        flavor.queryset = (flavor.queryset.exclude(vendor__slug="internal").select_related("vendor", "family")
+                           .order_by("vendor__name", "family__name", "memory_ratio", "vcpus", "memory_gb", "spec_code"))
+        flavor.label_from_instance = flavor_choice_label
 
     def save(self, commit=True):
         if self.cleaned_data.get("password"):
@@ -30,14 +47,35 @@ OVERRIDE_FIELDS = ["threads", "thread_sweep", "duration_s", "report_interval_s",
                    "rows_per_table", "scale", "range", "jobs", "prepared"]
 
 
-class RunForm(forms.Form):
-    """Target, profile, and overrides of the profile's numbers. The overrides are validated by the
-    profile (BenchmarkProfile.resolve), the same rules as the API."""
+def profile_initial(profile):
+    """The override fields filled with the profile's own values, as the form shows them: what you see runs."""
+    from .params import profile_defaults
 
-    target = forms.ModelChoiceField(Target.objects.all(), label=_("target"))
+    values = profile_defaults(profile)
+    allowed = SYSBENCH_FIELDS if profile.tool == "sysbench" else PGBENCH_FIELDS
+    shown = {}
+    for name in OVERRIDE_FIELDS:
+        if name not in allowed:
+            continue
+        value = values.get(name)
+        if name == "thread_sweep":
+            shown[name] = ", ".join(str(v) for v in value or [])
+        elif name == "prepared":
+            shown[name] = "true" if value else "false"
+        else:
+            shown[name] = "" if value is None else value
+    return shown
+
+
+class RunForm(forms.Form):
+    """Target, profile, and the run's parameters, pre-filled with the profile's values. The form only
+    translates input: launch_run (services.py) validates the run, with the same rules as the API."""
+
+    target = forms.ModelChoiceField(Target.objects.usable(), label=_("target"))
     profile = forms.ModelChoiceField(BenchmarkProfile.objects.filter(tool__in=["sysbench", "pgbench"]), label=_("profile"))
     threads = forms.CharField(label=_("threads / clients"), required=False)
-    thread_sweep = forms.CharField(label=_("thread sweep"), required=False, help_text=_("e.g. 8, 16, 32, 64, 128"))
+    thread_sweep = forms.CharField(label=_("thread sweep"), required=False,
+                                   help_text=_("e.g. 8, 16, 32, 64, 128: one step per thread count. Empty: one step with the threads above."))
     duration_s = forms.CharField(label=_("duration (s)"), required=False)
     report_interval_s = forms.CharField(label=_("report interval (s)"), required=False)
     warmup_s = forms.CharField(label=_("warm-up (s)"), required=False)
@@ -45,43 +83,51 @@ class RunForm(forms.Form):
     rows_per_table = forms.CharField(label=_("rows per table (sysbench)"), required=False)
     scale = forms.CharField(label=_("scale (pgbench)"), required=False)
     range = forms.CharField(label=_("range (pgbench)"), required=False)
-    jobs = forms.CharField(label=_("jobs -j (pgbench)"), required=False)
+    jobs = forms.CharField(label=_("jobs -j (pgbench)"), required=False, help_text=_("Empty: as many as clients."))
     prepared = forms.ChoiceField(label=_("prepared statements"), required=False,
                                  choices=[("", _("as the profile")), ("true", _("on")), ("false", _("off"))])
     reproduces = forms.IntegerField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, engine=None, **kwargs):
         super().__init__(*args, **kwargs)
-        if engine:
-            self.fields["profile"].queryset = self.fields["profile"].queryset.filter(engine=engine)
+        # Offered: the chosen target's engine's profiles. Accepted: any (launch_run says what is wrong).
+        queryset = self.fields["profile"].queryset
+        self.profile_choices = queryset.filter(engine=engine) if engine else queryset
+
+    def restrict_targets(self, engine):
+        """Reproducing a row: only targets of the row's engine."""
+        self.fields["target"].queryset = self.fields["target"].queryset.filter(engine=engine)
 
     def overrides(self):
+        """The fields that differ from the profile's values (an empty sweep clears the profile's sweep)."""
         data = self.cleaned_data
-        profile = data.get("profile")
-        allowed = SYSBENCH_FIELDS if profile and profile.tool == "sysbench" else PGBENCH_FIELDS
+        profile = data["profile"]
+        allowed = SYSBENCH_FIELDS if profile.tool == "sysbench" else PGBENCH_FIELDS
+        defaults = profile_initial(profile)
         result = {}
         for name in OVERRIDE_FIELDS:
             value = data.get(name)
-            if value in (None, ""):
-                continue
+            value = value.strip() if isinstance(value, str) else value
             if name not in allowed:
-                self.add_error(name, _("%(field)s does not apply to a %(tool)s profile.") % {"field": name, "tool": profile.tool})
+                if value not in (None, ""):
+                    self.add_error(name, _("%(field)s does not apply to a %(tool)s profile.") % {"field": name, "tool": profile.tool})
                 continue
-            result[name] = value.strip() if isinstance(value, str) else value
+            if name == "thread_sweep" and name in self.data:
+                if value != defaults[name]:
+                    result[name] = value
+                continue
+            if value in (None, "") or str(value) == str(defaults.get(name)):
+                continue
+            result[name] = value
         return result
 
     def clean(self):
         data = super().clean()
-        profile, target = data.get("profile"), data.get("target")
-        if profile and target and profile.engine != target.engine:
-            self.add_error("profile", _("This profile is for %(pe)s; the target is %(te)s.") % {
-                "pe": profile.get_engine_display(), "te": target.get_engine_display()})
-        if profile and not self.errors:
-            overrides = self.overrides()
-            try:
-                data["params"] = profile.resolve(overrides)
-            except ValidationError as exc:
-                for field, messages in exc.message_dict.items():
-                    self.add_error(field if field in self.fields else None, messages)
-            data["overrides"] = overrides
+        if data.get("profile") and not self.errors:
+            data["overrides"] = self.overrides()
         return data
+
+
+class RetractForm(forms.Form):
+    reason = forms.CharField(label=_("reason"), max_length=2000, widget=forms.Textarea(attrs={"rows": 3}),
+                             help_text=_("Kept on the run and shown on its page."))

@@ -56,6 +56,12 @@ class Tool(models.TextChoices):
     HAMMERDB = "hammerdb", _("HammerDB (not runnable here)")
 
 
+class TargetQuerySet(models.QuerySet):
+    def usable(self):
+        """Targets that may take new runs (not archived)."""
+        return self.filter(archived_at__isnull=True)
+
+
 class Target(models.Model):
     name = models.CharField(_("name"), max_length=100, unique=True)
     engine = models.CharField(_("engine"), max_length=20, choices=Engine.choices[:2])
@@ -77,6 +83,10 @@ class Target(models.Model):
                              help_text=_("Celery queue of the benchmark clients that reach this target (e.g. same zone)."))
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    archived_at = models.DateTimeField(_("archived"), null=True, blank=True,
+                                       help_text=_("Archived targets take no new runs; their runs stay."))
+
+    objects = TargetQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
@@ -98,6 +108,15 @@ class Target(models.Model):
     @property
     def has_password(self):
         return bool(self.password_encrypted)
+
+    # The size the target declares: its own numbers, else its catalogue flavour's.
+    @property
+    def declared_vcpus(self):
+        return self.vcpus or (self.flavor.vcpus if self.flavor_id else None)
+
+    @property
+    def declared_memory_gb(self):
+        return self.memory_gb or (self.flavor.memory_gb if self.flavor_id else None)
 
 
 class BenchmarkProfile(models.Model):
@@ -201,6 +220,9 @@ class Run(models.Model):
     command_line = models.TextField(blank=True, help_text=_("Commands run, password removed."))
     log = models.TextField(blank=True, help_text=_("Tool output, password removed."))
     summary = models.JSONField(default=dict, blank=True)
+    retracted_at = models.DateTimeField(null=True, blank=True, help_text=_("When staff took the published row back."))
+    retracted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    retraction_reason = models.TextField(blank=True)
 
     objects = RunQuerySet.as_manager()
 
@@ -232,7 +254,8 @@ class Run(models.Model):
 
     @property
     def can_publish(self):
-        return self.state == RunState.SUCCEEDED and self.published_result_id is None and bool(self.summary.get("tps"))
+        return (self.state == RunState.SUCCEEDED and self.published_result_id is None and self.retracted_at is None
+                and bool(self.summary.get("tps")))
 
     def transition(self, to, *, allowed_from=None, **fields):
         """Move to state `to` only if the row is still in one of the states that may precede it.
@@ -288,19 +311,40 @@ class Run(models.Model):
         return Run.objects.filter(pk=self.pk).values_list("cancel_requested", flat=True).first() is not False
 
     # --- progress --------------------------------------------------------------------------------
+    def runs_ahead(self):
+        """The runs of the same target this queued run waits behind: the active one, then the ones queued
+        before it, in the order they will run. Empty when nothing is ahead (it waits for a worker)."""
+        if self.state != RunState.QUEUED:
+            return []
+        ahead = Run.objects.filter(target_id=self.target_id).exclude(pk=self.pk).filter(
+            Q(state__in=ACTIVE_STATES) | Q(state=RunState.QUEUED, created_at__lt=self.created_at)
+            | Q(state=RunState.QUEUED, created_at=self.created_at, pk__lt=self.pk))
+        return sorted(ahead, key=lambda r: (r.state == RunState.QUEUED, r.created_at, r.pk))
+
+    @property
+    def waiting_for(self):
+        """The run that has to end before this one can start (the target's active run, or the next in line)."""
+        ahead = self.runs_ahead()
+        return ahead[0] if ahead else None
+
     @property
     def expected_seconds(self):
+        from .params import thread_steps
+
         p = self.params or {}
-        sweep = p.get("thread_sweep") or [p.get("threads")]
-        return len(sweep) * (p.get("duration_s", 0) + p.get("warmup_s", 0))
+        return len(thread_steps(p)) * (p.get("duration_s", 0) + p.get("warmup_s", 0)) if p else 0
 
     def progress(self):
         """(percent, seconds left) for the run phase, estimated from the step and its start time."""
         p = self.params or {}
         if self.state == RunState.SUCCEEDED:
             return 100, 0
+        if self.state == RunState.QUEUED:
+            # Counts from when the runs ahead of it on the same target end.
+            waiting = sum((r.progress()[1] or 0) if r.is_active else r.expected_seconds for r in self.runs_ahead())
+            return 0, waiting + self.expected_seconds
         if self.state != RunState.RUNNING or not self.step_started_at or not self.step:
-            return (0, self.expected_seconds) if self.state in (RunState.QUEUED, RunState.PREPARING) else (None, None)
+            return (0, self.expected_seconds) if self.state == RunState.PREPARING else (None, None)
         per_step = p.get("duration_s", 0) + p.get("warmup_s", 0)
         elapsed_in_step = min(per_step, (timezone.now() - self.step_started_at).total_seconds())
         done = (self.step - 1) * per_step + elapsed_in_step

@@ -147,4 +147,5 @@ def resolve_params(profile, overrides):
 
 
 def thread_steps(params):
-    return params.get("thread_sweep") or [params["threads"]]
+    """The thread counts a run measures, one step each: the sweep, or the single thread count."""
+    return params.get("thread_sweep") or [params.get("threads")]

@@ -22,11 +22,25 @@ def _two(value):
     return None if value is None else Decimal(str(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 
 
+INTERNAL_FAMILY = {"slug": "internal-target", "name": "Internal target (declared size)", "name_zh": "内部测试实例（声明规格）"}
+
+
+def publish_preview(run):
+    """What publishing would add, without writing: the flavour it is published under and why."""
+    target = run.target
+    if target.flavor_id:
+        return {"flavor": target.flavor, "under": _("the target's catalogue flavour")}
+    if target.vcpus and target.memory_gb:
+        return {"flavor": None, "under": _("an internal flavour of %(v)s vCPU / %(m)s GB (the target's declared size)") % {
+            "v": target.vcpus, "m": target.memory_gb}}
+    return {"flavor": None, "under": "", "problem": _("Set the target's vCPUs and memory (or its catalogue flavour) before publishing.")}
+
+
 @transaction.atomic
 def publish_run(run_id):
     run = Run.objects.select_for_update(of=("self",)).select_related("target", "profile", "target__flavor").get(pk=run_id)
     if not run.can_publish:
-        raise ValidationError(_("Only a succeeded run with a TPS that is not yet published can be published."))
+        raise ValidationError(_("Only a succeeded run with a TPS that is not yet published (nor retracted) can be published."))
     target, profile, summary = run.target, run.profile, run.summary
     if not (target.vcpus and target.memory_gb) and not target.flavor_id:
         raise ValidationError(_("Set the target's vCPUs and memory (or its catalogue flavour) before publishing."))
@@ -52,11 +66,13 @@ def publish_run(run_id):
         document=document, label=label,
         defaults={"methodology": methodology, "columns": ["flavor", "vcpus", "memory_gb", "tps", "qps"],
                   "position": (document.tables.aggregate(m=Max("position"))["m"] or 0) + 1,
-                  "section": _("Benchmark runs")},
+                  "section": "Benchmark runs"},
     )
     engine = Engine.objects.get(slug=target.engine)
     engine_version, _created = EngineVersion.objects.get_or_create(engine=engine, version=short_version(target.engine, run.server_version))
-    flavor = _internal_flavor(vendor, target)
+    # Under the target's catalogue flavour when it names one; else an internal flavour of its declared size.
+    # Never a vendor family matched by name: the target's free-text family is not the vendor's.
+    flavor = target.flavor or _internal_flavor(vendor, target)
     result = PublishedResult.objects.create(
         table=table, position=(table.results.aggregate(m=Max("position"))["m"] or 0) + 1,
         engine_version=engine_version, flavor=flavor, deployment="",
@@ -69,15 +85,31 @@ def publish_run(run_id):
     return result
 
 
+@transaction.atomic
+def retract_run(run_id, *, user, reason):
+    """Take a published run's row out of the catalogue; the run keeps who, when and why."""
+    run = Run.objects.select_for_update(of=("self",)).get(pk=run_id)
+    if run.published_result_id is None:
+        raise ValidationError(_("Run %(id)s is not published.") % {"id": run.pk})
+    if not (reason or "").strip():
+        raise ValidationError(_("Give a reason for the retraction."))
+    result = PublishedResult.objects.select_related("table__document").get(pk=run.published_result_id)
+    document = result.table.document
+    run.published_result = None
+    run.retracted_at = timezone.now()
+    run.retracted_by = user
+    run.retraction_reason = reason.strip()
+    run.save(update_fields=["published_result", "retracted_at", "retracted_by", "retraction_reason"])
+    result.delete()
+    Document.objects.filter(pk=document.pk).update(changed_at=timezone.now())  # pages and ETags change at once
+    return run
+
+
 def _internal_flavor(vendor, target):
-    source = target.flavor
-    vcpus = target.vcpus or source.vcpus
-    memory = target.memory_gb or source.memory_gb
-    family = None
-    if target.family:
-        family = InstanceFamily.objects.filter(vendor=vendor, slug=target.family).first()
-    spec = source.spec_code if source else ""
+    family, _created = InstanceFamily.objects.get_or_create(vendor=vendor, slug=INTERNAL_FAMILY["slug"], defaults={
+        "name": INTERNAL_FAMILY["name"], "name_zh": INTERNAL_FAMILY["name_zh"]})
+    vcpus, memory = target.vcpus, target.memory_gb
     ratio = f"1:{memory // vcpus}" if memory % vcpus == 0 and memory >= vcpus else ""
-    flavor, _created = Flavor.objects.get_or_create(vendor=vendor, family=family, spec_code=spec, vcpus=vcpus,
+    flavor, _created = Flavor.objects.get_or_create(vendor=vendor, family=family, spec_code="", vcpus=vcpus,
                                                     memory_gb=memory, storage="", memory_ratio=ratio)
     return flavor

@@ -1,29 +1,41 @@
 """Launching a run: validate, store the row, then queue the task once the row is committed."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from .models import Run
+from .params import thread_steps
 
 
 def launch_run(*, target, profile, overrides, user, reproduces=None):
-    """Creates a queued Run (raises ValidationError naming the bad field; nothing is queued then)."""
-    from django.core.exceptions import ValidationError
-    from django.utils.translation import gettext as _
-
+    """The one place a run is validated and created (the form and the API only translate to and from it).
+    Raises ValidationError {field: [messages]} naming every bad field, and then nothing is stored or
+    queued; otherwise the run is saved and queued once the row is committed."""
+    errors = {}
+    if target.archived_at:
+        errors["target"] = [_("Target %(t)s is archived: it takes no new runs.") % {"t": target.name}]
     if profile.engine != target.engine:
-        raise ValidationError({"profile": _("Profile %(p)s is for %(pe)s; target %(t)s is %(te)s.") % {
-            "p": profile.slug, "pe": profile.get_engine_display(), "t": target.name, "te": target.get_engine_display()}})
-    params = profile.resolve(overrides)
-    run = Run.objects.create(target=target, profile=profile, overrides=overrides or {}, params=params,
-                             requested_by=user, reproduces=reproduces,
-                             step_count=len(params.get("thread_sweep") or [params["threads"]]))
-    transaction.on_commit(lambda: enqueue(run))
+        errors["profile"] = [_("Profile %(p)s is for %(pe)s; target %(t)s is %(te)s.") % {
+            "p": profile.slug, "pe": profile.get_engine_display(), "t": target.name, "te": target.get_engine_display()}]
+    params = None
+    try:
+        params = profile.resolve(overrides)
+    except ValidationError as exc:
+        for field, messages in exc.message_dict.items():
+            errors.setdefault(field, []).extend(messages)
+    if errors:
+        raise ValidationError(errors)
+    with transaction.atomic():
+        run = Run.objects.create(target=target, profile=profile, overrides=overrides or {}, params=params,
+                                 requested_by=user, reproduces=reproduces, step_count=len(thread_steps(params)))
+        transaction.on_commit(lambda: enqueue(run))
     return run
 
 
 def time_limit_for(run):
-    steps = len(run.params.get("thread_sweep") or [run.params["threads"]])
+    steps = len(thread_steps(run.params))
     margin = settings.RUNS_TIME_MARGIN_SECONDS
     return run.expected_seconds + steps * margin + 2 * settings.RUNS_PREPARE_TIME_LIMIT_SECONDS + 60
 

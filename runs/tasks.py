@@ -14,6 +14,7 @@ from pathlib import Path
 from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from .connections import ConnectionFailed, server_version
 from .drivers import Connection, NotRunnable, get_driver, redact
@@ -90,6 +91,8 @@ class Execution:
         self.last_cancel_check = 0.0
         self.cancelled = False
         self.step = None
+        self.step_started = 0.0
+        self.cancelled_during = ""  # where the cancel found the run, for its reason
 
     # --- log and heartbeat -------------------------------------------------------------------------
     def add_log(self, line):
@@ -114,8 +117,24 @@ class Execution:
         if now - self.last_cancel_check < settings.RUNS_CANCEL_POLL_SECONDS:
             return self.cancelled
         self.last_cancel_check = now
-        self.cancelled = self.cancelled or self.run.cancel_is_requested()
+        if not self.cancelled and self.run.cancel_is_requested():
+            self.cancelled = True
+            self.cancelled_during = self.where()
         return self.cancelled
+
+    def where(self):
+        """The phase and step the run is in, in words: 'running step 1 of 3 (8 threads), 8 s in'."""
+        step = self.step
+        if step is None:
+            return _("starting")
+        seconds = int(time.monotonic() - self.step_started)
+        if step.phase in ("run", "warmup"):
+            verb = _("running") if step.phase == "run" else _("warming up")
+            return _("%(verb)s step %(n)d of %(total)d (%(threads)d threads), %(s)d s in") % {
+                "verb": verb, "n": step.index, "total": self.run.step_count, "threads": step.threads, "s": seconds}
+        words = {"reset": _("dropping tables left behind"), "prepare": _("preparing (loading the tables)"),
+                 "cleanup": _("cleaning up")}
+        return _("%(phase)s, %(s)d s in") % {"phase": words.get(step.phase, step.phase), "s": seconds}
 
     def on_line(self, stream, line):
         self.add_log(line)
@@ -189,7 +208,8 @@ class Execution:
         if not self.cancelled:
             run.mark_cleaning_up()
         cleanup = [s for s in steps if s.phase == "cleanup"]
-        self.cancelled = self.cancelled or self.run.cancel_is_requested()
+        if not self.cancelled and self.run.cancel_is_requested():
+            self.cancelled, self.cancelled_during = True, self.where()
         for step in cleanup:
             outcome = self._run_step(step, env, workdir, stoppable=False)
             if outcome.returncode != 0 and not reason and not self.cancelled:
@@ -197,8 +217,8 @@ class Execution:
                 reason = redact(f"cleanup failed: {why}", self.secrets)
         self.flush(force=True)
         if self.cancelled or run.cancel_is_requested():
-            run.finish_cancelled("Cancelled while " + ("running" if summaries or run.step else "preparing")
-                                 + "; the tool was stopped and its tables dropped.")
+            during = self.cancelled_during or _("cleaning up")
+            run.finish_cancelled(_("Cancelled while %(where)s; the tool was stopped and its tables dropped.") % {"where": during})
             return "cancelled"
         if reason:
             run.fail(reason)
@@ -213,6 +233,7 @@ class Execution:
 
     def _run_step(self, step, env, workdir, stoppable=True):
         self.step = step
+        self.step_started = time.monotonic()
         self.add_log(f"$ {redact(shlex.join(step.argv), self.secrets)}")
         self.flush(force=True)
         outcome = run_command(

@@ -10,8 +10,10 @@ urlpatterns = [
     path("<int:pk>/", views.run_detail, name="run-detail"),
     path("<int:pk>/cancel/", views.run_cancel, name="run-cancel"),
     path("<int:pk>/publish/", views.run_publish, name="run-publish"),
+    path("<int:pk>/retract/", views.run_retract, name="run-retract"),
     path("targets/", views.target_list, name="target-list"),
     path("targets/new/", views.target_form, name="target-new"),
     path("targets/<int:pk>/", views.target_form, name="target-edit"),
     path("targets/<int:pk>/test/", views.target_test, name="target-test"),
+    path("targets/<int:pk>/archive/", views.target_archive, name="target-archive"),
 ]

@@ -17,9 +17,11 @@ from django.views.decorators.http import require_POST
 from whitepaper.models import PublishedResult
 
 from .connections import ConnectionFailed, server_version
-from .forms import RunForm, TargetForm
+from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, TargetForm, profile_initial
+from .params import thread_steps
 from .models import BenchmarkProfile, Run, RunState, Target, is_operator
-from .publish import publish_run
+from .publish import publish_preview, publish_run, retract_run
+from .reproduce import is_faithful, methodology_differences, plan_reproduction
 from .services import launch_run
 
 
@@ -43,8 +45,9 @@ def may_change(user, run):
 # --- targets ---------------------------------------------------------------------------------------
 @operator_required
 def target_list(request):
-    targets = Target.objects.select_related("flavor")
-    return render(request, "runs/target_list.html", {"targets": targets})
+    archived = request.GET.get("archived") == "1"
+    targets = Target.objects.select_related("flavor__family", "flavor__vendor").filter(archived_at__isnull=not archived)
+    return render(request, "runs/target_list.html", {"targets": targets, "archived": archived})
 
 
 @operator_required
@@ -80,10 +83,10 @@ def target_test(request, pk):
 
 # --- runs --------------------------------------------------------------------------------------------
 class RunFilter(django_filters.FilterSet):
-    state = django_filters.ChoiceFilter(choices=RunState.choices, label=gettext_lazy("state"))
+    state = django_filters.ChoiceFilter(choices=RunState.choices, label=gettext_lazy("state"), empty_label=gettext_lazy("any"))
     target = django_filters.ModelChoiceFilter(queryset=Target.objects.all(), label=gettext_lazy("target"))
     tool = django_filters.ChoiceFilter(field_name="profile__tool", choices=[("sysbench", "sysbench"), ("pgbench", "pgbench")],
-                                       label=gettext_lazy("tool"))
+                                       label=gettext_lazy("tool"), empty_label=gettext_lazy("any"))
     mine = django_filters.BooleanFilter(method="filter_mine", label=gettext_lazy("only mine"))
 
     class Meta:
@@ -102,71 +105,76 @@ def run_list(request):
     return render(request, template, {"filter": filterset, "runs": runs})
 
 
+def _htmx(request):
+    return request.headers.get("HX-Request") == "true"
+
+
 @operator_required
 def run_new(request):
-    reproduces = None
-    initial = {}
-    if request.method == "GET":
-        initial = {k: v for k, v in request.GET.items() if k in ("target", "profile")}
-        if request.GET.get("reproduce", "").isdigit():
-            reproduces = (PublishedResult.objects.select_related("table__methodology", "engine_version__engine", "flavor")
-                          .filter(pk=request.GET["reproduce"]).first())
-        if reproduces:
-            initial.update(reproduction_initial(reproduces))
-    data = request.POST or None
-    engine = None
-    target_id = (data or {}).get("target") or initial.get("target")
-    if target_id and str(target_id).isdigit():
-        engine = Target.objects.filter(pk=target_id).values_list("engine", flat=True).first()
-    form = RunForm(data, initial=initial, engine=engine)
-    if request.method == "POST" and form.is_valid():
-        reproduces_id = form.cleaned_data.get("reproduces")
-        try:
-            with transaction.atomic():
+    """The run form. Reproducing a row (?reproduce=<result id>) pre-fills its methodology and offers only
+    targets of its engine; a row that cannot run here says why. Choosing a target or profile re-renders
+    the profile and parameter fields (htmx) keeping what was chosen."""
+    source = request.POST if request.method == "POST" else request.GET
+    reproduce_id = source.get("reproduce") or source.get("reproduces") or ""
+    plan = None
+    if reproduce_id.isdigit():
+        result = (PublishedResult.objects.select_related("table__methodology", "table__document", "engine_version__engine",
+                                                         "flavor__family").filter(pk=reproduce_id).first())
+        plan = plan_reproduction(result) if result else None
+    if plan and plan.problem:
+        return render(request, "runs/run_form.html", {"plan": plan, "form": None})
+    target_id = source.get("target") or ""
+    engine = Target.objects.filter(pk=target_id).values_list("engine", flat=True).first() if target_id.isdigit() else None
+    engine = engine or (plan.engine if plan else None)
+    if request.method == "POST":
+        form = RunForm(request.POST, engine=engine)
+        if plan:
+            form.restrict_targets(plan.engine)
+        if form.is_valid():
+            try:
                 run = launch_run(target=form.cleaned_data["target"], profile=form.cleaned_data["profile"],
                                  overrides=form.cleaned_data["overrides"], user=request.user,
-                                 reproduces=PublishedResult.objects.filter(pk=reproduces_id).first() if reproduces_id else None)
-        except ValidationError as exc:
-            for field, errors in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, errors)
-        else:
-            return redirect(run)
-    if request.headers.get("HX-Request") and request.method == "GET":
-        return render(request, "runs/run_form.html#profile-field", {"form": form})
-    return render(request, "runs/run_form.html", {"form": form, "reproduces": reproduces})
+                                 reproduces=plan.result if plan else None)
+            except ValidationError as exc:
+                for field, errors in exc.message_dict.items():
+                    form.add_error(field if field in form.fields else None, errors)
+            else:
+                return redirect(run)
+        return render(request, "runs/run_form.html", {"form": form, "plan": plan})
+    form = RunForm(initial=_run_form_initial(request, plan, engine), engine=engine)
+    if plan:
+        form.restrict_targets(plan.engine)
+    if _htmx(request):
+        return render(request, "runs/run_form.html#profile-fields", {"form": form, "plan": plan})
+    return render(request, "runs/run_form.html", {"form": form, "plan": plan})
 
 
-def reproduction_initial(result):
-    """Pre-fill the run form from a published row: the profile of its methodology's tool and engine."""
-    methodology = result.table.methodology
-    engine = result.engine_version.engine.slug
-    profiles = BenchmarkProfile.objects.filter(tool=methodology.tool or "sysbench", engine=engine, quick=False)
-    if methodology.tool == "pgbench":
-        profiles = profiles.filter(workload="rw" if result.rw_qps and not result.ro_qps else "ro")
-    profile = profiles.first()
-    initial = {"reproduces": result.pk}
-    if profile:
-        initial["profile"] = profile.pk
-    if methodology.threads:
-        initial["threads"] = methodology.threads
-    if methodology.duration_s:
-        initial["duration_s"] = methodology.duration_s
-    if methodology.tables and methodology.tool == "sysbench":
-        initial["tables"] = methodology.tables
-    if methodology.rows_per_table and methodology.tool == "sysbench":
-        initial["rows_per_table"] = methodology.rows_per_table
-    if methodology.report_interval_s:
-        initial["report_interval_s"] = methodology.report_interval_s
-    target = Target.objects.filter(engine=engine, vcpus=result.flavor.vcpus, memory_gb=result.flavor.memory_gb).first()
-    if target:
-        initial["target"] = target.pk
+def _run_form_initial(request, plan, engine):
+    """What the form shows: the reproduction's methodology, else the chosen profile's values; on an htmx
+    re-render after a target change, what the user had typed."""
+    initial = {k: v for k, v in request.GET.items() if k in ("target", "profile", *OVERRIDE_FIELDS)}
+    profile = None
+    if str(initial.get("profile", "")).isdigit():
+        profile = BenchmarkProfile.objects.filter(pk=initial["profile"], tool__in=["sysbench", "pgbench"]).first()
+    if plan and (profile is None or profile.pk == plan.profile.pk) and request.headers.get("HX-Trigger-Name") != "profile":
+        profile = plan.profile
+    if profile is not None and engine and profile.engine != engine:
+        profile = None  # a target of another engine: choose again
+    initial["profile"] = profile.pk if profile else ""
+    if profile is None:
+        return {k: v for k, v in initial.items() if k not in OVERRIDE_FIELDS}
+    kept = _htmx(request) and request.headers.get("HX-Trigger-Name") == "target"
+    if not kept:  # a new profile (or a first visit): its own values, then the reproduction's
+        initial.update(profile_initial(profile))
+        if plan and profile.pk == plan.profile.pk:
+            initial.update(plan.initial)
     return initial
 
 
 def _run_context(run):
     percent, eta = run.progress()
     measured = run.summary or {}
-    comparison = None
+    comparison = differences = None
     if run.reproduces_id and measured.get("tps") is not None:
         published = run.reproduces
         comparison = [
@@ -174,30 +182,72 @@ def _run_context(run):
              "ratio": (float(measured[name]) / float(getattr(published, name))) if measured.get(name) and getattr(published, name) else None}
             for name in ("tps", "qps") if getattr(published, name) is not None
         ]
-    steps = (run.params or {}).get("thread_sweep") or [(run.params or {}).get("threads") or 0]
-    client_heavy = bool(run.client_cores) and max(steps) > 4 * run.client_cores
+    if run.reproduces_id:
+        differences = methodology_differences(run)
+    steps = thread_steps(run.params or {})
+    client_heavy = bool(run.client_cores) and max(s or 0 for s in steps) > 4 * run.client_cores
+    best_step = None
+    if len(measured.get("steps") or []) > 1:
+        best_step = max(measured["steps"], key=lambda s: s.get("tps") or 0)
     return {"run": run, "percent": percent, "eta": eta, "comparison": comparison, "client_heavy": client_heavy,
-            "log_tail": "\n".join(run.log.splitlines()[-40:])}
+            "differences": differences, "faithful": is_faithful(differences) if differences else None,
+            "waiting_for": run.waiting_for if run.state == RunState.QUEUED else None, "best_step": best_step,
+            "parameters": run_parameters(run), "log_tail": "\n".join(run.log.splitlines()[-40:])}
+
+
+PARAMETER_LABELS = {
+    "threads": gettext_lazy("threads / clients"), "thread_sweep": gettext_lazy("thread sweep"),
+    "duration_s": gettext_lazy("duration (s)"), "report_interval_s": gettext_lazy("report interval (s)"),
+    "warmup_s": gettext_lazy("warm-up (s)"), "tables": gettext_lazy("tables"), "rows_per_table": gettext_lazy("rows per table"),
+    "scale": gettext_lazy("scale"), "range": gettext_lazy("range"), "jobs": gettext_lazy("jobs (-j)"),
+    "prepared": gettext_lazy("prepared statements"), "workload": gettext_lazy("workload"),
+}
+
+
+def run_parameters(run):
+    """The run's parameters as label/value rows, overrides marked."""
+    params = run.params or {}
+    rows = []
+    for name, label in PARAMETER_LABELS.items():
+        if name not in params or params[name] in (None, "", []):
+            continue
+        value = params[name]
+        if isinstance(value, bool):
+            value = _("on") if value else _("off")
+        elif isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        elif isinstance(value, int) and value >= 10_000:
+            value = f"{value:,}"
+        rows.append({"name": name, "label": label, "value": value, "overridden": name in (run.overrides or {})})
+    return rows
+
+
+def _get_run(pk):
+    return get_object_or_404(
+        Run.objects.select_related("target__flavor", "profile", "requested_by", "reproduces__table__document",
+                                   "reproduces__table__methodology", "reproduces__flavor__family",
+                                   "published_result__table__document", "retracted_by"), pk=pk)
 
 
 @operator_required
 def run_detail(request, pk):
-    run = get_object_or_404(
-        Run.objects.select_related("target", "profile", "requested_by", "reproduces__table__document",
-                                   "reproduces__flavor", "published_result__table__document"), pk=pk)
+    run = _get_run(pk)
     context = _run_context(run)
     context["may_change"] = may_change(request.user, run)
-    template = "runs/run_detail.html#status" if request.headers.get("HX-Request") else "runs/run_detail.html"
+    part = request.GET.get("part") if _htmx(request) else None
+    template = f"runs/run_detail.html#{part}" if part in ("status", "report") else "runs/run_detail.html"
     return render(request, template, context)
 
 
 @operator_required
-@require_POST
 def run_cancel(request, pk):
-    run = get_object_or_404(Run, pk=pk)
+    """GET asks for confirmation; POST cancels."""
+    run = _get_run(pk)
     if not may_change(request.user, run):
         raise PermissionDenied(_("You can only cancel your own runs."))
-    if run.cancel(reason=_("Cancelled by %(user)s.") % {"user": request.user.get_username()}):
+    if request.method != "POST":
+        return render(request, "runs/run_confirm.html", {"run": run, "action": "cancel"})
+    if run.cancel(reason=_("Cancelled by %(user)s before it started.") % {"user": request.user.get_username()}):
         messages.info(request, _("Cancel requested: the tool is stopped and its tables dropped."))
     else:
         messages.warning(request, _("Run %(id)s has already finished (%(state)s).") % {"id": run.pk, "state": run.get_state_display()})
@@ -205,15 +255,53 @@ def run_cancel(request, pk):
 
 
 @operator_required
-@require_POST
 def run_publish(request, pk):
-    run = get_object_or_404(Run, pk=pk)
+    """GET shows what will be published and how the run's set-up differs from the row it reproduces;
+    POST (the confirmation) publishes."""
+    run = _get_run(pk)
     if not may_change(request.user, run):
         raise PermissionDenied(_("You can only publish your own runs."))
+    if request.method != "POST":
+        context = _run_context(run)
+        context.update(action="publish", preview=publish_preview(run))
+        return render(request, "runs/run_confirm.html", context)
     try:
         result = publish_run(run.pk)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, _("Published as row %(pos)s of “%(table)s”.") % {"pos": result.position, "table": result.table.label})
+        messages.success(request, _("Published as an internal measurement: row %(pos)s of “%(table)s”.") % {
+            "pos": result.position, "table": result.table.label})
     return redirect(run)
+
+
+@operator_required
+def run_retract(request, pk):
+    """Staff take a published run back out of the catalogue, with a reason kept on the run."""
+    run = _get_run(pk)
+    if not request.user.is_staff:
+        raise PermissionDenied(_("Only staff can retract a published run."))
+    form = RetractForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            retract_run(run.pk, user=request.user, reason=form.cleaned_data["reason"])
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        else:
+            messages.success(request, _("Run %(id)s was retracted: its row is gone from the catalogue.") % {"id": run.pk})
+        return redirect(run)
+    return render(request, "runs/run_confirm.html", {"run": run, "action": "retract", "form": form})
+
+
+@operator_required
+@require_POST
+def target_archive(request, pk):
+    """Archive (or restore) a target: archived targets take no new runs; their runs stay."""
+    target = get_object_or_404(Target, pk=pk)
+    target.archived_at = None if target.archived_at else timezone.now()
+    target.save(update_fields=["archived_at"])
+    if target.archived_at:
+        messages.info(request, _("Target %(name)s archived: it takes no new runs; its runs stay.") % {"name": target.name})
+    else:
+        messages.info(request, _("Target %(name)s restored.") % {"name": target.name})
+    return redirect("runs:target-list")

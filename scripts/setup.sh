@@ -18,6 +18,7 @@ command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
 command -v wrk >/dev/null || need_apt+=(wrk)
 [ -d /usr/share/fonts/truetype/wqy ] || need_apt+=(fonts-wqy-zenhei)  # CJK glyphs for browser tests and screenshots
 command -v npm >/dev/null || need_apt+=(npm)
+command -v msgfmt >/dev/null || need_apt+=(gettext)  # compiles the Chinese catalogue (locale/)
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "installing ${need_apt[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -79,5 +80,8 @@ if [ ! -d node_modules ] || [ "$(cat "$fstamp" 2>/dev/null)" != "$fwant" ]; then
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
   echo "$fwant" > "$fstamp"
 fi
+
+# --- the Chinese catalogue: compiled from locale/zh_Hans/*.po (the .mo is committed too; this keeps it current)
+scripts/messages.sh compile >/dev/null
 
 log "ready ($ROOT)"

@@ -120,10 +120,12 @@ def test_screenshots_of_the_main_pages(server, page):
                    "&sel=engine%3Dmysql%26version%3D8.0%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds",
         "sizing": "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000",
     }
-    for name, path in pages.items():
-        page.goto(server + path)
-        wait_for_charts(page)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    for lang, suffix in (("en", ""), ("zh-hans", ".zh-hans")):  # home.png, home.zh-hans.png ...
+        for name, path in pages.items():
+            url, _, fragment = path.partition("#")
+            page.goto(f"{server}{url}{'&' if '?' in url else '?'}lang={lang}{'#' + fragment if fragment else ''}")
+            wait_for_charts(page)
+            page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
 
 
 def test_explorer_internal_measurements_switch_lives_in_the_url(server, page):

@@ -11,6 +11,7 @@ from .runs_support import (  # noqa: F401 - fixtures
     PASSWORD, bench_users, committed, make_targets, make_user, restore_catalogue, worker,
 )
 
+HTMX_SETTLED = "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
@@ -25,7 +26,11 @@ def test_create_a_run_watch_samples_arrive_and_see_it_succeed(committed, worker,
     page.select_option("#id_target", str(targets["mysql"].pk))
     # Picking the target reloads the profile list (htmx) with the profiles of its engine only.
     page.wait_for_function("() => [...document.querySelectorAll('#id_profile option')].every(o => !o.text.includes('pgbench'))")
+    page.wait_for_function(HTMX_SETTLED)  # the new select listens for changes only once htmx has settled it
     page.select_option("#id_profile", label="sysbench OLTP read-write, MySQL (Huawei whitepaper) — quick")
+    # Picking the profile fills the parameters with its values (htmx): 1 table x 1000 rows, 3 s.
+    page.wait_for_function("() => document.getElementById('id_tables').value === '1' && document.getElementById('id_duration_s').value === '3'")
+    assert page.input_value("#id_rows_per_table") == "1000" and page.input_value("#id_thread_sweep") == ""
     page.fill("#id_duration_s", "4")
     page.click("#launch")
     page.wait_for_url(f"{live_server.url}/runs/*/")

@@ -131,7 +131,7 @@ def test_operator_pages_render_with_bounded_queries(client, operator, target, pg
     Sample.objects.bulk_create([Sample(run=run, t=i, threads=2, tps=100) for i in range(50)])
     with django_assert_max_num_queries(8):
         assert client.get(f"/runs/{run.pk}/").status_code == 200
-    partial = client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true").content.decode()
+    partial = client.get(f"/runs/{run.pk}/?part=status", HTTP_HX_REQUEST="true").content.decode()
     assert partial.lstrip().startswith('<section id="run-status"') and "<html" not in partial
     api = APIClient()
     api.force_authenticate(operator)

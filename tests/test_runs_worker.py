@@ -120,10 +120,28 @@ def test_sysbench_against_postgresql(worker, api, targets):
     assert_secret_absent(run.log, run.command_line)
 
 
+def server_commits(database):
+    """PostgreSQL's own count of committed transactions in the database (independent of pgbench)."""
+    import psycopg
+
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as pg:
+        pg.execute("SELECT pg_stat_clear_snapshot()")
+        return pg.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = %s", [database]).fetchone()[0]
+
+
 def test_pgbench_read_only_script_against_postgresql(worker, api, targets):
+    before = server_commits(targets["postgresql"].database)
     body = launch(api, targets["postgresql"], "pgbench-ro-quick", duration_s=3, threads=2)
     run = wait_final(body["id"])
     assert run.state == RunState.SUCCEEDED, run.reason
+    # No debug output: `pgbench -d` is --debug and prints a line per statement (and runs at a third).
+    assert not re.search(r"^pgbench: client \d+ (executing|sending|receiving)", run.log, re.MULTILINE), run.log[:2000]
+    # The server counted at least the transactions pgbench reports (each ro.sql transaction is one
+    # autocommitted SELECT), and not many more: prepare, cleanup and connections add a few hundred.
+    transactions = run.summary["transactions"]
+    delta = wait_for(lambda: (d := server_commits(targets["postgresql"].database) - before) >= transactions and d,
+                     timeout=10, message="the server's commit counter to catch up")
+    assert delta <= transactions * 1.02 + 1000, (delta, transactions)
     samples = list(run.samples.all())
     assert len(samples) >= 2 and all(s.threads == 2 and s.tps > 0 for s in samples)  # progress lines on stderr
     assert run.summary["tps"] == final_report(run.log, r"^tps = ([\d.]+) \(without initial connection time\)")
@@ -134,15 +152,20 @@ def test_pgbench_read_only_script_against_postgresql(worker, api, targets):
 
 
 def test_cancel_stops_the_tool_and_cleans_up_within_seconds(worker, api, targets):
-    body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60)
-    wait_for(lambda: Run.objects.get(pk=body["id"]).samples.exists(), timeout=60, message="a first sample")
+    body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60, thread_sweep=[2, 4])
+    wait_for(lambda: Run.objects.get(pk=body["id"]).samples.count() >= 3, timeout=60, message="three samples")
     assert run_processes(body["id"])
+    time_in_step = max(Run.objects.get(pk=body["id"]).samples.values_list("t", flat=True))
     started = time.monotonic()
     response = api.post(f"/api/v1/runs/{body['id']}/cancel/")
     assert response.status_code == 202
     run = wait_final(body["id"], timeout=15)
     assert time.monotonic() - started < 10
     assert run.state == RunState.CANCELLED and "tables dropped" in run.reason
+    # The reason names the real phase and step, and how far into it (sysbench printed >= 3 s of samples).
+    match = re.match(r"Cancelled while running step 1 of 2 \(2 threads\), (\d+) s in;", run.reason)
+    assert match, run.reason
+    assert time_in_step <= int(match.group(1)) <= time_in_step + 6
     assert run_processes(body["id"]) == []  # no tool process left
     assert "Dropping table 'sbtest1'" in run.log
     assert api.post(f"/api/v1/runs/{body['id']}/cancel/").status_code == 409  # already finished

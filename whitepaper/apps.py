@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class WhitepaperConfig(AppConfig):
@@ -7,3 +8,8 @@ class WhitepaperConfig(AppConfig):
 
     def ready(self):
         from . import freshness  # noqa: F401  (connects the signals that keep the catalogue stamp fresh)
+        from django.db.models import fields
+
+        # The empty choice of model selects (Django 6.1's default label has no Chinese translation
+        # in Django's own catalogue yet): ours, translated in locale/.
+        fields.BLANK_CHOICE_LABEL = _("- Select an option -")

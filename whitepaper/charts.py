@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 
 from .metrics import METRICS_BY_NAME
+from .display import date, edition_name, vendor_name
 from .pages import family_name, origin_name
 from .queries import SERIES_FIELDS, field_value
 
@@ -32,8 +33,8 @@ SERIES_SHOWN = {
     "family": lambda r, v: family_name(v),
     "memory_ratio": lambda r, v: v,
     "deployment": lambda r, v: r.get_deployment_display() if v else "",
-    "edition": lambda r, v: v,
-    "vendor": lambda r, v: origin_name(r) if r.is_internal else v.name,
+    "edition": lambda r, v: edition_name(v),
+    "vendor": lambda r, v: origin_name(r) if r.is_internal else vendor_name(v),
 }
 assert set(SERIES_SHOWN) == set(SERIES_FIELDS)
 
@@ -45,7 +46,7 @@ def series_key(result):
 
 def edition_series_key(result):
     """A series and the document publishing it (each edition of a number its own line)."""
-    return (*series_key(result), f"{result.table.document.published:%Y-%m-%d}")
+    return (*series_key(result), date(result.table.document.published))
 
 
 def series_label(key, varying, fallback):

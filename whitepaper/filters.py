@@ -31,7 +31,7 @@ class KnownValueField(forms.CharField):
     """A string that must name something the catalogue has (one indexed EXISTS query). `known=None`:
     the FilterSet's form checks it (engine and version, against one query for both)."""
 
-    def __init__(self, *args, known=None, what="value", **kwargs):
+    def __init__(self, *args, known=None, what=_("value"), **kwargs):
         kwargs.setdefault("max_length", 200)
         super().__init__(*args, **kwargs)
         self.known, self.what = known, what
@@ -209,56 +209,56 @@ class ResultFilterForm(forms.Form):
     def clean_engine(self):
         engine = self.cleaned_data.get("engine")
         if engine and not any(slug == engine for slug, _v, _pk in self.engine_versions()):
-            raise unknown("engine", engine)
+            raise unknown(_("engine"), engine)
         return engine
 
     def clean_version(self):
         version = self.cleaned_data.get("version")
         stored = from_param(version)  # '-' (not stated) is always valid, like family=-
         if stored and not any(pk is not None and name == stored for _s, name, pk in self.engine_versions()):
-            raise unknown("version", version)
+            raise unknown(_("version"), version)
         return version
 
 
 class ResultFilter(django_filters.FilterSet):
     vendor = KnownValueFilter(
-        field_name="table__document__vendor__slug", label="Vendor slug", what="vendor",
+        field_name="table__document__vendor__slug", label="Vendor slug", what=_("vendor"),
         **known_values(Vendor),
         help_text="Vendor slug (see /api/v1/vendors/), e.g. huawei.")
     document = KnownValueFilter(
-        field_name="table__document__slug", label="Document slug", what="document",
+        field_name="table__document__slug", label="Document slug", what=_("document"),
         **known_values(Document),
         help_text="Document slug (see /api/v1/documents/).")
     methodology = KnownValueFilter(
-        field_name="table__methodology__slug", label="Methodology slug", what="methodology",
+        field_name="table__methodology__slug", label="Methodology slug", what=_("methodology"),
         **known_values(Methodology),
         help_text="Methodology slug (see /api/v1/methodologies/).")
     engine = KnownValueFilter(
-        field_name="engine_version__engine__slug", label="Engine slug", what="engine",
+        field_name="engine_version__engine__slug", label="Engine slug", what=_("engine"),
         values=known_values(Engine)["values"],
         help_text="Engine slug: mysql, postgresql, sqlserver, ppas.")
     version = NotStatedFilter(
-        field_name="engine_version__version", label="Engine version, e.g. 5.7", what="version",
+        field_name="engine_version__version", label="Engine version, e.g. 5.7", what=_("version"),
         not_stated={"engine_version__version": ""}, values=_version_values,
         help_text="Engine version as the document names it, e.g. 5.7, 8.0, 12; '-' for not stated.")
     family = NotStatedFilter(
-        field_name="flavor__family__slug", label="Instance family slug", what="instance family",
+        field_name="flavor__family__slug", label="Instance family slug", what=_("instance family"),
         not_stated={"flavor__family__isnull": True}, **known_values(InstanceFamily),
         help_text="Instance family slug, e.g. general, dedicated, general-enhanced; '-' for none stated "
                   "(SQL Server).")
     memory_ratio = KnownValueFilter(
-        field_name="flavor__memory_ratio", label="Memory ratio, 1:N", what="memory ratio",
+        field_name="flavor__memory_ratio", label="Memory ratio, 1:N", what=_("memory ratio"),
         known=lambda v: bool(MEMORY_RATIO_RE.match(v)) and Flavor.objects.filter(memory_ratio=v).exists(),
         values=lambda: Flavor.objects.exclude(memory_ratio="").values_list("memory_ratio", flat=True).distinct(),
         help_text="Memory ratio as the document groups it: 1:N = N GB per vCPU.")
     deployment = django_filters.ChoiceFilter(choices=Deployment.choices, label="ha or single",
                                              help_text="ha (primary/standby) or single (single instance).")
     edition = KnownValueFilter(
-        field_name="edition", label="SQL Server edition", what="edition",
+        field_name="edition", label="SQL Server edition", what=_("edition"),
         **known_values(PublishedResult, "edition"),
         help_text="SQL Server edition(s) as recorded, e.g. enterprise, enterprise+standard.")
     flavor = KnownValueFilter(
-        field_name="flavor__spec_code", label="Spec code", what="spec code",
+        field_name="flavor__spec_code", label="Spec code", what=_("spec code"),
         **known_values(Flavor, "spec_code"),
         help_text="Spec code as the document prints it, e.g. rds.mysql.s2.large.")
     vcpus = number_filter("vcpus")

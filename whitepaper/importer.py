@@ -80,6 +80,9 @@ class ParsedTable:
     methodology: str
     columns: list
     notes: str
+    label_en: str = ""
+    section_en: str = ""
+    notes_zh: str = ""
     rows: list = field(default_factory=list)
 
 
@@ -156,7 +159,8 @@ def _parse_methodology(path, raw):
         raise DataFileError(path, f"unknown tool {tool!r} (one of {', '.join(Methodology.Tool.values)})",
                             field=f"methodology {slug}: tool")
     parsed = {"slug": slug, "tool": tool, "parameters": raw.get("parameters") or {}}
-    for key in ["name", "tool_version", "workload", "client", "description"]:
+    for key in ["name", "name_zh", "tool_version", "workload", "workload_zh", "client", "client_zh", "description",
+                "description_zh"]:
         parsed[key] = _text(path, raw.get(key), f"methodology {slug}: {key}")
     parsed["name"] = parsed["name"] or slug
     for key in METHODOLOGY_NUMBERS:
@@ -237,7 +241,10 @@ def _parse_table(path, position, raw, methodology_slugs):
     defaults = {key: raw.get(key) for key in TABLE_LEVEL_KEYS}
     table = ParsedTable(position, label, _text(path, raw.get("label_printed"), "label_printed", label) != "false",
                         _text(path, raw.get("section"), "section", label), methodology, columns,
-                        _text(path, raw.get("notes"), "notes", label))
+                        _text(path, raw.get("notes"), "notes", label),
+                        _text(path, raw.get("label_en"), "label_en", label),
+                        _text(path, raw.get("section_en"), "section_en", label),
+                        _text(path, raw.get("notes_zh"), "notes_zh", label))
     seen = {}
     for row_position, cells in enumerate(raw["rows"], start=1):
         row = _parse_row(path, label, row_position, cells, columns, defaults)
@@ -268,7 +275,7 @@ def parse_document_file(path):
         raise DataFileError(path, f"not a YYYY-MM-DD date: {document['published']!r}",
                             field="document.published") from None
     doc = {key: _text(path, document.get(key), f"document.{key}")
-           for key in ["slug", "vendor", "title", "title_en", "edition", "language", "source_file", "notes"]}
+           for key in ["slug", "vendor", "title", "title_en", "edition", "language", "source_file", "notes", "notes_zh"]}
     doc["published"] = published
     doc["language"] = doc["language"] or "zh-hans"
     if not isinstance(data["methodologies"], list) or not isinstance(data["tables"], list):
@@ -387,7 +394,8 @@ def import_document(parsed):
         if clash.exists():
             clash.update(position=10**6 + table.position)
         values = {"position": table.position, "label_printed": table.label_printed, "section": table.section,
-                  "methodology": methodologies[table.methodology], "columns": table.columns, "notes": table.notes}
+                  "methodology": methodologies[table.methodology], "columns": table.columns, "notes": table.notes,
+                  "label_en": table.label_en, "section_en": table.section_en, "notes_zh": table.notes_zh}
         if existing is None:
             report.created += 1
             table_obj = ResultTable.objects.create(document=document, label=table.label, **values)

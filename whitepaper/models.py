@@ -77,7 +77,8 @@ class Document(models.Model):
     published = models.DateField(help_text=_("Publication date printed on the document."))
     language = models.CharField(max_length=20, default="zh-hans")
     source_file = models.CharField(max_length=200, blank=True)
-    notes = models.TextField(blank=True)
+    notes = models.TextField(blank=True, help_text=_("Transcription notes, English."))
+    notes_zh = models.TextField(blank=True, help_text=_("The notes in Chinese, for Chinese pages."))
     # Bumped by every write to the document or anything in it (whitepaper/freshness.py): Last-Modified, caches.
     changed_at = models.DateTimeField(auto_now_add=True)
 
@@ -100,21 +101,25 @@ class Methodology(models.Model):
 
     slug = models.SlugField(max_length=100, unique=True)
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="methodologies")
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, help_text=_("English."))
+    name_zh = models.CharField(max_length=200, blank=True, help_text=_("Chinese rendering of the name."))
     tool = models.CharField(max_length=20, choices=Tool.choices, blank=True, help_text=_("Empty when the document does not say."))
     tool_version = models.CharField(max_length=40, blank=True)
     workload = models.CharField(max_length=200, blank=True)
+    workload_zh = models.CharField(max_length=200, blank=True)
     tables = models.PositiveIntegerField(null=True, blank=True)
     rows_per_table = models.PositiveBigIntegerField(null=True, blank=True)
     threads = models.PositiveIntegerField(null=True, blank=True)
     duration_s = models.PositiveIntegerField(null=True, blank=True)
     report_interval_s = models.PositiveIntegerField(null=True, blank=True)
     client = models.CharField(max_length=300, blank=True)
+    client_zh = models.CharField(max_length=300, blank=True)
     statements_per_transaction = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text=_("What one transaction counts as in QPS (Huawei 20, Alibaba 18).")
     )
     parameters = models.JSONField(default=dict, blank=True)
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, help_text=_("English: environment, steps, SQL mix, metric definitions."))
+    description_zh = models.TextField(blank=True, help_text=_("The description in Chinese, for Chinese pages."))
 
     class Meta:
         ordering = ["document", "slug"]
@@ -228,10 +233,15 @@ class ResultTable(models.Model):
     position = models.PositiveIntegerField(help_text=_("Order in the document, from 1."))
     label = models.CharField(max_length=200, help_text=_("As printed, e.g. 表 1-1 CPU:内存=1:2."))
     label_printed = models.BooleanField(default=True, help_text=_("False when the document prints no label."))
-    section = models.CharField(max_length=200, blank=True)
+    section = models.CharField(max_length=200, blank=True, help_text=_("The heading it sits under, as printed."))
+    # English renderings of the printed (Chinese) label and section, for English pages; the printed
+    # text stays the citation, shown beside them.
+    label_en = models.CharField(max_length=200, blank=True)
+    section_en = models.CharField(max_length=200, blank=True)
     methodology = models.ForeignKey(Methodology, on_delete=models.PROTECT, related_name="result_tables")
     columns = models.JSONField(default=list, help_text=_("Column names in the document's order."))
-    notes = models.TextField(blank=True)
+    notes = models.TextField(blank=True, help_text=_("Transcription notes, English."))
+    notes_zh = models.TextField(blank=True, help_text=_("The notes in Chinese, for Chinese pages."))
 
     class Meta:
         ordering = ["document", "position"]

@@ -10,10 +10,12 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response, patch_vary_headers
-from django.utils.translation import get_language_from_request
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import condition
 
+from config.language import request_language
+
+from . import display
 from .freshness import catalogue_stamp
 from .metrics import METRICS_BY_NAME
 
@@ -70,12 +72,14 @@ def cacheable(request):
 
 def page_variant(request):
     """A digest of everything that changes the bytes of a catalogue page: the catalogue stamp, the
-    URL with its query, htmx partial or full page, the language and the logged-in user."""
+    scheme, host and URL with its query, htmx partial or full page, the language and the logged-in user."""
     if not hasattr(request, "_page_variant"):
         changed, n = catalogue_stamp(request)
         user = request.user.pk if _has_session(request) and request.user.is_authenticated else ""
-        text = "|".join([changed.isoformat() if changed else "-", str(n), request.get_full_path(),
-                         "hx" if wants_partial(request) else "page", get_language_from_request(request), str(user)])
+        # Scheme and host too: pages carry absolute URLs (hreflang twins).
+        text = "|".join([changed.isoformat() if changed else "-", str(n), request.scheme,
+                         request.META.get("HTTP_HOST", ""), request.get_full_path(),
+                         "hx" if wants_partial(request) else "page", request_language(request), str(user)])
         request._page_variant = hashlib.sha256(text.encode()).hexdigest()
     return request._page_variant
 
@@ -126,7 +130,7 @@ class CataloguePageMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
-    SKIP = ("/api/", "/admin/", "/runs/", "/accounts/", "/i18n/", "/static/")
+    SKIP = ("/api/", "/admin/", "/runs/", "/accounts/", "/i18n/", "/jsi18n/", "/static/")
 
     def __call__(self, request):
         if not cacheable(request) or request.path_info.startswith(self.SKIP):
@@ -174,8 +178,8 @@ def origin_name(result):
 
 
 def family_name(family):
-    """English with the Chinese name beside it ('' when the document states no family)."""
-    return "" if family is None else str(family)
+    """In the reader's language ('' when the document states no family): whitepaper.display."""
+    return display.family_name(family)
 
 
 def cell(result, column):
@@ -186,7 +190,7 @@ def cell(result, column):
     if column in ("vcpus", "memory_gb", "storage", "memory_ratio"):
         return getattr(flavor, column)
     if column == "family":
-        return family_name(flavor.family)
+        return display.family_html(flavor.family)
     if column == "deployment":
         return result.get_deployment_display() if result.deployment else ""
     if column == "version":
@@ -194,5 +198,5 @@ def cell(result, column):
     if column == "engine":
         return result.engine_version.engine.name
     if column == "edition":
-        return result.edition
-    return result.display(column)
+        return display.edition_name(result.edition)
+    return display.metric_shown(result, column)

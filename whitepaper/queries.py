@@ -216,28 +216,34 @@ class PublishedResultQuerySet(models.QuerySet):
                                                    -r.table.document.published.toordinal()))
 
     def facets(self):
-        """The values each filter can choose from among these results, from one query:
-        {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio"}."""
+        """The values each filter can choose from among these results, from one query, labelled in the
+        reader's language: {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio"}."""
+        from django.utils.translation import gettext as _
+
+        from . import display
+
         rows = (self.order_by().values_list(
             "table__document__vendor__slug", "table__document__vendor__name", "table__document__vendor__name_zh",
-            "table__document__slug", "table__document__title_en", "table__document__published",
-            "engine_version__engine__slug", "engine_version__engine__name", "engine_version__version",
-            "flavor__family__slug", "flavor__family__name", "flavor__family__name_zh", "flavor__memory_ratio")
+            "table__document__slug", "table__document__title_en", "table__document__title",
+            "table__document__published", "engine_version__engine__slug", "engine_version__engine__name",
+            "engine_version__version", "flavor__family__slug", "flavor__family__name", "flavor__family__name_zh",
+            "flavor__memory_ratio")
             .distinct())
         vendors, documents, engines, versions, families, ratios = {}, {}, {}, {}, {}, set()
-        for (v, vn, vzh, d, dt, dp, e, en, ver, f, fn, fzh, ratio) in rows:
-            vendors[v] = f"{vn} ({vzh})" if vzh else vn
-            documents[d] = (dp, f"{vn}: {dt or d}, {dp:%Y-%m-%d}")
+        for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio) in rows:
+            vendors[v] = display.plain(vn, vzh)
+            documents[d] = (dp, _("%(vendor)s: %(title)s, %(date)s") % {
+                "vendor": vendors[v], "title": display.plain(dt, dzh) or d, "date": display.date(dp)})
             engines[e] = en
             if ver:
                 versions[ver] = ver
             if f:
-                families[f] = f"{fn} ({fzh})" if fzh else fn
+                families[f] = display.plain(fn, fzh)
             if ratio:
                 ratios.add(ratio)
         return {
             "vendor": sorted(vendors.items(), key=lambda kv: kv[1]),
-            "document": [(slug, label) for slug, (_, label) in
+            "document": [(slug, label) for slug, (_date, label) in
                          sorted(documents.items(), key=lambda kv: kv[1][0], reverse=True)],
             "engine": sorted(engines.items(), key=lambda kv: kv[1]),
             "version": sorted(versions.items()),

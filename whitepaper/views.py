@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from . import charts
+from . import charts, display
 from .export import iter_csv_lines
 from .filters import ResultFilter, include_internal
 from .forms import COMPARE_METRICS, SizingForm
@@ -82,7 +82,9 @@ def document_sections(document):
             table.row_cells = _table_rows(table)
             table.iops_note = any(r.iops_depends_on_disk for r in table.rows)
         group_results = [r for t in group_tables for r in t.rows]
-        chart = charts.build_chart(f"chart-{group_tables[0].anchor}", section or group_tables[0].label,
+        first = group_tables[0]
+        chart = charts.build_chart(f"chart-{first.anchor}",
+                                   display.section_title(first) if section else display.table_label(first),
                                    charts.split_series(group_results))
         groups.append({"section": section, "tables": group_tables, "chart": chart,
                        "chart_rows": charts.chart_rows(chart), "methodology": group_tables[0].methodology})
@@ -170,17 +172,17 @@ def explorer_state(request):
 def explorer_cell(result, column):
     flavor = result.flavor
     if column == "vendor":
-        return result.table.document.vendor.name
+        return display.vendor_name(result.table.document.vendor)
     if column == "document":
-        return f"{result.table.document.published:%Y-%m-%d} {result.table.document.title_en}"
+        return f"{display.date(result.table.document.published)} {display.document_title(result.table.document)}"
     if column == "engine":
         return str(result.engine_version)
     if column == "family":
-        return family_name(flavor.family)
+        return display.family_html(flavor.family)
     if column == "iops" and result.iops_depends_on_disk:
         return _("depends on disk")
     if column == "table":
-        return result.table.label
+        return display.table_label_html(result.table)
     return cell(result, column)
 
 
@@ -223,9 +225,9 @@ def describe_series(data, rows):
     r = rows[0]
     parts = []
     if "vendor" in data:
-        parts.append(r.table.document.vendor.name)
+        parts.append(display.vendor_name(r.table.document.vendor))
     if "document" in data:
-        parts.append(f"{r.table.document.vendor.name} {r.table.document.published:%Y-%m-%d}")
+        parts.append(f"{display.vendor_name(r.table.document.vendor)} {display.date(r.table.document.published)}")
     if "engine" in data or "version" in data:
         parts.append(str(r.engine_version) if "version" in data else r.engine_version.engine.name)
     if "family" in data:
@@ -242,7 +244,7 @@ def describe_series(data, rows):
 def describe_result(r):
     family = family_name(r.flavor.family)
     spec = r.flavor.spec_code or f"{r.flavor.vcpus} vCPU / {r.flavor.memory_gb} GB"
-    label = f"{r.engine_version} · {family} · {spec} ({r.table.document.vendor.name} {r.table.document.published:%Y})"
+    label = f"{r.engine_version} · {family} · {spec} ({display.vendor_name(r.table.document.vendor)} {r.table.document.published:%Y})"
     return f"{label} · {origin_name(r)}" if r.is_internal else label
 
 

@@ -1,4 +1,3 @@
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
@@ -38,31 +37,28 @@ class RunSerializer(serializers.ModelSerializer):
     url = serializers.CharField(source="get_absolute_url", read_only=True)
     progress_percent = serializers.SerializerMethodField()
     eta_seconds = serializers.SerializerMethodField()
+    waiting_for = serializers.SerializerMethodField(help_text="A queued run: the run of the same target it waits for (null otherwise).")
 
     class Meta:
         model = Run
         fields = ["id", "url", "target", "profile", "overrides", "params", "state", "reason", "cancel_requested",
                   "requested_by", "created_at", "started_at", "finished_at", "worker", "client_host", "client_cores",
                   "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
-                  "command_line", "summary", "reproduces", "published_result"]
+                  "command_line", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
+                  "retraction_reason"]
         read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides")]
 
     def get_progress_percent(self, run) -> int | None:
         return run.progress()[0]
 
     def get_eta_seconds(self, run) -> int | None:
+        """Seconds left; for a queued run, counted from when the runs ahead of it on the target end."""
         return run.progress()[1]
 
-    def validate(self, attrs):
-        profile, target = attrs["profile"], attrs["target"]
-        if profile.engine != target.engine:
-            raise serializers.ValidationError({"profile": _("Profile %(p)s is for %(pe)s; target %(t)s is %(te)s.") % {
-                "p": profile.slug, "pe": profile.engine, "t": target.name, "te": target.engine}})
-        try:
-            attrs["params"] = profile.resolve(attrs.get("overrides") or {})
-        except DjangoValidationError as exc:
-            raise serializers.ValidationError(exc.message_dict) from None
-        return attrs
+    def get_waiting_for(self, run) -> int | None:
+        blocker = run.waiting_for
+        return blocker.pk if blocker else None
+
 
 
 class SampleSerializer(serializers.ModelSerializer):

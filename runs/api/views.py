@@ -1,4 +1,4 @@
-from django.db import transaction
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -53,9 +53,11 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     def perform_create(self, serializer):
         data = serializer.validated_data
-        with transaction.atomic():
+        try:  # launch_run is the one place a run is validated; its errors come back field by field
             serializer.instance = launch_run(target=data["target"], profile=data["profile"],
                                              overrides=data.get("overrides") or {}, user=self.request.user)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
 
     @extend_schema(parameters=[OpenApiParameter("after", int, description="Only samples with an id greater than this.")],
                    responses=SampleSerializer(many=True))
@@ -76,7 +78,7 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         run = self.get_object()
         if not may_change(request.user, run):
             raise PermissionDenied(_("You can only cancel your own runs."))
-        changed = run.cancel(reason=_("Cancelled by %(user)s.") % {"user": request.user.get_username()})
+        changed = run.cancel(reason=_("Cancelled by %(user)s before it started.") % {"user": request.user.get_username()})
         run.refresh_from_db()
         code = status.HTTP_202_ACCEPTED if changed else status.HTTP_409_CONFLICT
         body = RunSerializer(run, context={"request": request}).data

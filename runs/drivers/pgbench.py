@@ -9,6 +9,7 @@ older versions print "(including/excluding connections establishing)". Both are 
 import re
 from pathlib import Path
 
+from ..params import thread_steps
 from . import Connection, Step, to_float
 
 BINARY = "pgbench"
@@ -46,8 +47,10 @@ def secret_env(conn: Connection, password: str):
 
 
 def _conn_args(conn):
-    # -d names the database explicitly so a name can never be taken for an option.
-    return ["-h", conn.host, "-p", str(int(conn.port)), "-U", conn.user, "-d", conn.database]
+    # pgbench [OPTION]... [DBNAME]: the database is the positional argument, last. (-d is --debug,
+    # which prints a line per statement and slows the run to a third.) Target.database is validated as
+    # an identifier starting with a letter or _, so it can never be read as an option.
+    return ["-h", conn.host, "-p", str(int(conn.port)), "-U", conn.user, conn.database]
 
 
 def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None):
@@ -66,13 +69,15 @@ def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None)
     ]
     workload = params.get("workload", "tpcb")
     if workload in SCRIPTS:
-        argv += ["-r", "-f", str(SCRIPTS[workload]), "-D", f"scale={int(params['scale'])}", "-D", f"range={int(params['range'])}"]
+        # Alibaba's command line: pgbench -M prepared -v -r -P 1 -f ./ro.sql -c N -j N -T 120 -D scale= -D range=
+        # (-v vacuums all four tables first, -r reports per-statement latencies).
+        argv += ["-v", "-r", "-f", str(SCRIPTS[workload]), "-D", f"scale={int(params['scale'])}", "-D", f"range={int(params['range'])}"]
     return argv + _conn_args(conn)
 
 
 def plan(conn, params, workdir):
     steps = [Step("prepare", build_argv("prepare", conn, params))]
-    for index, threads in enumerate(params.get("thread_sweep") or [params["threads"]], start=1):
+    for index, threads in enumerate(thread_steps(params), start=1):
         if params.get("warmup_s"):
             steps.append(Step("warmup", build_argv("run", conn, params, workdir, threads, params["warmup_s"]),
                               threads, params["warmup_s"], index))

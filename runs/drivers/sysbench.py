@@ -7,6 +7,7 @@ the runner keeps an outer time limit as well.
 
 import re
 
+from ..params import thread_steps
 from . import Connection, Step, to_float
 
 BINARY = "sysbench"
@@ -101,7 +102,7 @@ def plan(conn, params, workdir):
     # "reset" drops tables a previous run left behind (a killed worker never reached its cleanup);
     # sysbench's cleanup is a no-op when there are none. (pgbench -i drops old tables itself.)
     steps = [Step("reset", build_argv("cleanup", conn, params, workdir)), Step("prepare", build_argv("prepare", conn, params, workdir))]
-    for index, threads in enumerate(params.get("thread_sweep") or [params["threads"]], start=1):
+    for index, threads in enumerate(thread_steps(params), start=1):
         if params.get("warmup_s"):
             steps.append(Step("warmup", build_argv("run", conn, params, workdir, threads, params["warmup_s"]),
                               threads, params["warmup_s"], index))

@@ -1,0 +1,131 @@
+"""Reproducing a published row: which profile and parameters its methodology calls for, whether it can
+run here at all, and what differs between a run and the published row (the one definition used by the
+run form, the run page, the publish confirmation and the API).
+
+A run is only a reproduction of a published number when what it measured was set up the same way: a
+1 table x 1000 rows, 3 s run against a 64 x 10M, 3600 s row measures something else, and says so."""
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from .models import BenchmarkProfile, Tool
+from .params import thread_steps
+
+PGBENCH_ROWS_PER_SCALE = 100_000  # pgbench -i: scale x 100,000 rows in pgbench_accounts
+
+
+@dataclass
+class Plan:
+    """What the run form needs to reproduce a row: a profile and its parameters, or why it cannot."""
+
+    result: object
+    engine: str
+    profile: BenchmarkProfile | None = None
+    initial: dict | None = None
+    problem: str = ""
+
+
+def plan_reproduction(result):
+    """The profile and overrides that repeat `result`'s methodology here, or the reason it cannot run."""
+    methodology = result.table.methodology
+    engine = result.engine_version.engine.slug
+    plan = Plan(result=result, engine=engine, initial={"reproduces": result.pk})
+    if not methodology.tool:
+        plan.problem = _("The document does not say which benchmark tool measured this row, so it cannot be reproduced "
+                         "faithfully: any tool we chose would measure something else.")
+        return plan
+    if methodology.tool == Tool.HAMMERDB:
+        plan.problem = _("This row was measured with HammerDB against SQL Server; these workers have neither, so it "
+                         "cannot be reproduced here.")
+        return plan
+    if engine not in ("mysql", "postgresql"):
+        plan.problem = _("Benchmark runs here target MySQL/MariaDB and PostgreSQL; %(engine)s rows cannot be reproduced.") % {
+            "engine": result.engine_version.engine.name}
+        return plan
+    profiles = BenchmarkProfile.objects.filter(tool=methodology.tool, engine=engine, quick=False)
+    if methodology.tool == Tool.PGBENCH:
+        profiles = profiles.filter(workload="rw" if result.rw_qps is not None and result.ro_qps is None else "ro")
+    plan.profile = profiles.order_by("pk").first()
+    if plan.profile is None:
+        plan.problem = _("No %(tool)s profile for %(engine)s is set up (run `manage.py seed_profiles`).") % {
+            "tool": methodology.tool, "engine": engine}
+        return plan
+    initial = plan.initial
+    initial["profile"] = plan.profile.pk
+    for name in ("threads", "duration_s", "report_interval_s"):
+        if getattr(methodology, name):
+            initial[name] = getattr(methodology, name)
+    if methodology.tool == Tool.SYSBENCH:
+        for name in ("tables", "rows_per_table"):
+            if getattr(methodology, name):
+                initial[name] = getattr(methodology, name)
+    else:
+        if result.data_rows:
+            initial["scale"] = int(result.data_rows) // PGBENCH_ROWS_PER_SCALE
+        if result.hot_rows:
+            initial["range"] = int(result.hot_rows)
+    # The row is one thread count: the profile's sweep would measure others.
+    initial["thread_sweep"] = ""
+    return plan
+
+
+@dataclass
+class Difference:
+    key: str
+    aspect: str
+    published: str
+    run: str
+    same: bool | None  # None: the document does not say, so it cannot be compared
+
+
+def _fmt(value):
+    if value in (None, "", []):
+        return ""
+    if isinstance(value, int) and value >= 10_000:
+        return f"{value:,}"
+    return str(value)
+
+
+def methodology_differences(run, result=None):
+    """Aspect by aspect, the published row's set-up against the run's: tool and version, data size,
+    duration, threads, client, target size. `same` is False where they differ."""
+    result = result or run.reproduces
+    if result is None:
+        return []
+    methodology = result.table.methodology
+    params = run.params or {}
+    rows = []
+
+    def add(key, aspect, published, measured):
+        published, measured = _fmt(published), _fmt(measured)
+        rows.append(Difference(key, str(aspect), published or _("not stated"), measured or "—",
+                               None if not published else published == measured))
+
+    add("tool", gettext_lazy("tool"), methodology.tool, run.profile.tool)
+    add("tool_version", gettext_lazy("tool version"), methodology.tool_version, run.tool_version)
+    if run.profile.tool == Tool.SYSBENCH:
+        add("tables", gettext_lazy("tables"), methodology.tables, params.get("tables"))
+        add("rows_per_table", gettext_lazy("rows per table"), methodology.rows_per_table, params.get("rows_per_table"))
+    else:
+        published_scale = int(result.data_rows) // PGBENCH_ROWS_PER_SCALE if result.data_rows else None
+        add("scale", gettext_lazy("scale (x 100,000 rows)"), published_scale, params.get("scale"))
+        add("range", gettext_lazy("range (hot rows)"), int(result.hot_rows) if result.hot_rows else None, params.get("range"))
+    add("duration_s", gettext_lazy("duration (s)"), methodology.duration_s, params.get("duration_s"))
+    add("threads", gettext_lazy("threads"), methodology.threads, ", ".join(str(t) for t in thread_steps(params)) if params else "")
+    add("client", gettext_lazy("client"), methodology.client, f"{run.client_host} ({run.client_cores} cores)" if run.client_host else "")
+    target = run.target
+    add("vcpus", gettext_lazy("vCPUs"), result.flavor.vcpus, target.declared_vcpus)
+    add("memory_gb", gettext_lazy("memory (GB)"), result.flavor.memory_gb, target.declared_memory_gb)
+    return rows
+
+
+# What must match for a run to count as a reproduction of the row (client and tool version may differ,
+# and are shown; data size, duration, threads and the instance size change the number itself).
+DECISIVE = {"tool", "tables", "rows_per_table", "scale", "range", "duration_s", "threads", "vcpus", "memory_gb"}
+
+
+def is_faithful(differences):
+    """True when every decisive aspect the document states is the same in the run."""
+    return all(d.same is not False for d in differences if d.key in DECISIVE)

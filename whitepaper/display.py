@@ -1,0 +1,105 @@
+"""The catalogue's own text in the reader's language: one definition of what a Chinese page and an
+English page show for a vendor, document, family, methodology, table, date and number.
+
+The documents print Chinese: Chinese pages show it as printed. English pages show the English
+rendering (title_en, label_en, section_en, the family's and vendor's English name) and keep the
+printed Chinese visible beside it where it is a citation (table labels, sections, titles, families),
+marked `lang="zh-Hans"`. Row counts printed with 亿/万 stay as printed in Chinese pages and are
+numbers in English pages. Numbers otherwise stay exactly as printed (843.00 is 843.00) in both."""
+
+from django.utils import formats, translation
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+
+from .metrics import METRICS_BY_NAME
+
+EDITIONS = {"enterprise": _("Enterprise"), "standard": _("Standard"), "web": _("Web")}
+
+
+def chinese():
+    return (translation.get_language() or "").startswith("zh")
+
+
+def printed(text):
+    """Printed Chinese kept visible as the citation (marked, so readers and tests know it is a quote)."""
+    return format_html('<span lang="zh-Hans" class="printed">{}</span>', text) if text else ""
+
+
+def bilingual(english, chinese_text):
+    """English page: `English (printed)`; Chinese page: as printed. Either side may be missing."""
+    if chinese():
+        return chinese_text or english
+    if english and chinese_text and english != chinese_text:
+        return format_html('{} <span lang="zh-Hans" class="printed">({})</span>', english, chinese_text)
+    return english or printed(chinese_text)
+
+
+def plain(english, chinese_text):
+    """The same choice as text only (select options, chart legends, page titles)."""
+    if chinese():
+        return chinese_text or english
+    return english or chinese_text
+
+
+def vendor_name(vendor):
+    return plain(vendor.name, vendor.name_zh)
+
+
+def document_title(document):
+    return plain(document.title_en, document.title)
+
+
+def family_name(family):
+    """'' when the document states no family."""
+    return "" if family is None else plain(family.name, family.name_zh)
+
+
+def family_html(family):
+    return "" if family is None else bilingual(family.name, family.name_zh)
+
+
+def methodology_name(methodology):
+    return plain(methodology.name, methodology.name_zh)
+
+
+def methodology_text(methodology, field):
+    """workload, client or description in the page's language: (text, written_in_chinese)."""
+    english, chinese_text = getattr(methodology, field), getattr(methodology, f"{field}_zh", "")
+    if chinese() and chinese_text:
+        return chinese_text, True
+    return english, False
+
+
+def table_label(table):
+    return plain(table.label_en, table.label)
+
+
+def table_label_html(table):
+    return bilingual(table.label_en, table.label)
+
+
+def section_title(table):
+    return plain(table.section_en, table.section)
+
+
+def section_html(table):
+    return bilingual(table.section_en, table.section)
+
+
+def edition_name(edition):
+    """SQL Server editions ('enterprise+standard') in the reader's language."""
+    return " + ".join(str(EDITIONS.get(e, e)) for e in edition.split("+") if e)
+
+
+def date(value):
+    """A document's date: 2023年8月3日 / Aug. 3, 2023."""
+    return formats.date_format(value, "DATE_FORMAT") if value else ""
+
+
+def metric_shown(result, name):
+    """A metric as printed; in English pages, 亿/万 row counts as whole numbers (12.5亿 -> 1,250,000,000)."""
+    metric = METRICS_BY_NAME.get(name)
+    value = getattr(result, name, None)
+    if metric is not None and metric.kind == "rows" and value is not None and not chinese():
+        return formats.number_format(value, force_grouping=True)
+    return result.display(name)

@@ -1,0 +1,73 @@
+"""Template filters for the catalogue's own text in the reader's language (rules: whitepaper.display)."""
+
+import re
+
+from django import template
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+
+from whitepaper import display
+
+register = template.Library()
+
+register.filter("vendor_name", display.vendor_name)
+register.filter("document_title", display.document_title)
+register.filter("family_name", display.family_html)
+register.filter("methodology_name", display.methodology_name)
+register.filter("table_label", display.table_label_html)
+register.filter("table_label_text", display.table_label)
+register.filter("section_title", display.section_html)
+register.filter("edition_name", display.edition_name)
+register.filter("docdate", display.date)
+
+
+@register.filter
+def metric_shown(result, name):
+    return display.metric_shown(result, name)
+
+
+PRINTED_RUN = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef《》“”]+(?:[ \w.:=()（）-]*[\u3400-\u9fff》）]+)*")
+
+
+@register.filter
+def quote_printed(text):
+    """English notes quote the document's Chinese (云硬盘, 须知 ...): each quotation is marked
+    lang="zh-Hans", like the printed labels."""
+    html = PRINTED_RUN.sub(lambda m: f'<span lang="zh-Hans">{m.group(0)}</span>', escape(text or ""))
+    return mark_safe(code_spans(html))
+
+
+def code_spans(html):
+    """`disk`, `max_connections`: values and parameter names, shown as code."""
+    return re.sub(r"`([^`<>]+)`", r"<code>\1</code>", html)
+
+
+@register.filter
+def notes_text(text):
+    """Notes written in the page's language, with `code` spans."""
+    return mark_safe(code_spans(escape(text or "")))
+
+
+@register.filter
+def transcription_note(text):
+    """A transcriber's note (written in English, quoting the document): in Chinese pages it says so
+    before the English text, so the reader knows it is a note about the source, not the interface."""
+    if not text:
+        return ""
+    if display.chinese():
+        return format_html('<span class="note-language" lang="zh-Hans">{}</span> {}',
+                           _("Transcription note (English):"), quote_printed(text))
+    return quote_printed(text)
+
+
+@register.filter
+def methodology_text(methodology, field):
+    """A methodology's workload / client / description: the Chinese text on Chinese pages where there
+    is one, else the English transcription (quotations of the document marked lang="zh-Hans")."""
+    text, in_chinese = display.methodology_text(methodology, field)
+    if in_chinese:
+        return notes_text(text)
+    if field == "description":
+        return format_html('<span lang="en">{}</span>', transcription_note(text))
+    return format_html('<span lang="en">{}</span>', quote_printed(text))
