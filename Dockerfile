@@ -13,6 +13,7 @@ RUN npm ci --no-audit --no-fund --loglevel=error
 COPY . .
 # collectstatic needs a key only to import the settings; the real one comes from the environment.
 RUN SECRET_KEY=build-only FIELD_ENCRYPTION_KEY=x ALLOWED_HOSTS=x python manage.py collectstatic --noinput -v0
+# web, worker and reconciler all run as this unprivileged user (docker-compose.yml repeats it).
 RUN useradd --create-home --uid 10001 app && mkdir -p /app/var && chown -R app /app/var
 USER app
 EXPOSE 8000

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.limits.APIBodyLimitMiddleware",  # JSON 413 for an oversized API body, before anything reads it
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # request.htmx: the one way to know a request is htmx (and a history restore, which gets the whole page).
     "django_htmx.middleware.HtmxMiddleware",
@@ -85,11 +86,16 @@ TEMPLATES = [
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+# A persistent connection the server closed (restart, pg_terminate_backend) is replaced at the start of
+# the next request instead of failing it.
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # Degrades to "no cache" while Redis is down (config/cache.py): pages render from the database.
+    CACHES = {"default": {"BACKEND": "config.cache.ResilientRedisCache", "LOCATION": REDIS_URL,
+                          "OPTIONS": {"RETRY_AFTER": env.float("CACHE_RETRY_AFTER_SECONDS", default=5.0)}}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -152,7 +158,17 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["config.api.AnonReadThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon": env("API_ANON_RATE", default="600/minute")},
     "EXCEPTION_HANDLER": "config.api.exception_handler",
+    # JSON bodies with a size and nesting limit (config/limits.py); form and multipart as DRF's defaults.
+    "DEFAULT_PARSER_CLASSES": [
+        "config.limits.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
+API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)
+# Django's own limit for form bodies (pages); API bodies are capped by API_MAX_BODY_BYTES above.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=2_621_440)
 SPECTACULAR_SETTINGS = {
     "TITLE": "RDS performance whitepaper API",
     "DESCRIPTION": "Published database performance results (TPS, QPS, max connections, IOPS) "
@@ -173,13 +189,20 @@ CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 # Celery: Redis when REDIS_URL is set, otherwise a filesystem broker that needs no server.
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL or "filesystem://")
 if CELERY_BROKER_URL == "filesystem://":
+    # Everything the embedded broker writes stays under var/ (its default control/ is the current directory).
     _broker_dir = VAR_DIR / "celery-broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir),
         "data_folder_out": str(_broker_dir),
         "processed_folder": str(VAR_DIR / "celery-processed"),
+        "control_folder": str(VAR_DIR / "celery-control"),
         "store_processed": False,
     }
+# A launch while the broker is down must not hang the request: a few quick retries, then the run stays
+# queued and the reconciler sends it later (runs/services.py).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.25, "interval_max": 0.5}
+CELERY_BROKER_CONNECTION_TIMEOUT = env.float("CELERY_BROKER_CONNECTION_TIMEOUT", default=2.0)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -194,7 +217,8 @@ CELERY_BEAT_SCHEDULE = {
 }
 if CELERY_BROKER_URL.startswith("redis"):
     # Longer than any benchmark, so Redis never hands a running benchmark's message to a second worker.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=12 * 3600)}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=12 * 3600),
+                                       "socket_connect_timeout": 2}
 RUNS_HEARTBEAT_SECONDS = env.float("RUNS_HEARTBEAT_SECONDS", default=2.0)
 RUNS_STALE_AFTER_SECONDS = env.float("RUNS_STALE_AFTER_SECONDS", default=40.0)
 RUNS_CANCEL_POLL_SECONDS = env.float("RUNS_CANCEL_POLL_SECONDS", default=0.5)
@@ -202,12 +226,19 @@ RUNS_LOG_FLUSH_SECONDS = env.float("RUNS_LOG_FLUSH_SECONDS", default=1.0)
 RUNS_WAIT_RETRY_SECONDS = env.int("RUNS_WAIT_RETRY_SECONDS", default=2)
 RUNS_TIME_MARGIN_SECONDS = env.int("RUNS_TIME_MARGIN_SECONDS", default=30)
 RUNS_PREPARE_TIME_LIMIT_SECONDS = env.int("RUNS_PREPARE_TIME_LIMIT_SECONDS", default=6 * 3600)
+# Queued runs (runs.tasks.reconcile_runs): untouched this long -> queued again if the broker lost the
+# message; on a queue no live worker consumes for this long -> failed, naming the queue.
+RUNS_REQUEUE_AFTER_SECONDS = env.float("RUNS_REQUEUE_AFTER_SECONDS", default=30.0)
+RUNS_UNCLAIMED_FAIL_SECONDS = env.float("RUNS_UNCLAIMED_FAIL_SECONDS", default=600.0)
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"broker_outage": {"()": "config.log_filters.BrokerOutage"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    # While the broker is down, beat's "Message Error" is one line a minute, not a stack trace per tick.
+    "loggers": {"celery.beat": {"filters": ["broker_outage"]}},
 }
 
 if PRODUCTION:

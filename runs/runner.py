@@ -1,5 +1,10 @@
 """Runs one tool command: no shell, its own process group, a time limit, both streams read line by
-line as they arrive, and a stop check a few times a second (cancel). Knows nothing of Django."""
+line as they arrive, and a stop check a few times a second (cancel). Knows nothing of Django.
+
+Secret files (sysbench's config with the password) are never written to disk: each one is a pipe the
+tool inherits, filled before the tool starts, and named in its argv as /dev/fd/N. Nothing holding the
+password outlives the tool, whatever kills the worker (checked by hand with sysbench 1.0.20: it reads
+--config-file once, at start, with stdio, so a pipe serves prepare, run and cleanup)."""
 
 import ctypes
 import os
@@ -11,6 +16,7 @@ from dataclasses import dataclass
 
 PR_SET_PDEATHSIG = 1
 POLL_S = 0.25
+EXIT_GRACE_S = 5.0
 
 
 def _die_with_parent():
@@ -52,14 +58,47 @@ def kill_group(proc, grace_s=2.0):
     proc.wait()
 
 
-def run_command(argv, *, env_extra=None, cwd=None, time_limit_s, on_line=None, should_stop=None, on_tick=None, on_start=None):
+PIPE_CAPACITY = 65536  # Linux's default pipe buffer: a secret file is written whole before the tool starts
+
+
+def secret_pipes(argv, secret_files):
+    """For each {path: content}: a pipe holding the content; every argv item naming path names /dev/fd/N
+    instead. Returns (argv, read fds to pass). The write ends are closed, so the tool reads to EOF."""
+    argv, fds = list(argv), []
+    try:
+        for path, content in (secret_files or {}).items():
+            data = content.encode()
+            if len(data) >= PIPE_CAPACITY:
+                raise ValueError(f"secret file {os.path.basename(path)} is too large for a pipe")
+            read_fd, write_fd = os.pipe()
+            fds.append(read_fd)
+            try:
+                os.write(write_fd, data)
+            finally:
+                os.close(write_fd)
+            argv = [item.replace(path, f"/dev/fd/{read_fd}") for item in argv]
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return argv, fds
+
+
+def run_command(argv, *, env_extra=None, cwd=None, time_limit_s, on_line=None, should_stop=None, on_tick=None, on_start=None,
+                secret_files=None):
     """Run argv; call on_line(stream, line) for each line, should_stop() / on_tick() every ~0.25 s.
+    secret_files {path: content} reach the tool through pipes (see the module docstring), never the disk.
     Returns an Outcome; `stopped` says if we killed it (cancel or time limit)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PGPASS", "MYSQL_PWD"))}
     env.update(env_extra or {})
     env["LC_ALL"] = "C"
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=cwd,
-                            env=env, preexec_fn=_die_with_parent, close_fds=True)
+    argv, fds = secret_pipes(argv, secret_files)
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=cwd,
+                                env=env, preexec_fn=_die_with_parent, close_fds=True, pass_fds=fds)
+    finally:
+        for fd in fds:  # the tool has its own copies; ours go at once
+            os.close(fd)
     if on_start:
         on_start(proc)
     sel = selectors.DefaultSelector()
@@ -104,6 +143,13 @@ def run_command(argv, *, env_extra=None, cwd=None, time_limit_s, on_line=None, s
                 break
     finally:
         sel.close()
+        if not open_streams and not stopped:
+            # Both streams are closed: the tool is exiting. Let it (a SIGTERM now would turn its own exit
+            # status into -15); only one that lingers without output is killed.
+            try:
+                proc.wait(timeout=EXIT_GRACE_S)
+            except subprocess.TimeoutExpired:
+                pass
         if proc.poll() is None:
             kill_group(proc)
         proc.wait()

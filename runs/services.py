@@ -1,4 +1,11 @@
-"""Launching a run: validate, store the row, then queue the task once the row is committed."""
+"""Launching a run: validate, store the row, then queue the task once the row is committed.
+
+The row is the source of truth, the broker message only a wake-up call: if the broker cannot be reached
+at launch, the run stays queued and the reconciler (runs.tasks.reconcile_runs) sends its message later,
+exactly as for a message lost with a flushed broker."""
+
+import logging
+import uuid
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -7,6 +14,8 @@ from django.utils.translation import gettext as _
 
 from .models import Run
 from .params import thread_steps
+
+log = logging.getLogger(__name__)
 
 
 def launch_run(*, target, profile, overrides, user, reproduces=None):
@@ -40,7 +49,21 @@ def time_limit_for(run):
     return run.expected_seconds + steps * margin + 2 * settings.RUNS_PREPARE_TIME_LIMIT_SECONDS + 60
 
 
+def task_id_for(run):
+    """run-<id>-<random>: the reconciler recognises a run's messages in the broker by this prefix."""
+    return f"run-{run.pk}-{uuid.uuid4().hex[:12]}"
+
+
 def enqueue(run):
+    """Send the run's message; True if the broker took it. A broker outage is not the caller's failure:
+    it is logged (one line, no traceback) and the reconciler queues the run again later."""
     from .tasks import run_benchmark
 
-    run_benchmark.apply_async(args=[run.pk], queue=run.target.queue, time_limit=time_limit_for(run))
+    try:
+        run_benchmark.apply_async(args=[run.pk], queue=run.target.queue, time_limit=time_limit_for(run),
+                                  task_id=task_id_for(run))
+    except Exception as exc:  # noqa: BLE001 - kombu OperationalError, redis errors, a full disk (filesystem broker)
+        log.warning("run %s: the broker is unreachable (%s: %s); it stays queued and the reconciler will queue it "
+                    "again within %s s", run.pk, exc.__class__.__name__, exc, settings.RUNS_REQUEUE_AFTER_SECONDS)
+        return False
+    return True

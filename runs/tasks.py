@@ -1,18 +1,24 @@
 """Celery tasks. run_benchmark is keyed by run id and idempotent: the Run row says what has been
 done, so a redelivered or duplicated message never starts a second benchmark."""
 
+import fcntl
 import logging
 import os
+import re
 import shlex
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 
 from celery import shared_task
+from celery.signals import worker_ready
 from django.conf import settings
+from django.db import InterfaceError, OperationalError, connections
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -52,6 +58,20 @@ def worker_is_gone(run, now=None):
     return run.heartbeat_stale(now)
 
 
+def _reopen_database():
+    """After a lost database connection: drop every broken connection, so the next query opens a new one."""
+    for conn in connections.all(initialized_only=True):
+        try:
+            conn.close()
+        except Exception:  # noqa: BLE001 - it is already broken; closing is best effort
+            conn.connection = None
+
+
+def database_error_reason(exc):
+    text = " ".join(str(exc).split()) or exc.__class__.__name__
+    return f"Lost the database connection while running: {exc.__class__.__name__}: {text}"
+
+
 @shared_task(bind=True, name="runs.run_benchmark", acks_late=True, reject_on_worker_lost=True)
 def run_benchmark(self, run_id):
     run = Run.objects.select_related("target", "profile").filter(pk=run_id).first()
@@ -67,12 +87,21 @@ def run_benchmark(self, run_id):
     if not run.claim(self.request.hostname or HOST, os.getpid(), HOST, os.cpu_count()):
         run.refresh_from_db()
         if run.state == RunState.QUEUED:  # another run of this target is active: wait, do not share
+            run.beat()  # a worker holds its message: the reconciler leaves it alone
             raise self.retry(countdown=settings.RUNS_WAIT_RETRY_SECONDS, max_retries=None)
         return "not claimed"
     try:
         return Execution(run).execute()
+    except (OperationalError, InterfaceError) as exc:
+        # The connection died under us (database restarted, pg_terminate_backend): the tool is already
+        # stopped (the runner kills it on the way out); record why on a fresh connection.
+        log.warning("run %s: %s", run_id, database_error_reason(exc))
+        _reopen_database()
+        run.fail(redact(database_error_reason(exc), [run.target.password]))
+        return "failed: database connection lost"
     except Exception as exc:  # noqa: BLE001 - any bug must end the run failed, never 'running' forever
         log.exception("run %s crashed", run_id)
+        _reopen_database()
         run.fail(redact(f"Internal error in the worker: {exc.__class__.__name__}: {exc}", [run.target.password]))
         raise
 
@@ -80,6 +109,7 @@ def run_benchmark(self, run_id):
 class Execution:
     def __init__(self, run):
         self.run = run
+        self.secret_files = {}
         self.target = run.target
         self.password = self.target.password
         self.secrets = [self.password]
@@ -147,12 +177,16 @@ class Execution:
 
     # --- the run ---------------------------------------------------------------------------------------
     def execute(self):
-        run, target = self.run, self.target
-        workdir = tempfile.mkdtemp(prefix=f"perfdash-run{run.pk}-")  # 0700, private to the worker
+        workdir = tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{self.run.pk}-")  # 0700, private to the worker
+        # Held while the run executes; a worker starting later removes the directories whose lock is free
+        # (their process is gone: SIGKILL never reaches the `finally` below).
+        lock = os.open(Path(workdir) / LOCK_NAME, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return self._execute(workdir)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
+            os.close(lock)
 
     def _execute(self, workdir):
         run, target, driver = self.run, self.target, self.driver
@@ -172,11 +206,9 @@ class Execution:
             return "failed"
         run.beat(tool_version=tool_version, server_version=server)
         conn = Connection(target.engine, target.host, target.port, target.database, target.user)
-        for name, content in driver.secret_files(conn, self.password).items():
-            path = Path(workdir) / name
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as fh:
-                fh.write(content)
+        # Never written to disk: the runner hands each one to the tool through a pipe (runs/runner.py).
+        self.secret_files = {str(Path(workdir) / name): content
+                             for name, content in driver.secret_files(conn, self.password).items()}
         env = driver.secret_env(conn, self.password)
         steps = driver.plan(conn, {**run.params, "workload": run.profile.workload}, workdir)
         run.beat(command_line=redact("\n".join(shlex.join(s.argv) for s in steps), self.secrets))
@@ -238,7 +270,7 @@ class Execution:
         self.flush(force=True)
         outcome = run_command(
             step.argv, env_extra=env, cwd=workdir, time_limit_s=self._limit(step), on_line=self.on_line,
-            should_stop=self.should_stop if stoppable else None, on_tick=self.flush,
+            should_stop=self.should_stop if stoppable else None, on_tick=self.flush, secret_files=self.secret_files,
         )
         if outcome.stopped:
             self.add_log(f"[dashboard] {step.phase} stopped ({outcome.stopped})")
@@ -261,8 +293,19 @@ def summarize(step_summaries, params):
 
 @shared_task(name="runs.reconcile_runs")
 def reconcile_runs():
-    """Periodic: a run whose worker died (known dead on this host, or silent past
-    RUNS_STALE_AFTER_SECONDS) is marked failed with the reason. Returns the ids it failed."""
+    """Periodic: every run has an owner until it is final.
+
+    - An active run whose worker died (known dead on this host, or silent past RUNS_STALE_AFTER_SECONDS)
+      is failed with the reason.
+    - A queued run nobody has touched for RUNS_REQUEUE_AFTER_SECONDS (its message lost with a flushed or
+      restarted broker, or never sent because the broker was down at launch) is queued again; the claim is
+      idempotent, so a duplicate message is harmless.
+    - A queued run on a queue no live worker consumes is failed, naming the queue, once it has waited
+      RUNS_UNCLAIMED_FAIL_SECONDS.
+
+    Returns the ids it failed."""
+    from .services import enqueue
+
     now = timezone.now()
     failed = []
     for run in Run.objects.active():
@@ -271,4 +314,113 @@ def reconcile_runs():
             if run.fail(f"The worker ({run.worker or '?'}, pid {run.worker_pid}) on {run.client_host or '?'} stopped "
                         f"reporting while the run was {run.get_state_display()} (last heartbeat {last}); marked failed by the reconciler."):
                 failed.append(run.pk)
+
+    unowned_since = now - timedelta(seconds=settings.RUNS_REQUEUE_AFTER_SECONDS)
+    waiting = list(Run.objects.filter(state=RunState.QUEUED).select_related("target")
+                   .filter(Q(heartbeat_at__lt=unowned_since) | Q(heartbeat_at__isnull=True, created_at__lt=unowned_since)))
+    if not waiting:
+        return failed
+    consumed = consumed_queues()
+    held = messages_held({run.target.queue for run in waiting})
+    give_up = timedelta(seconds=settings.RUNS_UNCLAIMED_FAIL_SECONDS)
+    for run in waiting:
+        queue = run.target.queue
+        if consumed is not None and queue not in consumed and now - run.created_at > give_up:
+            if run.fail(f"No worker consumes queue \"{queue}\": the run was not claimed in "
+                        f"{int((now - run.created_at).total_seconds())} s. Start a benchmark worker with -Q {queue}."):
+                failed.append(run.pk)
+            continue
+        if held is not None and run.pk in held:
+            continue  # its message is in the broker: a worker will take it
+        # Stamp first (only if still queued and unchanged), so two reconcilers never both send it.
+        stamped = Run.objects.filter(pk=run.pk, state=RunState.QUEUED, heartbeat_at=run.heartbeat_at).update(heartbeat_at=now)
+        if stamped and enqueue(run):
+            log.warning("run %s had no message in the broker (queue %s): queued again", run.pk, queue)
     return failed
+
+
+def consumed_queues(timeout=2.0):
+    """Names of the queues live workers consume (Celery's remote control), or None if unknown."""
+    from config.celery import app
+
+    try:
+        replies = app.control.inspect(timeout=timeout).active_queues() or {}
+    except Exception as exc:  # noqa: BLE001 - a broker that cannot broadcast, or is down: no verdict
+        log.warning("cannot ask the workers which queues they consume: %s", exc)
+        return None
+    return {q["name"] for queues in replies.values() for q in (queues or [])}
+
+
+TASK_ID_RE = re.compile(r"^run-(\d+)-")
+
+
+def messages_held(queues):
+    """Run ids whose run_benchmark message is in the Redis broker (waiting in a queue, or delivered and
+    not yet acknowledged), or None if the broker is not Redis or cannot be read."""
+    import json
+
+    from config.celery import app
+
+    if not app.conf.broker_url.startswith(("redis://", "rediss://")):
+        return None
+    try:
+        with app.connection_for_read() as conn:
+            client = conn.default_channel.client
+            raw = list(client.hvals("unacked"))
+            for queue in queues:  # kombu keeps each priority level in its own list
+                for key in [queue] + [f"{queue}\x06\x16{level}" for level in range(1, 10)]:
+                    raw.extend(client.lrange(key, 0, 100_000))
+    except Exception as exc:  # noqa: BLE001
+        log.warning("cannot read the broker's queues: %s", exc)
+        return None
+    held = set()
+    for item in raw:
+        try:
+            message = json.loads(item)
+            if isinstance(message, list):  # unacked: [message, exchange, routing key]
+                message = message[0]
+            match = TASK_ID_RE.match(str(message.get("headers", {}).get("id", "")))
+        except (ValueError, AttributeError, IndexError, TypeError):
+            continue
+        if match:
+            held.add(int(match.group(1)))
+    return held
+
+
+WORKDIR_PREFIX = "perfdash-run"
+LOCK_NAME = ".lock"
+
+
+def remove_stale_workdirs(tmpdir=None):
+    """Work directories of runs whose process is gone (its lock is free): removed. Returns their paths."""
+    removed = []
+    for path in Path(tmpdir or tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}*-*"):
+        if not path.is_dir() or not re.fullmatch(rf"{WORKDIR_PREFIX}\d+-.+", path.name):
+            continue
+        try:
+            fd = os.open(path / LOCK_NAME, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            fd = None  # made by an older version, or between mkdtemp and the lock: only if not recent
+            if time.time() - path.stat().st_mtime < 60:
+                continue
+        except OSError:
+            continue
+        try:
+            if fd is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # a live run
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(str(path))
+        finally:
+            if fd is not None:
+                os.close(fd)
+    return removed
+
+
+@worker_ready.connect
+def _clean_up_after_dead_runs(**kwargs):
+    removed = remove_stale_workdirs()
+    if removed:
+        log.warning("removed %d work directories of dead runs: %s", len(removed), ", ".join(removed))

@@ -2,10 +2,13 @@
 # Idempotent set-up for a fresh machine (Debian, root): system packages, local services,
 # Python venv, front-end packages, database schema and the whitepaper data.
 # A second run only checks what is already there.
+# Usage: scripts/setup.sh [test|dashboard]   (default test: everything the test suite needs;
+#        dashboard: only what serving the dashboard and running benchmarks needs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-mkdir -p var/celery-broker var/celery-processed var/staticfiles
+MODE=${1:-test}
+mkdir -p var/celery-broker var/celery-processed var/celery-control var/staticfiles
 
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
@@ -13,12 +16,14 @@ log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 need_apt=()
 command -v sysbench >/dev/null || need_apt+=(sysbench)
 command -v pgbench >/dev/null || need_apt+=(postgresql-client)
-command -v chromium >/dev/null || need_apt+=(chromium)
-command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
-command -v wrk >/dev/null || need_apt+=(wrk)
-[ -d /usr/share/fonts/truetype/wqy ] || need_apt+=(fonts-wqy-zenhei)  # CJK glyphs for browser tests and screenshots
 command -v npm >/dev/null || need_apt+=(npm)
 command -v msgfmt >/dev/null || need_apt+=(gettext)  # compiles the Chinese catalogue (locale/)
+if [ "$MODE" = test ]; then  # browser tests, screenshots and the load benchmark
+  command -v chromium >/dev/null || need_apt+=(chromium)
+  command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+  command -v wrk >/dev/null || need_apt+=(wrk)
+  [ -d /usr/share/fonts/truetype/wqy ] || need_apt+=(fonts-wqy-zenhei)  # CJK glyphs for browser tests and screenshots
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "installing ${need_apt[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -63,12 +68,14 @@ if [ ! -x .venv/bin/python ]; then
   log "creating .venv with $PY"
   "$PY" -m venv .venv
 fi
-stamp=var/.requirements.sha
-want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
+# The dashboard needs requirements.txt; the tests requirements-dev.txt (which includes it).
+if [ "$MODE" = test ]; then reqs=requirements-dev.txt; else reqs=requirements.txt; fi
+stamp=var/.requirements-$MODE.sha
+want=$(cat requirements.txt "$reqs" | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  log "installing Python packages"
+  log "installing Python packages ($reqs)"
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -r requirements-dev.txt
+  .venv/bin/pip install -q -r "$reqs"
   echo "$want" > "$stamp"
 fi
 

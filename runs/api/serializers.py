@@ -1,7 +1,10 @@
-from django.utils.translation import gettext as _
+import re
+
+from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
 from ..models import BenchmarkProfile, Run, Sample, Target
+from ..params import LIMITS, MAX_SWEEP
 
 
 class TargetSerializer(serializers.ModelSerializer):
@@ -24,16 +27,45 @@ class ProfileSerializer(serializers.ModelSerializer):
                   "scale", "range", "threads", "jobs", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "prepared"]
 
 
+def _override_fields():
+    fields = {name: serializers.IntegerField(min_value=lo, max_value=hi, required=False) for name, (lo, hi) in LIMITS.items()}
+    fields["jobs"] = serializers.IntegerField(min_value=LIMITS["jobs"][0], max_value=LIMITS["jobs"][1], required=False,
+                                              allow_null=True, help_text="pgbench -j (at most the clients).")
+    fields["thread_sweep"] = serializers.ListField(
+        child=serializers.IntegerField(min_value=LIMITS["threads"][0], max_value=LIMITS["threads"][1]), max_length=MAX_SWEEP,
+        required=False, help_text="Thread counts, each once; one run step per count.")
+    fields["prepared"] = serializers.BooleanField(required=False, help_text="Prepared statements.")
+    return fields
+
+
+@extend_schema_field(inline_serializer("RunOverrides", _override_fields()))
+class OverridesField(serializers.JSONField):
+    """The profile's parameters to change; validated by runs.params (400 naming each bad field). sysbench
+    takes tables and rows_per_table, pgbench scale, range and jobs; report_interval_s <= duration_s."""
+
+
+class SlugField(serializers.SlugRelatedField):
+    """A slug: anything that cannot be one (a NUL byte, which PostgreSQL refuses in a query) is simply
+    not found, a 400 like any unknown slug."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str) or not re.fullmatch(r"[-a-zA-Z0-9_]{1,100}", data):
+            self.fail("does_not_exist", slug_name=self.slug_field, value=str(data)[:100].replace("\x00", ""))
+        return super().to_internal_value(data)
+
+
 class RunSerializer(serializers.ModelSerializer):
-    target = serializers.PrimaryKeyRelatedField(queryset=Target.objects.all())
-    profile = serializers.SlugRelatedField(slug_field="slug", queryset=BenchmarkProfile.objects.all(),
+    target = serializers.PrimaryKeyRelatedField(queryset=Target.objects.all(), help_text="The target's id.")
+    profile = SlugField(slug_field="slug", queryset=BenchmarkProfile.objects.all(),
                                            help_text="The profile's slug, e.g. sysbench-oltp-rw-mysql-quick.")
-    overrides = serializers.JSONField(required=False, default=dict,
-                                      help_text="threads, thread_sweep, duration_s, report_interval_s, warmup_s, tables, "
-                                                "rows_per_table, scale, range, jobs, prepared")
-    requested_by = serializers.CharField(source="requested_by.get_username", read_only=True, default=None)
-    reproduces = serializers.PrimaryKeyRelatedField(read_only=True)
-    published_result = serializers.PrimaryKeyRelatedField(read_only=True)
+    overrides = OverridesField(required=False, default=dict,
+                               help_text="threads, thread_sweep, duration_s, report_interval_s, warmup_s, tables, "
+                                         "rows_per_table, scale, range, jobs, prepared")
+    requested_by = serializers.CharField(source="requested_by.get_username", read_only=True, default=None, allow_null=True)
+    reproduces = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True,
+                                                    help_text="The published result this run reproduces, if any.")
+    published_result = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True,
+                                                          help_text="The catalogue row this run was published as, if any.")
     url = serializers.CharField(source="get_absolute_url", read_only=True)
     progress_percent = serializers.SerializerMethodField()
     eta_seconds = serializers.SerializerMethodField()

@@ -1,0 +1,76 @@
+"""Request-body limits for the API: a body larger than API_MAX_BODY_BYTES is a JSON 413 and JSON nested
+deeper than API_MAX_JSON_DEPTH levels a JSON 400, each naming the limit (without them a 2000-level
+document is a RecursionError, i.e. a 500, and a 10 MB body a bare HTML 400)."""
+
+import codecs
+
+from django.conf import settings
+from django.http import JsonResponse
+from django.utils.translation import gettext as _
+from rest_framework import status
+from rest_framework.exceptions import APIException, ParseError
+from rest_framework.parsers import JSONParser
+from rest_framework.utils import json
+
+
+class PayloadTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "payload_too_large"
+
+
+def too_large_message(length):
+    return _("The request body is %(length)s bytes; the limit is %(limit)s bytes (API_MAX_BODY_BYTES).") % {
+        "length": length, "limit": settings.API_MAX_BODY_BYTES}
+
+
+def too_deep_message():
+    return _("JSON nested deeper than %(limit)s levels (API_MAX_JSON_DEPTH).") % {"limit": settings.API_MAX_JSON_DEPTH}
+
+
+def depth_exceeds(data, limit):
+    """True if containers nest deeper than limit (iterative: no recursion on hostile input)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return False
+
+
+class LimitedJSONParser(JSONParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        parser_context = parser_context or {}
+        encoding = parser_context.get("encoding", settings.DEFAULT_CHARSET)
+        limit = settings.API_MAX_BODY_BYTES
+        raw = stream.read(limit + 1) if stream is not None else b""
+        if len(raw) > limit:
+            raise PayloadTooLarge(too_large_message(f"more than {limit}"))
+        try:
+            # As DRF's JSONParser: NaN and Infinity are refused unless STRICT_JSON is off.
+            data = json.loads(codecs.decode(raw, encoding), parse_constant=json.strict_constant if self.strict else None)
+        except RecursionError:
+            raise ParseError(too_deep_message()) from None
+        except (ValueError, LookupError) as exc:
+            raise ParseError(_("JSON parse error - %(error)s") % {"error": exc}) from None
+        if depth_exceeds(data, settings.API_MAX_JSON_DEPTH):
+            raise ParseError(too_deep_message())
+        return data
+
+
+class APIBodyLimitMiddleware:
+    """Refuses an API request whose declared body is over the limit before anything reads it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path_info.startswith("/api/"):
+            try:
+                length = int(request.META.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                length = 0
+            if length > settings.API_MAX_BODY_BYTES:
+                return JsonResponse({"detail": too_large_message(length)}, status=413)
+        return self.get_response(request)

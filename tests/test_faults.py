@@ -1,0 +1,200 @@
+"""Faults around runs, on a production-shaped stack of the test's own (tests/fault_stack.py): a Redis
+server on port 6391 that the tests kill and restart empty, gunicorn (DEBUG off), a benchmark worker and
+the reconciler (beat every second, short periods). Real sysbench and pgbench against the machine's
+MariaDB and PostgreSQL, kept small.
+
+Each "Done when" item of issue 10 is one test: nothing lost, nothing stuck, nothing leaked, nothing down."""
+
+import os
+import re
+import signal
+import tempfile
+import time
+
+import psycopg
+import pytest
+import redis
+import requests
+from django.conf import settings
+from rest_framework.authtoken.models import Token
+
+from runs.models import Run, RunState, Target
+
+from .fault_stack import Stack, files_containing, stop
+from .runs_support import (  # noqa: F401 - fixtures
+    PASSWORD, bench_users, committed, make_targets, make_user, restore_catalogue, run_processes, wait_for,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+REDIS_PORT = 6391  # this checkout's own fault-test Redis (6390-6399)
+
+
+def database_url():
+    db = settings.DATABASES["default"]
+    return f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture(scope="module")
+def stack(django_db_setup, django_db_blocker, bench_users, tmp_path_factory):
+    stack = Stack(database_url(), REDIS_PORT, tmp_path_factory.mktemp("faults"))
+    try:
+        stack.start()
+        yield stack
+    finally:
+        stack.stop()
+
+
+@pytest.fixture
+def token(committed):
+    return Token.objects.create(user=make_user("fault-staff", staff=True)).key
+
+
+@pytest.fixture
+def targets(committed):
+    return make_targets()
+
+
+def launch(stack, token, target, profile, **overrides):
+    return requests.post(f"{stack.url}/api/v1/runs/", json={"target": target.pk, "profile": profile, "overrides": overrides},
+                         headers={"Authorization": f"Token {token}"}, timeout=30)
+
+
+def launched(stack, token, target, profile, **overrides):
+    response = launch(stack, token, target, profile, **overrides)
+    assert response.status_code == 201, response.text
+    return response.json()["id"]
+
+
+def final(run_id, timeout=120):
+    return wait_for(lambda: (r := Run.objects.get(pk=run_id)).is_final and r, timeout, message=f"run {run_id} to finish")
+
+
+def task_results(stack, run_id):
+    """What the benchmark workers' tasks for this run returned, from their logs."""
+    logs = "".join(stack.read_log(f"fault-bench{n}") for n in range(1, stack.bench_count + 1))
+    return re.findall(rf"Task runs\.run_benchmark\[run-{run_id}-\w+\] succeeded in [\d.]+s: '([^']*)'", logs)
+
+
+def test_anonymous_pages_and_api_answer_200_while_redis_is_down(stack):
+    # (First in the module: the catalogue imported for the session is still there.)
+    paths = ["/", "/explore/", "/api/v1/results/", "/documents/huawei-2023-08-03-rds/", "/api/v1/vendors/"]
+    for path in paths:  # warm: the pages are in Redis now
+        assert requests.get(stack.url + path, timeout=10).status_code == 200
+    stack.kill_redis()
+    try:
+        for _ in range(3):
+            for path in paths:
+                response = requests.get(stack.url + path, timeout=10)
+                assert response.status_code == 200, (path, response.text[:2000])
+        assert "Huawei" in requests.get(stack.url + "/", timeout=10).text  # rendered from PostgreSQL
+    finally:
+        stack.start_redis()
+    log = stack.read_log("web")
+    assert log.count("cache unavailable") == 1, log[-3000:]  # one warning, not one per request
+    assert "Traceback" not in log
+    # And the cache is used again once Redis is back (after CACHE_RETRY_AFTER_SECONDS, 5 s).
+    time.sleep(5.5)
+    assert requests.get(stack.url + "/explore/?vendor=huawei", timeout=10).status_code == 200
+    cached = redis.Redis(port=REDIS_PORT).keys(":1:*")  # Django's cache keys (the broker's are not prefixed so)
+    assert cached, "nothing cached after Redis came back"
+    assert "cache available again" in stack.read_log("web")
+
+
+def test_redis_restarted_empty_with_three_runs_queued(stack, token, targets):
+    stop(stack.bench)  # nobody takes them: the three messages wait in Redis
+    ids = [launched(stack, token, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=1),
+           launched(stack, token, targets["postgresql"], "pgbench-tpcb-quick", duration_s=1),
+           launched(stack, token, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=1)]
+    assert redis.Redis(port=REDIS_PORT).llen("benchmarks") == 3
+    stack.kill_redis()
+    stack.start_redis()  # empty: the messages are gone
+    assert redis.Redis(port=REDIS_PORT).llen("benchmarks") == 0
+    stack.start_bench()
+    runs = [final(run_id) for run_id in ids]
+    assert [r.state for r in runs] == [RunState.SUCCEEDED] * 3, [r.reason for r in runs]
+    for run in runs:
+        # Run once: each planned command appears once in the log, and one task did the work.
+        commands = [ln[2:] for ln in run.log.splitlines() if ln.startswith("$ ")]
+        assert commands == run.command_line.splitlines(), run.log[:3000]
+        assert task_results(stack, run.pk).count("succeeded") == 1
+    assert "queued again" in stack.read_log("fault-reconciler")
+
+
+def test_a_launch_while_redis_is_down_is_queued_later(stack, token, targets):
+    stack.kill_redis()
+    try:
+        started = time.monotonic()
+        response = launch(stack, token, targets["postgresql"], "pgbench-tpcb-quick", duration_s=1)
+        assert time.monotonic() - started < 10
+        assert response.status_code in (201, 503), response.text
+        assert response.headers["Content-Type"].startswith("application/json")
+    finally:
+        stack.start_redis()
+    if response.status_code == 201:
+        run = final(response.json()["id"])
+        assert run.state == RunState.SUCCEEDED, run.reason
+    # No ghost: nothing is left queued.
+    assert not Run.objects.exclude(state__in=[RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED]).exists()
+    # Three outages so far: the site logged no traceback; beat (ticking every second) one line per outage
+    # at most, not a stack trace per tick.
+    assert "Traceback" not in stack.read_log("web")
+    reconciler = stack.read_log("fault-reconciler")
+    assert "Message Error" not in reconciler and "Traceback" not in reconciler, reconciler[-5000:]
+    assert reconciler.count("broker unreachable") <= 3  # (none if beat was waiting to reconnect instead)
+
+
+def test_a_run_on_a_queue_no_worker_consumes_fails_naming_the_queue(stack, token, targets):
+    Target.objects.filter(pk=targets["postgresql"].pk).update(queue="nobody-listens")
+    run_id = launched(stack, token, targets["postgresql"], "pgbench-tpcb-quick", duration_s=1)
+    run = final(run_id, timeout=60)
+    assert run.state == RunState.FAILED
+    assert 'No worker consumes queue "nobody-listens"' in run.reason
+    assert (run.finished_at - run.created_at).total_seconds() >= float(Stack.RUNS_ENV["RUNS_UNCLAIMED_FAIL_SECONDS"])
+
+
+def test_sigkill_of_a_worker_mid_run_leaves_no_password_on_disk(stack, token, targets):
+    started = time.time() - 1
+    run_id = launched(stack, token, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60)
+    wait_for(lambda: Run.objects.get(pk=run_id).samples.exists(), timeout=60, message="a first sample")
+    workdirs = list(stack.tmp.glob(f"perfdash-run{run_id}-*"))
+    assert len(workdirs) == 1
+    tmp_roots = {tempfile.gettempdir(), str(stack.tmp)}
+    assert files_containing(PASSWORD, *tmp_roots, since=started) == []  # not even while sysbench runs
+    os.killpg(stack.bench.pid, signal.SIGKILL)  # the whole worker: main process and its pool
+    stack.bench.wait()
+    wait_for(lambda: run_processes(run_id) == [], timeout=5, message="the orphaned tool to exit")
+    assert files_containing(PASSWORD, *tmp_roots, since=started) == []
+    run = final(run_id, timeout=30)  # the reconciler: the worker's pid is dead
+    assert run.state == RunState.FAILED and "stopped reporting" in run.reason
+    assert workdirs[0].exists()  # SIGKILL never reached the `finally` that removes it ...
+    stack.start_bench()
+    assert not workdirs[0].exists()  # ... a worker starting removes it
+    assert "work directories of dead runs" in stack.read_log(f"fault-bench{stack.bench_count}")
+
+
+def test_database_connections_terminated_mid_run(stack, token, targets):
+    run_id = launched(stack, token, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60)
+    wait_for(lambda: Run.objects.get(pk=run_id).samples.exists(), timeout=60, message="a first sample")
+    headers = {"Authorization": f"Token {token}"}
+    assert requests.get(f"{stack.url}/api/v1/runs/{run_id}/", headers=headers, timeout=10).status_code == 200
+    with psycopg.connect(database_url().replace("postgres://", "postgresql://"), autocommit=True) as pg:
+        killed = pg.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                            "WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchone()[0]
+    terminated = time.monotonic()
+    assert killed >= 2  # at least the worker's and gunicorn's
+    from django.db import connection
+
+    connection.close()  # ours may have gone too
+    run = final(run_id, timeout=30)
+    assert time.monotonic() - terminated < 10
+    assert run.state == RunState.FAILED
+    assert "database connection" in run.reason and "terminating connection due to administrator command" in run.reason
+    assert "stopped reporting" not in run.reason
+    wait_for(lambda: run_processes(run_id) == [], timeout=5, message="the tool to be stopped")
+    # The web side: the next request on the same gunicorn worker answers 200 (CONN_HEALTH_CHECKS).
+    assert requests.get(f"{stack.url}/api/v1/runs/{run_id}/", headers=headers, timeout=10).status_code == 200
+    assert requests.get(f"{stack.url}/", timeout=10).status_code == 200
+    # And the worker is fine: the next run succeeds.
+    again = final(launched(stack, token, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=1))
+    assert again.state == RunState.SUCCEEDED, again.reason
