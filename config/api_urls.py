@@ -4,7 +4,7 @@ from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from whitepaper.api.views import not_found
+from config.api import not_found
 
 urlpatterns = [
     path("", include("whitepaper.api.urls")),

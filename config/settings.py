@@ -46,6 +46,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.limits.APIBodyLimitMiddleware",  # JSON 413 for an oversized API body, before anything reads it
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # request.htmx: the one way to know a request is htmx (and a history restore, which gets the whole page).
+    "django_htmx.middleware.HtmxMiddleware",
     # ?lang= in a URL: taken out of request.GET and remembered in the cookie (config/language.py).
     "config.language.LanguageParamMiddleware",
     # Repeated anonymous catalogue pages from memory, like WhiteNoise for static files (whitepaper/pages.py).
@@ -153,9 +155,9 @@ REST_FRAMEWORK = {
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
     ],
-    "DEFAULT_THROTTLE_CLASSES": ["whitepaper.api.throttling.AnonReadThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["config.api.AnonReadThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon": env("API_ANON_RATE", default="600/minute")},
-    "EXCEPTION_HANDLER": "whitepaper.api.exceptions.exception_handler",
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
     # JSON bodies with a size and nesting limit (config/limits.py); form and multipart as DRF's defaults.
     "DEFAULT_PARSER_CLASSES": [
         "config.limits.LimitedJSONParser",

@@ -56,3 +56,47 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
+
+
+# --- Personas: one set for every test module (like healthchecks' alice, bob and charlie) ---------
+
+PERSONA_PASSWORD = "x-Persona-pass-9431"
+
+
+def _persona_client(username, staff=False, operator=False):
+    from django.contrib.auth.models import Group, User
+    from django.test import Client
+
+    user = User.objects.create_user(username, password=PERSONA_PASSWORD, is_staff=staff, is_superuser=staff)
+    if operator:
+        user.groups.add(Group.objects.get_or_create(name="benchmark operators")[0])
+    client = Client()
+    client.force_login(user)
+    client.user = user
+    return client
+
+
+@pytest.fixture
+def anonymous(db):
+    """A visitor who is not logged in (the customers browsing the catalogue)."""
+    from django.test import Client
+
+    return Client()
+
+
+@pytest.fixture
+def customer(db):
+    """Logged in, with no privileges: sees what anonymous visitors see, never cached for others."""
+    return _persona_client("carol-customer")
+
+
+@pytest.fixture
+def operator(db):
+    """A member of the `benchmark operators` group: launches and publishes their own runs."""
+    return _persona_client("oscar-operator", operator=True)
+
+
+@pytest.fixture
+def staff(db):
+    """Staff (and superuser): the admin, every run, retracting."""
+    return _persona_client("stella-staff", staff=True)

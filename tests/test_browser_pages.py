@@ -126,3 +126,15 @@ def test_screenshots_of_the_main_pages(server, page):
             page.goto(f"{server}{url}{'&' if '?' in url else '?'}lang={lang}{'#' + fragment if fragment else ''}")
             wait_for_charts(page)
             page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
+
+
+def test_explorer_internal_measurements_switch_lives_in_the_url(server, page):
+    page.goto(f"{server}/explore/?engine=ppas")
+    assert not page.is_checked("input[name=include_internal]")
+    page.evaluate("() => { window.notReloaded = true; }")
+    page.check("input[name=include_internal]")
+    page.wait_for_url(re.compile(r"include_internal=true"))
+    page.wait_for_function("() => !document.querySelector('.htmx-request')")
+    assert page.evaluate("() => window.notReloaded") is True
+    page.reload()
+    assert page.is_checked("input[name=include_internal]") and len(rows_on_screen(page)) == 18  # PPAS: 18 rows

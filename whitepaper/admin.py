@@ -7,7 +7,7 @@ from .models import (
 
 @admin.register(Vendor)
 class VendorAdmin(admin.ModelAdmin):
-    list_display = ["slug", "name", "name_zh"]
+    list_display = ["slug", "name", "name_zh", "origin"]
 
 
 @admin.register(Document)

@@ -7,6 +7,7 @@ class WhitepaperConfig(AppConfig):
     verbose_name = "Whitepaper catalogue"
 
     def ready(self):
+        from . import freshness  # noqa: F401  (connects the signals that keep the catalogue stamp fresh)
         from django.db.models import fields
 
         # The empty choice of model selects (Django 6.1's default label has no Chinese translation

@@ -10,8 +10,9 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 
 from .metrics import METRICS_BY_NAME
-from .display import edition_name
-from .pages import family_name
+from .display import date, edition_name, vendor_name
+from .pages import family_name, origin_name
+from .queries import SERIES_FIELDS, field_value
 
 # Metrics that can be drawn against vCPUs, in the order a chart offers them.
 CHART_METRICS = ["tps", "qps", "tpm", "ro_qps", "rw_qps"]
@@ -26,16 +27,26 @@ def number(value):
     return value
 
 
+# How each part of a series (queries.SERIES_FIELDS) is shown in a legend, in legend order.
+SERIES_SHOWN = {
+    "engine_version": lambda r, v: str(v),
+    "family": lambda r, v: family_name(v),
+    "memory_ratio": lambda r, v: v,
+    "deployment": lambda r, v: r.get_deployment_display() if v else "",
+    "edition": lambda r, v: edition_name(v),
+    "vendor": lambda r, v: origin_name(r) if r.is_internal else vendor_name(v),
+}
+assert set(SERIES_SHOWN) == set(SERIES_FIELDS)
+
+
 def series_key(result):
-    """What tells two rows of one chart apart when they belong to different lines."""
-    flavor = result.flavor
-    return (
-        str(result.engine_version),
-        family_name(flavor.family),
-        flavor.memory_ratio,
-        result.get_deployment_display() if result.deployment else "",
-        edition_name(result.edition),
-    )
+    """The line a row belongs to (its series, queries.SERIES_FIELDS), as the legend shows it."""
+    return tuple(shown(result, field_value(result, SERIES_FIELDS[name])) for name, shown in SERIES_SHOWN.items())
+
+
+def edition_series_key(result):
+    """A series and the document publishing it (each edition of a number its own line)."""
+    return (*series_key(result), date(result.table.document.published))
 
 
 def series_label(key, varying, fallback):
@@ -55,8 +66,10 @@ def split_series(results, key=series_key, fallback=""):
     varying = [len({k[i] for k in keys}) > 1 for i in range(len(keys[0]))] if keys else []
     if len(keys) == 1:
         # A single line: name it by its memory ratio or family, whichever the rows carry.
-        k = keys[0]
-        return [(k[2] or k[1] or fallback or k[0], groups[k])]
+        first = groups[keys[0]][0]
+        name = first.flavor.memory_ratio or family_name(first.flavor.family) or fallback or str(first.engine_version)
+        name = " · ".join(filter(None, [name, origin_name(first)]))
+        return [(name, groups[keys[0]])]
     return [(series_label(k, varying, fallback or str(i + 1)), groups[k]) for i, k in enumerate(keys)]
 
 

@@ -16,14 +16,11 @@ EXPORT_COLUMNS = [
 IOPS_ON_DISK_NOTE = "depends on disk"
 
 
-DOCUMENT_ORDER = ["table__document__published", "table__document__slug", "table__position", "position"]
-
-
 def export_queryset(queryset):
     """The related rows each exported result needs, fetched in a fixed number of queries; in document
     order unless the caller sorted the queryset (the explorer's sort, the API's `ordering`)."""
     queryset = queryset.with_provenance()
-    return queryset if queryset.query.order_by else queryset.order_by(*DOCUMENT_ORDER)
+    return queryset if queryset.query.order_by else queryset.document_order()
 
 
 def _metric_cell(result, metric):

@@ -12,25 +12,15 @@ import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError
-from django.db.models import BooleanField, Expression, F, OuterRef, Subquery
 from django.utils.translation import gettext_lazy as _
 
 from .metrics import METRICS_BY_NAME
 from .models import (MEMORY_RATIO_RE, Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily,
                      Methodology, PublishedResult, Vendor)
+from .queries import NOT_STATED, InIdSubquery, from_param
 
-RANGE_FIELDS = {
-    "vcpus": "flavor__vcpus",
-    "memory_gb": "flavor__memory_gb",
-    "tps": "tps",
-    "qps": "qps",
-    "max_connections": "max_connections",
-}
-INTEGER_FIELDS = {"vcpus", "memory_gb", "max_connections"}
-RANGE_UNITS = {"vcpus": "vCPUs", "memory_gb": "GB", **{name: METRICS_BY_NAME[name].unit for name in ("tps", "qps", "max_connections")}}
 MAX_INTEGER = 2**31 - 1  # PostgreSQL integer
 MAX_DECIMAL = Decimal("1e14")  # DecimalField(max_digits=16, decimal_places=2)
-NOT_STATED = "-"  # version=- / family=- select results whose document names no version / family
 TRUE_VALUES = {"true", "1", "yes", "on"}
 FALSE_VALUES = {"false", "0", "no", "off"}
 
@@ -38,7 +28,8 @@ FALSE_VALUES = {"false", "0", "no", "off"}
 # --- Known values (slugs, versions, ratios) -------------------------------------------------------
 
 class KnownValueField(forms.CharField):
-    """A string that must name something the catalogue has (one indexed EXISTS query)."""
+    """A string that must name something the catalogue has (one indexed EXISTS query). `known=None`:
+    the FilterSet's form checks it (engine and version, against one query for both)."""
 
     def __init__(self, *args, known=None, what=_("value"), **kwargs):
         kwargs.setdefault("max_length", 200)
@@ -51,9 +42,12 @@ class KnownValueField(forms.CharField):
             return
         if "\x00" in value:  # before the lookup: PostgreSQL rejects NUL in text
             raise ValidationError(_("Null characters are not allowed."), code="null_characters_not_allowed")
-        if not self.known(value):
-            raise ValidationError(_("Unknown %(what)s %(value)r."), code="unknown",
-                                  params={"what": self.what, "value": value})
+        if self.known is not None and not self.known(value):
+            raise unknown(self.what, value)
+
+
+def unknown(what, value):
+    return ValidationError(_("Unknown %(what)s %(value)r."), code="unknown", params={"what": what, "value": value})
 
 
 class KnownValueFilter(django_filters.CharFilter):
@@ -82,59 +76,29 @@ def known_values(model, field="slug"):
             "values": lambda: model.objects.exclude(**{field: ""}).values_list(field, flat=True).distinct()}
 
 
-class VersionFilter(KnownValueFilter):
-    def filter(self, qs, value):
-        return super().filter(qs, "" if value == NOT_STATED else value)
+class NotStatedFilter(KnownValueFilter):
+    """A version or family: '-' (queries.NOT_STATED) selects the results whose document names none,
+    and is always a valid value (no such result: an empty answer, not an error). `not_stated` is
+    the lookup meaning "none stated", relative to the filtered model. The one place filters read '-'."""
 
+    def __init__(self, *args, not_stated, known=None, values=None, **kwargs):
+        def known_or_not_stated(value):
+            return value == NOT_STATED or known(value)
 
-class FamilyFilter(KnownValueFilter):
-    def filter(self, qs, value):
+        super().__init__(*args, known=known_or_not_stated if known else None,
+                         values=lambda: [*values(), NOT_STATED], **kwargs)
+        self.not_stated = not_stated
+
+    def lookup(self, value, strip=""):
+        """The lookup for `value` ({field: value} or the not-stated lookup), paths without `strip`."""
         if value == NOT_STATED:
-            return qs.filter(flavor__family__isnull=True)
-        return super().filter(qs, value)
+            return {k.removeprefix(strip): v for k, v in self.not_stated.items()}
+        return {f"{self.field_name.removeprefix(strip)}__{self.lookup_expr}": value}
 
-
-def _known_family(value):
-    if value == NOT_STATED:
-        return Flavor.objects.filter(family__isnull=True).exists()
-    return InstanceFamily.objects.filter(slug=value).exists()
-
-
-def _family_values():
-    values = list(InstanceFamily.objects.values_list("slug", flat=True))
-    return values + [NOT_STATED] if Flavor.objects.filter(family__isnull=True).exists() else values
-
-
-def _known_version(value):
-    return EngineVersion.objects.filter(version="" if value == NOT_STATED else value).exists()
-
-
-def _version_values():
-    return [v or NOT_STATED for v in EngineVersion.objects.values_list("version", flat=True).distinct()]
-
-
-class InIdSubquery(Expression):
-    """`column IN (subquery)`, written `column = ANY(ARRAY(subquery))` on PostgreSQL: evaluated once
-    and matched in the index scan (an IN would become a join)."""
-
-    output_field = BooleanField()
-    conditional = True
-
-    def __init__(self, column, queryset):
-        super().__init__()
-        self.column, self.subquery = F(column), Subquery(queryset)
-
-    def get_source_expressions(self):
-        return [self.column, self.subquery]
-
-    def set_source_expressions(self, expressions):
-        self.column, self.subquery = expressions
-
-    def as_sql(self, compiler, connection):
-        column_sql, column_params = compiler.compile(self.column)
-        subquery_sql, subquery_params = compiler.compile(self.subquery)
-        template = "%s = ANY(ARRAY%s)" if connection.vendor == "postgresql" else "%s IN %s"
-        return template % (column_sql, subquery_sql), (*column_params, *subquery_params)
+    def filter(self, qs, value):
+        if value in (None, ""):
+            return qs
+        return qs.filter(**self.lookup(value))
 
 
 # --- Numbers and booleans ------------------------------------------------------------------------
@@ -210,6 +174,52 @@ class StrictBooleanFilter(SchemaMixin, django_filters.BooleanFilter):
 
 # --- The FilterSet -------------------------------------------------------------------------------
 
+# The numbers the results filter on: name -> (field, unit, whole number).
+NUMBER_FIELDS = {
+    "vcpus": ("flavor__vcpus", "vCPUs", True),
+    "memory_gb": ("flavor__memory_gb", "GB", True),
+    **{name: (name, METRICS_BY_NAME[name].unit, METRICS_BY_NAME[name].kind == "int")
+       for name in ("tps", "qps", "max_connections")},
+}
+
+
+def number_filter(name, lookup_expr="exact", field_name=None):
+    """An exact, minimum (gte) or maximum (lte) filter on a size or a metric of a result, with its
+    unit (`field_name`: the path from another model)."""
+    path, unit, integer = NUMBER_FIELDS[name]
+    what = {"exact": "Exactly this", "gte": "Minimum", "lte": "Maximum"}[lookup_expr]
+    return (IntegerFilter if integer else DecimalFilter)(field_name=field_name or path, lookup_expr=lookup_expr,
+                                                          label=f"{what} {name} ({unit})")
+
+
+def _version_values():
+    return EngineVersion.objects.exclude(version="").values_list("version", flat=True).distinct()
+
+
+class ResultFilterForm(forms.Form):
+    """Checks engine and version together against one query of the catalogue's (engine, version) pairs."""
+
+    def engine_versions(self):
+        """(engine slug, version, version id) for every engine (version None for an engine without any)."""
+        if not hasattr(self, "_engine_versions"):
+            self._engine_versions = list(Engine.objects.order_by().values_list("slug", "versions__version",
+                                                                               "versions__id"))
+        return self._engine_versions
+
+    def clean_engine(self):
+        engine = self.cleaned_data.get("engine")
+        if engine and not any(slug == engine for slug, _v, _pk in self.engine_versions()):
+            raise unknown(_("engine"), engine)
+        return engine
+
+    def clean_version(self):
+        version = self.cleaned_data.get("version")
+        stored = from_param(version)  # '-' (not stated) is always valid, like family=-
+        if stored and not any(pk is not None and name == stored for _s, name, pk in self.engine_versions()):
+            raise unknown(_("version"), version)
+        return version
+
+
 class ResultFilter(django_filters.FilterSet):
     vendor = KnownValueFilter(
         field_name="table__document__vendor__slug", label="Vendor slug", what=_("vendor"),
@@ -225,15 +235,15 @@ class ResultFilter(django_filters.FilterSet):
         help_text="Methodology slug (see /api/v1/methodologies/).")
     engine = KnownValueFilter(
         field_name="engine_version__engine__slug", label="Engine slug", what=_("engine"),
-        **known_values(Engine),
+        values=known_values(Engine)["values"],
         help_text="Engine slug: mysql, postgresql, sqlserver, ppas.")
-    version = VersionFilter(
+    version = NotStatedFilter(
         field_name="engine_version__version", label="Engine version, e.g. 5.7", what=_("version"),
-        known=_known_version, values=_version_values,
+        not_stated={"engine_version__version": ""}, values=_version_values,
         help_text="Engine version as the document names it, e.g. 5.7, 8.0, 12; '-' for not stated.")
-    family = FamilyFilter(
+    family = NotStatedFilter(
         field_name="flavor__family__slug", label="Instance family slug", what=_("instance family"),
-        known=_known_family, values=_family_values,
+        not_stated={"flavor__family__isnull": True}, **known_values(InstanceFamily),
         help_text="Instance family slug, e.g. general, dedicated, general-enhanced; '-' for none stated "
                   "(SQL Server).")
     memory_ratio = KnownValueFilter(
@@ -251,58 +261,47 @@ class ResultFilter(django_filters.FilterSet):
         field_name="flavor__spec_code", label="Spec code", what=_("spec code"),
         **known_values(Flavor, "spec_code"),
         help_text="Spec code as the document prints it, e.g. rds.mysql.s2.large.")
+    vcpus = number_filter("vcpus")
+    min_vcpus = number_filter("vcpus", "gte")
+    max_vcpus = number_filter("vcpus", "lte")
+    memory_gb = number_filter("memory_gb")
+    min_memory_gb = number_filter("memory_gb", "gte")
+    max_memory_gb = number_filter("memory_gb", "lte")
+    tps = number_filter("tps")
+    min_tps = number_filter("tps", "gte")
+    max_tps = number_filter("tps", "lte")
+    qps = number_filter("qps")
+    min_qps = number_filter("qps", "gte")
+    max_qps = number_filter("qps", "lte")
+    max_connections = number_filter("max_connections")
+    min_max_connections = number_filter("max_connections", "gte")
+    max_max_connections = number_filter("max_connections", "lte")
     latest = StrictBooleanFilter(method="filter_latest",
                                  label="Keep only the newest document's row per flavour and version")
-
-    locals().update({
-        name: (IntegerFilter if name in INTEGER_FIELDS else DecimalFilter)(
-            field_name=path, label=f"Exactly this {name} ({RANGE_UNITS[name]})")
-        for name, path in RANGE_FIELDS.items()
-    })
-    locals().update({
-        f"min_{name}": (IntegerFilter if name in INTEGER_FIELDS else DecimalFilter)(
-            field_name=path, lookup_expr="gte", label=f"Minimum {name} ({RANGE_UNITS[name]})")
-        for name, path in RANGE_FIELDS.items()
-    })
-    locals().update({
-        f"max_{name}": (IntegerFilter if name in INTEGER_FIELDS else DecimalFilter)(
-            field_name=path, lookup_expr="lte", label=f"Maximum {name} ({RANGE_UNITS[name]})")
-        for name, path in RANGE_FIELDS.items()
-    })
+    include_internal = StrictBooleanFilter(
+        method="filter_include_internal", label="Include internal measurements",
+        help_text="true: include this dashboard's own measurements (origin 'internal') beside the "
+                  "vendor-published results; default false.")
 
     class Meta:
         model = PublishedResult
         fields = []
+        form = ResultFilterForm
 
     # Flavour filters as a literal id list (API: best plans at a million rows) or a subquery (no extra query).
     literal_flavor_ids = False
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # engine and version are validated against one small query, reused to filter by id.
-        self._engine_versions = None
-        self.filters["engine"].extra["known"] = lambda v: any(slug == v for slug, _, _ in self.engine_versions())
-        self.filters["version"].extra["known"] = lambda v: any(
-            pk is not None and name == ("" if v == NOT_STATED else v) for _, name, pk in self.engine_versions())
-        for name in ("engine", "version"):
-            self.filters[name].__dict__.pop("_field", None)
-
-    def engine_versions(self):
-        """(engine slug, version, version id) for every engine (version None for an engine without any)."""
-        if self._engine_versions is None:
-            self._engine_versions = list(Engine.objects.order_by().values_list("slug", "versions__version", "versions__id"))
-        return self._engine_versions
 
     def filter_queryset(self, queryset):
         if not self.form.is_valid():
             return queryset.none()
         data = dict(self.form.cleaned_data)
+        queryset = queryset.visible(include_internal=bool(data.pop("include_internal", None)))
         engine, version = data.pop("engine", None) or None, data.pop("version", None) or None
         if engine or version:
             # Engine versions as literal ids (from the pairs validation already loaded): the planner can
             # then walk the (engine_version, tps) index in order and stop after a page at a million rows.
-            wanted = None if version is None else ("" if version == NOT_STATED else version)
-            ids = [pk for slug, name, pk in self.engine_versions()
+            wanted = None if version is None else from_param(version)
+            ids = [pk for slug, name, pk in self.form.engine_versions()
                    if pk is not None and (not engine or slug == engine) and (wanted is None or name == wanted)]
             queryset = queryset.filter(engine_version_id__in=ids)
         # The flavour's attributes (family, size, ratio, spec code) as one set of flavour ids: counting is
@@ -313,8 +312,8 @@ class ResultFilter(django_filters.FilterSet):
             flavors = Flavor.objects.order_by()
             for name, value in flavor_filters.items():
                 flt = self.filters[name]
-                if name == "family" and value == NOT_STATED:
-                    flavors = flavors.filter(family__isnull=True)
+                if isinstance(flt, NotStatedFilter):
+                    flavors = flavors.filter(**flt.lookup(value, strip="flavor__"))
                 else:
                     field = flt.field_name.removeprefix("flavor__")
                     flavors = flavors.filter(**{f"{field}__{flt.lookup_expr}": value})
@@ -327,26 +326,15 @@ class ResultFilter(django_filters.FilterSet):
         return queryset
 
     def filter_latest(self, queryset, name, value):
-        if not value:
-            return queryset
-        # The newest published row for the same engine version and the same flavour size/family.
-        newest = (
-            PublishedResult.objects.filter(
-                engine_version=OuterRef("engine_version"),
-                flavor__vendor=OuterRef("flavor__vendor"),
-                flavor__family=OuterRef("flavor__family"),
-                flavor__vcpus=OuterRef("flavor__vcpus"),
-                flavor__memory_gb=OuterRef("flavor__memory_gb"),
-                flavor__spec_code=OuterRef("flavor__spec_code"),
-                deployment=OuterRef("deployment"),
-                edition=OuterRef("edition"),
-            )
-            .order_by("-table__document__published", "-table__document__slug", "position")
-            .values("table__document_id")[:1]
-        )
-        return queryset.filter(table__document_id=Subquery(newest))
+        return queryset.newest_per_variant() if value else queryset
+
+    def filter_include_internal(self, queryset, name, value):
+        return queryset  # applied first in filter_queryset: the default (absent) must exclude them too
 
 
-# The parameters a variant of a flavour is told apart by (spec lookup and `latest`).
-VARIANT_FIELDS = ["engine_version", "flavor__vendor", "flavor__family", "flavor__vcpus", "flavor__memory_gb",
-                  "flavor__spec_code", "deployment", "edition"]
+def include_internal(params):
+    """Whether a page's query string asks for internal measurements (`include_internal=true`)."""
+    try:
+        return bool(StrictBooleanField().clean(params.get("include_internal")))
+    except ValidationError:
+        return False

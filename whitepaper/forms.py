@@ -17,6 +17,8 @@ class SizingForm(forms.Form):
     metric = forms.ChoiceField(label=_("Metric"), choices=SIZING_METRICS, initial="tps")
     target = forms.DecimalField(label=_("At least"), min_value=0, max_digits=16, decimal_places=2)
     vendor = forms.CharField(label=_("Vendor"), required=False, max_length=50, widget=forms.HiddenInput)
+    include_internal = forms.BooleanField(label=_("Include internal measurements"), required=False,
+                                          help_text=_("This dashboard's own benchmark runs, besides the vendors' documents"))
 
     def __init__(self, *args, engines=(), **kwargs):
         super().__init__(*args, **kwargs)

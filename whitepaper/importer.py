@@ -14,8 +14,8 @@ from pathlib import Path
 import yaml
 from django.db import transaction
 from django.db.models import ProtectedError
-from django.utils import timezone
 
+from .freshness import touch
 from .metrics import METRICS, METRICS_BY_NAME
 from .models import (
     MEMORY_RATIO_RE,
@@ -411,8 +411,8 @@ def import_document(parsed):
     for stale in (stale_results, stale_tables, stale_methodologies):
         report.deleted += stale.count()
         stale.delete()
-    if report.changed:
-        Document.objects.filter(pk=document.pk).update(changed_at=timezone.now())
+    if report.changed:  # saves and deletes bump it themselves; this covers the bulk position moves above
+        touch(Document.objects.filter(pk=document.pk))
     return report
 
 

@@ -9,7 +9,8 @@ from django.db.models import F, OrderBy, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from .metrics import METRICS
+from .metrics import METRICS, METRICS_BY_NAME
+from .queries import DOCUMENT_ORDER, PublishedResultQuerySet
 
 MEMORY_RATIO_RE = re.compile(r"^1:[1-9][0-9]*$")
 
@@ -30,16 +31,41 @@ class Deployment(models.TextChoices):
     __empty__ = _("Not stated")
 
 
+class Origin(models.TextChoices):
+    VENDOR = "vendor", _("Vendor-published")
+    INTERNAL = "internal", _("Internal measurement")
+
+
+# The vendor under which runs/publish.py files this dashboard's own measurements.
+INTERNAL_VENDOR_SLUG = "internal"
+
+
 class Vendor(models.Model):
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=100)
     name_zh = models.CharField(max_length=100, blank=True)
+    # Where a result comes from is its document's vendor's origin: the one definition of the rule.
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.VENDOR, editable=False,
+                              help_text=_("Set from the slug on every save: 'internal' is this dashboard's own."))
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, **kwargs):
+        # The vendor of published benchmark runs (runs/publish.py) is the internal one; every other
+        # vendor publishes documents. Written on every save, whoever saves (importer, publishing, admin).
+        self.origin = Origin.INTERNAL if self.slug == INTERNAL_VENDOR_SLUG else Origin.VENDOR
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "slug" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "origin"}
+        super().save(*args, **kwargs)
+
+    @property
+    def is_internal(self):
+        return self.origin == Origin.INTERNAL
 
 
 class Document(models.Model):
@@ -53,7 +79,7 @@ class Document(models.Model):
     source_file = models.CharField(max_length=200, blank=True)
     notes = models.TextField(blank=True, help_text=_("Transcription notes, English."))
     notes_zh = models.TextField(blank=True, help_text=_("The notes in Chinese, for Chinese pages."))
-    # Set by the importer whenever anything of the document changed: drives Last-Modified and caches.
+    # Bumped by every write to the document or anything in it (whitepaper/freshness.py): Last-Modified, caches.
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -126,7 +152,7 @@ class EngineVersion(models.Model):
         return f"{self.engine.name} {self.version}".strip()
 
     def get_absolute_url(self):
-        return reverse("whitepaper:engine-version", args=[self.engine.slug, self.version or "-"])
+        return reverse("whitepaper:engine-version", args=[self.engine.slug, self.version])
 
 
 class InstanceFamily(models.Model):
@@ -188,7 +214,8 @@ class NullsLastIndex(models.Index):
         return models.Index.create_sql(index, model, schema_editor, using=using, **kwargs)
 
 
-def _metric_field(metric):
+def _metric_field(name):
+    metric = METRICS_BY_NAME[name]
     if metric.kind == "int":
         field = models.PositiveIntegerField
     elif metric.kind == "rows":
@@ -234,13 +261,6 @@ class ResultTable(models.Model):
         return f"{self.document.get_absolute_url()}#{self.anchor}"
 
 
-class PublishedResultQuerySet(models.QuerySet):
-    def with_provenance(self):
-        """Joined with what every listing shows (document, vendor, methodology, engine, flavour, family)."""
-        return self.select_related("table__document__vendor", "table__methodology", "engine_version__engine",
-                                   "flavor__family")
-
-
 class PublishedResult(models.Model):
     """One row of a published table: a flavour's numbers under one methodology."""
 
@@ -258,10 +278,19 @@ class PublishedResult(models.Model):
     # Each metric exactly as the document prints it ("843.00", "100亿"), for display and export.
     printed = models.JSONField(default=dict, blank=True)
 
-    locals().update({m.name: _metric_field(m) for m in METRICS})
+    max_connections = _metric_field("max_connections")
+    iops = _metric_field("iops")
+    tps = _metric_field("tps")
+    qps = _metric_field("qps")
+    tpm = _metric_field("tpm")
+    capacity_rows = _metric_field("capacity_rows")
+    data_rows = _metric_field("data_rows")
+    hot_rows = _metric_field("hot_rows")
+    ro_qps = _metric_field("ro_qps")
+    rw_qps = _metric_field("rw_qps")
 
     class Meta:
-        ordering = ["table", "position"]
+        ordering = DOCUMENT_ORDER
         constraints = [
             models.UniqueConstraint(fields=["table", "position"], name="unique_result_position"),
             *[
@@ -271,7 +300,9 @@ class PublishedResult(models.Model):
             ],
         ]
         indexes = [
-            models.Index(fields=["engine_version", "flavor"], name="result_version_flavor"),
+            # Counting a filtered list is an index-only scan: engine version and flavour ids, and the table
+            # that tells a vendor's row from an internal measurement (queries.visible).
+            models.Index(fields=["engine_version", "flavor", "table"], name="result_version_flavor_table"),
             models.Index(fields=["tps"], name="result_tps"),
             models.Index(fields=["qps"], name="result_qps"),
             # API at a million rows: a page of one engine version by TPS stops after a page (benchmarks/api_scale.py).
@@ -290,6 +321,15 @@ class PublishedResult(models.Model):
     @property
     def methodology(self):
         return self.table.methodology
+
+    @property
+    def origin(self):
+        """Origin.VENDOR or Origin.INTERNAL: its document's vendor's (Vendor.origin)."""
+        return self.table.document.vendor.origin
+
+    @property
+    def is_internal(self):
+        return self.origin == Origin.INTERNAL
 
     def display(self, metric_name):
         """The metric as printed, '' when the document gives no number."""

@@ -1,15 +1,13 @@
 """Helpers for the customer pages: conditional GET and caching keyed on the catalogue's change
-stamp, the querysets the pages read (a fixed number of queries each), and column labels."""
+stamp (whitepaper.freshness), htmx partials, and column labels."""
 
 import hashlib
 import threading
-import time
 from collections import OrderedDict
 from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Max
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.translation import gettext_lazy as _
@@ -18,32 +16,14 @@ from django.views.decorators.http import condition
 from config.language import request_language
 
 from . import display
-from .export import DOCUMENT_ORDER
+from .freshness import catalogue_stamp
 from .metrics import METRICS_BY_NAME
-from .models import Document, PublishedResult
 
 PAGE_CACHE_SECONDS = 24 * 3600
 LOCAL_PAGES = 128  # rendered pages kept in each server process, newest used first
 
 
 # --- Conditional GET and caching -------------------------------------------------------------
-
-_stamp = {"value": None, "read_at": float("-inf")}
-
-
-def catalogue_stamp(request):
-    """(newest Document.changed_at, number of documents): changes with every import (the importer
-    bumps changed_at). Read with one query at most every CATALOGUE_STAMP_TTL seconds per process
-    (default 1 s; 0 reads it on every request), so an import reaches every page within that time."""
-    if not hasattr(request, "_catalogue_stamp"):
-        ttl = getattr(settings, "CATALOGUE_STAMP_TTL", 1.0)
-        now = time.monotonic()
-        if ttl <= 0 or now - _stamp["read_at"] >= ttl:
-            row = Document.objects.aggregate(changed=Max("changed_at"), n=Count("pk"))
-            _stamp.update(value=(row["changed"], row["n"]), read_at=now)
-        request._catalogue_stamp = _stamp["value"]
-    return request._catalogue_stamp
-
 
 class LocalPages:
     """A small in-process LRU of rendered pages in front of the shared cache (no network round trip
@@ -74,8 +54,11 @@ class LocalPages:
 local_pages = LocalPages(LOCAL_PAGES)
 
 
-def is_htmx(request):
-    return request.headers.get("HX-Request") == "true" and request.headers.get("HX-History-Restore-Request") != "true"
+def wants_partial(request):
+    """An htmx request for a part of the page; a history-restore request (htmx lost its snapshot of the
+    page) gets the whole page, like a visit."""
+    htmx = getattr(request, "htmx", None)
+    return bool(htmx) and not htmx.history_restore_request
 
 
 def _has_session(request):
@@ -96,7 +79,7 @@ def page_variant(request):
         # Scheme and host too: pages carry absolute URLs (hreflang twins).
         text = "|".join([changed.isoformat() if changed else "-", str(n), request.scheme,
                          request.META.get("HTTP_HOST", ""), request.get_full_path(),
-                         "hx" if is_htmx(request) else "page", request_language(request), str(user)])
+                         "hx" if wants_partial(request) else "page", request_language(request), str(user)])
         request._page_variant = hashlib.sha256(text.encode()).hexdigest()
     return request._page_variant
 
@@ -132,7 +115,7 @@ def catalogue_page(view):
     @wraps(view)
     def wrapped(request, *args, **kwargs):
         response = condition(etag_func=_etag, last_modified_func=_last_modified)(cached)(request, *args, **kwargs)
-        patch_vary_headers(response, ["HX-Request", "Cookie"])
+        patch_vary_headers(response, ["HX-Request", "HX-History-Restore-Request", "Cookie"])
         return response
 
     return wrapped
@@ -168,17 +151,6 @@ class CataloguePageMiddleware:
         return response
 
 
-# --- Querysets -----------------------------------------------------------------------------
-
-def results_queryset():
-    """Published results with everything a page shows about them (joins, no extra queries per row)."""
-    return PublishedResult.objects.with_provenance()
-
-
-def document_order(queryset):
-    return queryset.order_by(*DOCUMENT_ORDER)
-
-
 # --- Columns as the documents print them ----------------------------------------------------
 
 COLUMN_LABELS = {
@@ -198,6 +170,11 @@ COLUMN_LABELS = {
 
 def column_label(name):
     return COLUMN_LABELS.get(name, name)
+
+
+def origin_name(result):
+    """'' for a vendor-published result; the label every page shows beside an internal measurement."""
+    return str(_("Internal measurement")) if result.is_internal else ""
 
 
 def family_name(family):

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from . import converters  # noqa: F401  (registers <stated:…>)
 from . import views
 
 app_name = "whitepaper"
@@ -7,7 +8,7 @@ app_name = "whitepaper"
 urlpatterns = [
     path("", views.home, name="home"),
     path("documents/<slug:slug>/", views.document_detail, name="document"),
-    path("engines/<slug:engine>/<str:version>/", views.engine_version, name="engine-version"),
+    path("engines/<slug:engine>/<stated:version>/", views.engine_version, name="engine-version"),
     path("explore/", views.explore, name="explore"),
     path("explore/results.csv", views.explore_csv, name="explore-csv"),
     path("compare/", views.compare, name="compare"),

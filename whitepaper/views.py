@@ -14,21 +14,40 @@ from django.utils.translation import gettext_lazy
 
 from . import charts, display
 from .export import iter_csv_lines
-from .filters import ResultFilter
+from .filters import ResultFilter, include_internal
 from .forms import COMPARE_METRICS, SizingForm
-from .models import Document, Engine, EngineVersion, PublishedResult
-from .pages import catalogue_page, cell, column_label, document_order, family_name, is_htmx, results_queryset
+from .models import Document, Engine, EngineVersion, Origin, PublishedResult
+from .pages import catalogue_page, cell, column_label, family_name, origin_name, wants_partial
+from .queries import SORTS
+
+
+def _origin_toggle(request):
+    """Whether the reader asked for internal measurements, and the URL that flips that choice."""
+    wanted = include_internal(request.GET)
+    params = request.GET.copy()
+    params.pop("include_internal", None)
+    if not wanted:
+        params["include_internal"] = "true"
+    query = params.urlencode()
+    return {"include_internal": wanted, "toggle_internal_url": request.path + (f"?{query}" if query else "")}
 
 
 @catalogue_page
 def home(request):
-    versions = (EngineVersion.objects.select_related("engine").annotate(
-        n_results=Count("results"), n_documents=Count("results__table__document", distinct=True))
-        .filter(n_results__gt=0).order_by("engine__name", "version"))
+    toggle = _origin_toggle(request)
+    visible = PublishedResult.objects.visible(toggle["include_internal"])
+    versions = (EngineVersion.objects.select_related("engine")
+                .filter(results__in=visible).annotate(
+                    n_results=Count("results", distinct=True),
+                    n_documents=Count("results__table__document", distinct=True))
+                .order_by("engine__name", "version"))
     engines = [(engine, list(vs)) for engine, vs in groupby(versions, key=lambda v: v.engine)]
     documents = Document.objects.select_related("vendor").annotate(n_tables=Count("tables"))
+    if not toggle["include_internal"]:
+        documents = documents.filter(vendor__origin=Origin.VENDOR)
     return render(request, "whitepaper/home.html", {
         "engines": engines, "documents": documents, "sizing_form": SizingForm(engines=[e for e, _ in engines]),
+        **toggle,
     })
 
 
@@ -50,8 +69,7 @@ def _table_rows(table):
 def document_sections(document):
     """Tables in document order, grouped by section and methodology, each group with one chart."""
     tables = list(document.tables.select_related("methodology").order_by("position"))
-    results = (PublishedResult.objects.filter(table__document=document)
-               .select_related("flavor__family", "engine_version__engine").order_by("table__position", "position"))
+    results = PublishedResult.objects.filter(table__document=document).with_provenance().document_order()
     by_table = {}
     for result in results:
         by_table.setdefault(result.table_id, []).append(result)
@@ -85,110 +103,67 @@ def document_detail(request, slug):
 
 # --- Engine version -----------------------------------------------------------------------------
 
-def _family_key(result):
-    return (result.table.document.slug, result.flavor.memory_ratio, result.get_deployment_display()
-            if result.deployment else "", result.edition)
-
-
 @catalogue_page
 def engine_version(request, engine, version):
-    version_obj = get_object_or_404(EngineVersion.objects.select_related("engine"), engine__slug=engine,
-                                    version="" if version == "-" else version)
-    results = list(document_order(results_queryset().filter(engine_version=version_obj)))
+    # <stated:version> has turned '-' into '' (not stated).
+    version_obj = get_object_or_404(EngineVersion.objects.select_related("engine"), engine__slug=engine, version=version)
+    toggle = _origin_toggle(request)
+    results = list(PublishedResult.objects.visible(toggle["include_internal"]).filter(engine_version=version_obj)
+                   .with_provenance().document_order())
     by_family = {}
     for result in results:
         by_family.setdefault(family_name(result.flavor.family) or _("No family stated"), []).append(result)
     family_charts = []
     for i, (family, rows) in enumerate(by_family.items(), 1):
-        documents = {r.table.document.slug for r in rows}
-
-        def key(r, several=len(documents) > 1):
-            doc = f"{display.vendor_name(r.table.document.vendor)} {display.date(r.table.document.published)}" if several else ""
-            return (doc, r.flavor.memory_ratio, r.get_deployment_display() if r.deployment else "",
-                    display.edition_name(r.edition), "")
-
-        chart = charts.build_chart(f"chart-family-{i}", family, charts.split_series(rows, key=key, fallback=family))
+        chart = charts.build_chart(f"chart-family-{i}", family,
+                                   charts.split_series(rows, key=charts.edition_series_key, fallback=family))
         family_charts.append({"family": family, "chart": chart, "chart_rows": charts.chart_rows(chart)})
     tables = {}
     for result in results:
         tables.setdefault(result.table_id, result.table)
     return render(request, "whitepaper/engine_version.html", {
         "engine_version": version_obj, "family_charts": family_charts, "tables": list(tables.values()),
-        "n_results": len(results),
+        "n_results": len(results), **toggle,
     })
 
 
 # --- Explorer ------------------------------------------------------------------------------------
 
-# key -> (label, order_by fields)
+# The explorer's columns (key -> label); each sorts by the catalogue's sort key of the same name (queries.SORTS).
 EXPLORER_COLUMNS = {
-    "vendor": (gettext_lazy("Vendor"), ["table__document__vendor__name"]),
-    "document": (gettext_lazy("Document"), ["table__document__published", "table__document__slug"]),
-    "engine": (gettext_lazy("Engine"), ["engine_version__engine__name", "engine_version__version"]),
-    "family": (gettext_lazy("Family"), ["flavor__family__name"]),
-    "memory_ratio": (gettext_lazy("CPU:memory"), ["flavor__memory_ratio"]),
-    "flavor": (gettext_lazy("Spec code"), ["flavor__spec_code"]),
-    "deployment": (gettext_lazy("Deployment"), ["deployment", "edition"]),
-    "vcpus": (gettext_lazy("vCPUs"), ["flavor__vcpus", "flavor__memory_gb"]),
-    "memory_gb": (gettext_lazy("Memory (GB)"), ["flavor__memory_gb"]),
-    "max_connections": (column_label("max_connections"), ["max_connections"]),
-    "iops": (column_label("iops"), ["iops"]),
-    "tps": (column_label("tps"), ["tps"]),
-    "qps": (column_label("qps"), ["qps"]),
-    "tpm": (column_label("tpm"), ["tpm"]),
-    "ro_qps": (column_label("ro_qps"), ["ro_qps"]),
-    "rw_qps": (column_label("rw_qps"), ["rw_qps"]),
-    "table": (gettext_lazy("Table"), ["table__document__slug", "table__position"]),
+    "vendor": gettext_lazy("Vendor"),
+    "document": gettext_lazy("Document"),
+    "engine": gettext_lazy("Engine"),
+    "family": gettext_lazy("Family"),
+    "memory_ratio": gettext_lazy("CPU:memory"),
+    "flavor": gettext_lazy("Spec code"),
+    "deployment": gettext_lazy("Deployment"),
+    "vcpus": gettext_lazy("vCPUs"),
+    "memory_gb": gettext_lazy("Memory (GB)"),
+    "max_connections": column_label("max_connections"),
+    "iops": column_label("iops"),
+    "tps": column_label("tps"),
+    "qps": column_label("qps"),
+    "tpm": column_label("tpm"),
+    "ro_qps": column_label("ro_qps"),
+    "rw_qps": column_label("rw_qps"),
+    "table": gettext_lazy("Table"),
 }
+assert set(EXPLORER_COLUMNS) <= set(SORTS)
 DEFAULT_COLUMNS = ["vendor", "document", "engine", "family", "memory_ratio", "flavor", "vcpus", "memory_gb",
                    "max_connections", "tps", "qps"]
 FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment",
                  "min_vcpus", "max_vcpus", "min_memory_gb", "max_memory_gb", "min_tps", "max_tps",
-                 "min_qps", "max_qps", "min_max_connections", "max_max_connections", "latest"]
-
-
-def filter_choices():
-    """Every select's options from one query over what is published."""
-    rows = (PublishedResult.objects.values_list(
-        "table__document__vendor__slug", "table__document__vendor__name", "table__document__vendor__name_zh",
-        "table__document__slug", "table__document__title_en", "table__document__title", "table__document__published",
-        "engine_version__engine__slug", "engine_version__engine__name", "engine_version__version",
-        "flavor__family__slug", "flavor__family__name", "flavor__family__name_zh", "flavor__memory_ratio")
-        .distinct())
-    vendors, documents, engines, versions, families, ratios = {}, {}, {}, {}, {}, set()
-    for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio) in rows:
-        vendors[v] = display.plain(vn, vzh)
-        documents[d] = (dp, _("%(vendor)s: %(title)s, %(date)s") % {
-            "vendor": vendors[v], "title": display.plain(dt, dzh) or d, "date": display.date(dp)})
-        engines[e] = en
-        if ver:
-            versions[ver] = ver
-        if f:
-            families[f] = display.plain(fn, fzh)
-        if ratio:
-            ratios.add(ratio)
-    return {
-        "vendor": sorted(vendors.items(), key=lambda kv: kv[1]),
-        "document": [(slug, label) for slug, (_, label) in sorted(documents.items(), key=lambda kv: kv[1][0], reverse=True)],
-        "engine": sorted(engines.items(), key=lambda kv: kv[1]),
-        "version": sorted(versions.items()),
-        "family": sorted(families.items(), key=lambda kv: kv[1]),
-        "memory_ratio": [(r, r) for r in sorted(ratios, key=lambda r: int(r.split(":")[1]))],
-    }
+                 "min_qps", "max_qps", "min_max_connections", "max_max_connections", "latest", "include_internal"]
 
 
 def explorer_state(request):
     cols = [c for c in request.GET.getlist("cols") if c in EXPLORER_COLUMNS] or DEFAULT_COLUMNS
     sort = request.GET.get("sort", "")
     sort_key = sort.lstrip("-")
-    filterset = ResultFilter(request.GET, queryset=document_order(results_queryset()))
+    filterset = ResultFilter(request.GET, queryset=PublishedResult.objects.with_provenance())
     if filterset.is_valid():
-        queryset = filterset.qs
-        if sort_key in EXPLORER_COLUMNS:
-            fields = EXPLORER_COLUMNS[sort_key][1]
-            desc = sort.startswith("-")
-            queryset = queryset.order_by(*[f"-{f}" if desc else f for f in fields], "table__document__slug",
-                                         "table__position", "position")
+        queryset = filterset.qs.sorted_by([sort] if sort_key in EXPLORER_COLUMNS else [])
     else:
         queryset = PublishedResult.objects.none()
     return filterset, queryset, cols, sort
@@ -215,17 +190,17 @@ def explorer_cell(result, column):
 def explore(request):
     filterset, queryset, cols, sort = explorer_state(request)
     results = list(queryset)
-    rows = [{"result": r, "cells": [explorer_cell(r, c) for c in cols]} for r in results]
+    rows = [{"result": r, "cells": [explorer_cell(r, c) for c in cols], "origin": origin_name(r)} for r in results]
     query = request.GET.urlencode()
     context = {
         "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query,
-        "headers": [(c, EXPLORER_COLUMNS[c][0]) for c in cols],
-        "all_columns": [(c, label) for c, (label, _) in EXPLORER_COLUMNS.items()],
+        "headers": [(c, EXPLORER_COLUMNS[c]) for c in cols],
+        "all_columns": list(EXPLORER_COLUMNS.items()),
         "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs]),
     }
-    if is_htmx(request):
+    if wants_partial(request):
         return render(request, "whitepaper/explore.html#results", context)
-    context["choices"] = filter_choices()
+    context["choices"] = PublishedResult.objects.visible(include_internal(request.GET)).facets()
     context["values"] = request.GET
     return render(request, "whitepaper/explore.html", context)
 
@@ -261,21 +236,24 @@ def describe_series(data, rows):
         parts.append(r.flavor.memory_ratio)
     if "deployment" in data:
         parts.append(r.get_deployment_display())
+    if any(row.is_internal for row in rows):
+        parts.append(_("includes internal measurements"))
     return " · ".join(parts)
 
 
 def describe_result(r):
     family = family_name(r.flavor.family)
     spec = r.flavor.spec_code or f"{r.flavor.vcpus} vCPU / {r.flavor.memory_gb} GB"
-    return f"{r.engine_version} · {family} · {spec} ({display.vendor_name(r.table.document.vendor)} {r.table.document.published:%Y})"
+    label = f"{r.engine_version} · {family} · {spec} ({display.vendor_name(r.table.document.vendor)} {r.table.document.published:%Y})"
+    return f"{label} · {origin_name(r)}" if r.is_internal else label
 
 
-def parse_selections(values):
+def parse_selections(values, internal=False):
     """`sel` values: a result id, or a ResultFilter query string (a whole series). Returns
     [(raw, label, rows, error)] in the given order, at most MAX_SELECTIONS; a fixed number of queries
-    for the single results, one per series."""
+    for the single results, one per series. Internal measurements only when `internal`."""
     ids = [int(v) for v in values if v.isdigit()]
-    singles = {r.pk: r for r in results_queryset().filter(pk__in=ids)}
+    singles = {r.pk: r for r in PublishedResult.objects.visible(internal).with_provenance().filter(pk__in=ids)}
     selections = []
     for raw in values[:MAX_SELECTIONS]:
         if raw.isdigit():
@@ -286,7 +264,8 @@ def parse_selections(values):
                 selections.append({"raw": raw, "label": describe_result(r), "rows": [r], "error": ""})
             continue
         data = {k: v for k, v in QueryDict(raw).items() if k in SERIES_KEYS and v}
-        filterset = ResultFilter(data, queryset=document_order(results_queryset()))
+        filterset = ResultFilter({**data, "include_internal": internal},
+                                 queryset=PublishedResult.objects.with_provenance().document_order())
         if not data or not filterset.is_valid():
             selections.append({"raw": raw, "label": raw, "rows": [],
                                "error": _("Not a valid selection: %(raw)s") % {"raw": raw}})
@@ -346,8 +325,9 @@ def compare_table(selections, metric, baseline):
     return {"mode": "series", "rows": rows}
 
 
-def _compare_url(sel, base=0, metric="tps"):
-    return "?" + urlencode([("sel", s) for s in sel] + [("base", base), ("metric", metric)])
+def _compare_url(sel, base=0, metric="tps", internal=False):
+    internal = [("include_internal", "true")] if internal else []
+    return "?" + urlencode([("sel", s) for s in sel] + [("base", base), ("metric", metric)] + internal)
 
 
 @catalogue_page
@@ -356,18 +336,20 @@ def compare(request):
     metric = request.GET.get("metric", "tps")
     if metric not in dict(COMPARE_METRICS):
         metric = "tps"
+    toggle = _origin_toggle(request)
+    internal = toggle["include_internal"]
     add = {k[4:]: v for k, v in request.GET.items() if k.startswith("add-") and v and k[4:] in SERIES_KEYS}
     if add:
-        return redirect(request.path + _compare_url(sel + [urlencode(add)], request.GET.get("base", 0), metric))
+        return redirect(request.path + _compare_url(sel + [urlencode(add)], request.GET.get("base", 0), metric, internal))
     try:
         baseline = int(request.GET.get("base", 0))
     except ValueError:
         baseline = 0
-    selections = parse_selections(sel)
+    selections = parse_selections(sel, internal)
     baseline = baseline if 0 <= baseline < len(selections) else 0
     for i, s in enumerate(selections):
-        s["remove_url"] = _compare_url(sel[:i] + sel[i + 1:], 0, metric)
-        s["baseline_url"] = _compare_url(sel, i, metric)
+        s["remove_url"] = _compare_url(sel[:i] + sel[i + 1:], 0, metric, internal)
+        s["baseline_url"] = _compare_url(sel, i, metric, internal)
     valid = [s for s in selections if s["rows"]]
     chart = None
     if valid:
@@ -379,29 +361,23 @@ def compare(request):
         "metrics": COMPARE_METRICS, "chart": chart, "chart_rows": charts.chart_rows(chart) if chart else [],
         "table": compare_table(selections, metric, baseline) if selections else None,
         "qps_definitions_differ": len(spt) > 1, "statements_per_transaction": spt,
-        "too_many": len(sel) > MAX_SELECTIONS, "sel": sel, "choices": filter_choices(),
-        "max_selections": MAX_SELECTIONS,
+        "too_many": len(sel) > MAX_SELECTIONS, "sel": sel,
+        "choices": PublishedResult.objects.visible(toggle["include_internal"]).facets(),
+        "max_selections": MAX_SELECTIONS, **toggle,
     })
 
 
 # --- Sizing ------------------------------------------------------------------------------------
 
 def smallest_flavours(form):
-    """Per (document, family, memory ratio, deployment, edition): the smallest flavour whose
-    published metric reaches the target."""
+    """Per document and series: the smallest flavour whose published metric reaches the target."""
     data = form.cleaned_data
-    metric = data["metric"]
-    filter_data = {"engine": data["engine"], f"min_{metric}": data["target"]}
+    filter_data = {"engine": data["engine"], "include_internal": data["include_internal"]}
     for key in ("version", "vendor"):
         if data.get(key):
             filter_data[key] = data[key]
-    filterset = ResultFilter(filter_data, queryset=results_queryset())
-    best = {}
-    for r in filterset.qs.order_by("flavor__vcpus", "flavor__memory_gb", metric):
-        key = (r.table.document_id, r.engine_version_id, r.flavor.family_id, r.flavor.memory_ratio, r.deployment, r.edition)
-        best.setdefault(key, r)
-    return sorted(best.values(), key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric),
-                                               -r.table.document.published.toordinal()))
+    return ResultFilter(filter_data, queryset=PublishedResult.objects.all()).qs.smallest_reaching(
+        data["metric"], data["target"])
 
 
 @catalogue_page

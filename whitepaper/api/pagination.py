@@ -8,8 +8,8 @@ from rest_framework.pagination import PageNumberPagination
 MAX_PAGE_SIZE = 500
 
 
-def positive_int_param(request, name, maximum=None):
-    raw = request.query_params.get(name)
+def positive_int_param(params, name, maximum=None):
+    raw = params.get(name)
     if raw is None or raw == "":
         return None
     try:
@@ -28,10 +28,10 @@ class CatalogPagination(PageNumberPagination):
     max_page_size = MAX_PAGE_SIZE
 
     def get_page_size(self, request):
-        return positive_int_param(request, self.page_size_query_param, self.max_page_size) or self.page_size
+        return positive_int_param(request.query_params, self.page_size_query_param, self.max_page_size) or self.page_size
 
     def paginate_queryset(self, queryset, request, view=None):
-        page_number = positive_int_param(request, self.page_query_param) or 1
+        page_number = positive_int_param(request.query_params, self.page_query_param) or 1
         page_size = self.get_page_size(request)
         paginator = self.django_paginator_class(queryset, page_size)
         try:

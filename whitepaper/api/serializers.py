@@ -8,10 +8,13 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
-from ..metrics import METRICS
-from ..models import (Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult,
+from ..metrics import METRICS, METRICS_BY_NAME
+from ..models import (Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, Origin, PublishedResult,
                       ResultTable, Vendor)
-from ..filters import NOT_STATED
+from ..queries import to_param
+
+ORIGIN_HELP = ("vendor: published by the vendor in a document; internal: measured by this dashboard's benchmark "
+               "runs (listed only with include_internal=true).")
 
 
 def cached_reverse(view_name, kwargs=None, request=None):
@@ -72,7 +75,7 @@ class VersionLinkField(TwoKeyLinkField):
     default_view_name = "version-detail"
 
     def url_kwargs(self, obj):
-        return {"engine": obj.engine.slug, "version": obj.version or NOT_STATED}
+        return {"engine": obj.engine.slug, "version": to_param(obj.version)}
 
 
 @extend_schema_field(OpenApiTypes.URI)
@@ -89,10 +92,11 @@ class VendorSerializer(serializers.HyperlinkedModelSerializer):
     url = IdentityLinkField(view_name="vendor-detail", lookup_field="slug")
     documents = serializers.SerializerMethodField(help_text="Documents of this vendor (API list URL).")
     results = serializers.SerializerMethodField(help_text="Published results of this vendor (API list URL).")
+    origin = serializers.ChoiceField(choices=Origin.choices, read_only=True, help_text=ORIGIN_HELP)
 
     class Meta:
         model = Vendor
-        fields = ["url", "slug", "name", "name_zh", "documents", "results"]
+        fields = ["url", "slug", "name", "name_zh", "origin", "documents", "results"]
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_documents(self, obj):
@@ -100,7 +104,8 @@ class VendorSerializer(serializers.HyperlinkedModelSerializer):
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_results(self, obj):
-        return _results_url(self.context.get("request"), vendor=obj.slug)
+        internal = {"include_internal": "true"} if obj.is_internal else {}
+        return _results_url(self.context.get("request"), vendor=obj.slug, **internal)
 
 
 class VersionSummarySerializer(serializers.ModelSerializer):
@@ -139,7 +144,7 @@ class EngineVersionSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_results(self, obj):
-        return _results_url(self.context.get("request"), engine=obj.engine.slug, version=obj.version or NOT_STATED)
+        return _results_url(self.context.get("request"), engine=obj.engine.slug, version=to_param(obj.version))
 
 
 class FamilySerializer(serializers.ModelSerializer):
@@ -241,7 +246,8 @@ class DocumentSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_results(self, obj):
-        return _results_url(self.context.get("request"), document=obj.slug)
+        internal = {"include_internal": "true"} if obj.vendor.is_internal else {}
+        return _results_url(self.context.get("request"), document=obj.slug, **internal)
 
 
 # --- Published results ---------------------------------------------------------------------------
@@ -253,21 +259,33 @@ def _metric_help(metric):
     return text + " Null when the document gives no number."
 
 
-def _metric_field(metric):
+def _metric_field(name):
+    metric = METRICS_BY_NAME[name]
     if metric.kind == "decimal":
         return serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, read_only=True,
                                         allow_null=True, help_text=_metric_help(metric))
     return serializers.IntegerField(read_only=True, allow_null=True, help_text=_metric_help(metric))
 
 
+def _printed_field(name):
+    m = METRICS_BY_NAME[name]
+    return serializers.CharField(read_only=True, allow_null=True,
+                                 help_text=f"{m.label} as printed ({m.unit}); null when not given.")
+
+
 class PrintedSerializer(serializers.Serializer):
     """Each metric exactly as the document prints it ("843.00", "100亿"); null when it gives no number."""
 
-    locals().update({
-        m.name: serializers.CharField(read_only=True, allow_null=True,
-                                      help_text=f"{m.label} as printed ({m.unit}); null when not given.")
-        for m in METRICS
-    })
+    max_connections = _printed_field("max_connections")
+    iops = _printed_field("iops")
+    tps = _printed_field("tps")
+    qps = _printed_field("qps")
+    tpm = _printed_field("tpm")
+    capacity_rows = _printed_field("capacity_rows")
+    data_rows = _printed_field("data_rows")
+    hot_rows = _printed_field("hot_rows")
+    ro_qps = _printed_field("ro_qps")
+    rw_qps = _printed_field("rw_qps")
 
     def to_representation(self, instance):
         return {m.name: (instance.display(m.name) or None) for m in METRICS}
@@ -277,10 +295,11 @@ class DocumentSummarySerializer(serializers.ModelSerializer):
     url = IdentityLinkField(view_name="document-detail", lookup_field="slug")
     vendor = serializers.CharField(source="vendor.slug", read_only=True, help_text="Vendor slug.")
     published = serializers.DateField(read_only=True, help_text="Publication date (YYYY-MM-DD).")
+    origin = serializers.ChoiceField(source="vendor.origin", choices=Origin.choices, read_only=True, help_text=ORIGIN_HELP)
 
     class Meta:
         model = Document
-        fields = ["url", "slug", "vendor", "title", "title_en", "edition", "published"]
+        fields = ["url", "slug", "origin", "vendor", "title", "title_en", "edition", "published"]
 
 
 class MethodologySummarySerializer(serializers.ModelSerializer):
@@ -335,11 +354,20 @@ class ResultSerializer(serializers.ModelSerializer):
     table = TableSummarySerializer(read_only=True)
     methodology = MethodologySummarySerializer(source="table.methodology", read_only=True)
     position = serializers.IntegerField(read_only=True, help_text="Row order within its table, from 1.")
-
-    locals().update({m.name: _metric_field(m) for m in METRICS})
+    origin = serializers.ChoiceField(choices=Origin.choices, read_only=True, help_text=ORIGIN_HELP)
+    max_connections = _metric_field("max_connections")
+    iops = _metric_field("iops")
+    tps = _metric_field("tps")
+    qps = _metric_field("qps")
+    tpm = _metric_field("tpm")
+    capacity_rows = _metric_field("capacity_rows")
+    data_rows = _metric_field("data_rows")
+    hot_rows = _metric_field("hot_rows")
+    ro_qps = _metric_field("ro_qps")
+    rw_qps = _metric_field("rw_qps")
 
     class Meta:
         model = PublishedResult
-        fields = ["url", "id", "vendor", "engine", "version", "version_url", "flavor", "deployment", "edition",
+        fields = ["url", "id", "origin", "vendor", "engine", "version", "version_url", "flavor", "deployment", "edition",
                   *[m.name for m in METRICS], "iops_depends_on_disk", "tps_per_core", "printed",
                   "document", "table", "position", "methodology"]

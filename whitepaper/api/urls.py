@@ -3,7 +3,8 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from . import views
+from .. import converters  # noqa: F401  (registers <stated:…>)
+from . import spec, views
 
 router = DefaultRouter()
 router.include_format_suffixes = False  # ?format=csv / ?format=json instead of results.csv
@@ -19,8 +20,8 @@ router.register("results", views.ResultViewSet, basename="result")
 retrieve = {"get": "retrieve"}
 urlpatterns = [
     # Objects whose identity needs two keys: /versions/mysql/5.7/, /families/huawei/dedicated/.
-    path("versions/<str:engine>/<str:version>/", views.EngineVersionViewSet.as_view(retrieve), name="version-detail"),
-    path("families/<str:vendor>/<str:slug>/", views.FamilyViewSet.as_view(retrieve), name="family-detail"),
-    path("spec/", views.SpecLookupView.as_view(), name="spec"),
+    path("versions/<key:engine>/<stated:version>/", views.EngineVersionViewSet.as_view(retrieve), name="version-detail"),
+    path("families/<key:vendor>/<key:slug>/", views.FamilyViewSet.as_view(retrieve), name="family-detail"),
+    path("spec/", spec.SpecLookupView.as_view(), name="spec"),
     *[url for url in router.urls if url.name not in ("version-detail", "family-detail")],
 ]

@@ -1,0 +1,93 @@
+"""Query parameters of the catalogue API, checked before anything runs, every problem reported at
+once: a parameter the endpoint does not know (a typo such as min_cpu), a bad filter value, a bad
+ordering field or page size -> one 400 mapping each parameter to its messages."""
+
+from django_filters.rest_framework import DjangoFilterBackend
+from rest_framework.exceptions import ValidationError
+from rest_framework.filters import BaseFilterBackend
+
+from ..filters import ResultFilter
+from ..metrics import METRICS_BY_NAME
+from ..queries import SORTS, unknown_sort_terms
+from .pagination import MAX_PAGE_SIZE, positive_int_param
+
+ALWAYS_ALLOWED = {"format", "page", "page_size"}
+
+
+def check_params(params, allowed, *, filterset=None, required=(), checks=()):
+    """{parameter: [messages]} for every problem of `params`; empty when all is well."""
+    errors = {name: [f"Unknown parameter; this endpoint accepts: {', '.join(sorted(allowed))}."]
+              for name in sorted(set(params) - set(allowed))}
+    errors.update({name: ["This parameter is required."] for name in required if not params.get(name)})
+    if filterset is not None and not filterset.is_valid():
+        errors.update({name: [str(m) for m in messages] for name, messages in filterset.errors.items()})
+    for check in checks:
+        try:
+            check(params)
+        except ValidationError as exc:
+            errors.update(exc.detail)
+    return errors
+
+
+class StrictQueryBackend(DjangoFilterBackend):
+    """The endpoint's FilterSet (DjangoFilterBackend's, so the schema lists its parameters), applied
+    only after every parameter of the request passed `check_params`."""
+
+    def filter_queryset(self, request, queryset, view):
+        listing = view.action == "list"
+        filterset = self.get_filterset(request, queryset, view) if listing else None
+        allowed = set(ALWAYS_ALLOWED)
+        checks = []
+        if listing:
+            allowed |= set(filterset.filters) if filterset is not None else set()
+            checks += [lambda p: positive_int_param(p, "page"), lambda p: positive_int_param(p, "page_size", MAX_PAGE_SIZE)]
+            for backend in view.filter_backends:
+                if hasattr(backend, "check"):
+                    allowed.add(backend.param)
+                    checks.append(backend.check)
+        errors = check_params(request.query_params, allowed, filterset=filterset, checks=checks)
+        if errors:
+            raise ValidationError(errors)
+        return filterset.qs if filterset is not None else queryset
+
+
+class APIResultFilter(ResultFilter):
+    literal_flavor_ids = True  # one more small query; the planner then sees how few flavours match
+
+
+SORT_UNITS = {"id": "", "published": "document date", "vcpus": "vCPUs", "memory_gb": "GB",
+              **{name: metric.unit for name, metric in METRICS_BY_NAME.items()}}
+
+
+class ResultOrdering(BaseFilterBackend):
+    """?ordering=-tps,vcpus: the catalogue's sort keys (queries.SORTS), '-' for descending; results
+    without the value last in either direction. An unknown key is a 400 (DRF's OrderingFilter would
+    ignore it)."""
+
+    param = "ordering"
+
+    @classmethod
+    def check(cls, params):
+        """The sort terms of `params`, or a ValidationError naming the bad ones."""
+        raw = params.get(cls.param, "")
+        terms = [t.strip() for t in raw.split(",") if t.strip()]
+        unknown = unknown_sort_terms(terms)
+        if unknown or (raw and not terms):
+            raise ValidationError({cls.param: [
+                f"Unknown ordering field {', '.join(map(repr, unknown)) or repr(raw)}; "
+                f"choose from {', '.join(SORTS)} (prefix '-' for descending)."]})
+        return terms
+
+    def filter_queryset(self, request, queryset, view):
+        return queryset.sorted_by(self.check(request.query_params))
+
+    def get_schema_operation_parameters(self, view):
+        choices = [f"{prefix}{name}" for name in SORTS for prefix in ("", "-")]
+        return [{
+            "name": self.param, "required": False, "in": "query", "style": "form", "explode": False,
+            "description": "Comma-separated sort fields, '-' for descending; results without the value sort last "
+                           "in either direction, ties by id. Fields: "
+                           + ", ".join(f"{k} ({SORT_UNITS[k]})" if SORT_UNITS.get(k) else k for k in SORTS)
+                           + ". Default: document order (documents by date, then tables and rows as printed).",
+            "schema": {"type": "array", "items": {"type": "string", "enum": choices}},
+        }]

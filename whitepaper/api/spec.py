@@ -1,0 +1,125 @@
+"""Spec lookup: the latest published numbers for one flavour (engine, version, family, vCPUs, memory)."""
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api import PARAMETER_ERRORS, THROTTLED
+
+from ..models import Deployment, PublishedResult
+from ..queries import VARIANT_FIELDS, field_value
+from . import serializers as s
+from .params import APIResultFilter, check_params
+
+SPEC_REQUIRED = ["engine", "version", "family", "vcpus", "memory_gb"]
+SPEC_OPTIONAL = ["vendor", "memory_ratio", "deployment", "edition", "flavor", "document", "methodology"]
+SPEC_PARAMS = SPEC_REQUIRED + SPEC_OPTIONAL + ["include_internal"]
+# What tells two candidates apart, in the order a client should try adding them: the variant's own
+# parameters (queries.VARIANT_FIELDS), then the document and methodology (two tables of one document).
+DISAMBIGUATORS = {**{name: path for name, path in VARIANT_FIELDS.items() if name in SPEC_OPTIONAL},
+                  "document": "table__document", "methodology": "table__methodology"}
+MAX_CANDIDATES = 50
+
+
+class SpecAnswerSerializer(serializers.Serializer):
+    document = s.DocumentSummarySerializer(help_text="The document the numbers come from (the newest that publishes "
+                                           "this flavour).")
+    result = s.ResultSerializer()
+
+
+class AmbiguousSpecSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    disambiguate_by = serializers.ListField(child=serializers.CharField(),
+                                            help_text="Parameters whose values differ between the candidates.")
+    candidates = s.ResultSerializer(many=True, help_text="The newest row of each matching variant.")
+
+
+class SpecNotFoundSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    available = serializers.ListField(
+        child=inline_serializer("Size", {"vcpus": serializers.IntegerField(), "memory_gb": serializers.IntegerField()}),
+        help_text="Sizes published for this engine, version and family (empty if none).")
+
+
+class SpecLookupSchema(AutoSchema):
+    """The spec lookup's parameters are ResultFilter's, described when the schema is built (enums from the catalogue)."""
+
+    def get_override_parameters(self):
+        parameters = []
+        for name in SPEC_PARAMS:
+            flt = APIResultFilter.base_filters[name]
+            annotation = getattr(flt, "_spectacular_annotation", None)
+            if annotation:
+                schema = dict(annotation["field"])
+                description = schema.pop("description", "")
+            else:  # deployment
+                schema = {"type": "string", "enum": [c for c, _ in Deployment.choices if c]}
+                description = str(flt.extra.get("help_text") or flt.label)
+            parameters.append(OpenApiParameter(name, type=schema, location=OpenApiParameter.QUERY,
+                                               required=name in SPEC_REQUIRED, description=description))
+        return parameters
+
+
+def spec_filterset(params):
+    """The lookup's parameters as a validated ResultFilter; a 400 naming every problem otherwise."""
+    data = {name: params[name] for name in SPEC_PARAMS if params.get(name)}
+    filterset = APIResultFilter(data, queryset=PublishedResult.objects.with_provenance(prefetch=True))
+    errors = check_params(params, set(SPEC_PARAMS) | {"format"}, filterset=filterset, required=SPEC_REQUIRED)
+    if errors:
+        raise ValidationError(errors)
+    return data, filterset
+
+
+class SpecLookupView(APIView):
+    """The latest published numbers for one flavour: engine, version, family, vCPUs and memory.
+
+    200: one answer (the newest document's row). 300 Multiple Choices: several variants match (other
+    vendors, memory ratios, deployments, editions, spec codes or methodologies): add one of the
+    `disambiguate_by` parameters. 404: nothing published for that flavour. 400: a missing or bad parameter.
+    """
+
+    schema = SpecLookupSchema()
+
+    @extend_schema(
+        summary="Spec lookup: the latest published numbers for a flavour",
+        responses={200: SpecAnswerSerializer, 300: OpenApiResponse(AmbiguousSpecSerializer, description=(
+            "Several variants match: add one of disambiguate_by.")),
+            400: PARAMETER_ERRORS, 404: OpenApiResponse(SpecNotFoundSerializer, description="Nothing published."),
+            429: THROTTLED},
+    )
+    def get(self, request):
+        data, filterset = spec_filterset(request.query_params)
+        matching = filterset.qs
+        candidates = list(matching.newest_per_variant(among_these=True).sorted_by(["-published", "table"])
+                          [:MAX_CANDIDATES + 1])
+        context = {"request": request}
+        if not candidates:
+            return Response({"detail": self.not_found_text(data), "available": self.available(data)}, status=404)
+        if len(candidates) == 1:
+            result = candidates[0]
+            return Response({"document": s.DocumentSummarySerializer(result.table.document, context=context).data,
+                             "result": s.ResultSerializer(result, context=context).data})
+        differ = [name for name, path in DISAMBIGUATORS.items()
+                  if len({field_value(r, path) for r in candidates}) > 1]
+        return Response({
+            "detail": f"{len(candidates)} published variants match; add one of: {', '.join(differ)}.",
+            "disambiguate_by": differ,
+            "candidates": s.ResultSerializer(candidates[:MAX_CANDIDATES], many=True, context=context).data,
+        }, status=300)
+
+    @staticmethod
+    def not_found_text(data):
+        return (f"No published result for {data['engine']} {data['version']} {data['family']} with "
+                f"{data['vcpus']} vCPUs and {data['memory_gb']} GB"
+                + "".join(f", {k}={data[k]}" for k in SPEC_OPTIONAL if k in data) + ".")
+
+    @staticmethod
+    def available(data):
+        sizes = APIResultFilter({k: data[k] for k in ("engine", "version", "family", "include_internal") if k in data},
+                                queryset=PublishedResult.objects.all())
+        return [{"vcpus": v, "memory_gb": m} for v, m in
+                sizes.qs.order_by().values_list("flavor__vcpus", "flavor__memory_gb").distinct()
+                .order_by("flavor__vcpus", "flavor__memory_gb")[:100]]

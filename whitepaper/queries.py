@@ -1,0 +1,252 @@
+"""The catalogue's rules about published results, one definition each, as methods of the
+`PublishedResult` queryset that the explorer, the engine pages, compare, sizing, the API, its CSV and
+`export_results` all call:
+
+- origin: vendor-published unless asked (`visible`); the rule itself is `Vendor.origin` (models.py)
+- document order (`DOCUMENT_ORDER`, `document_order`)
+- the sort vocabulary, missing numbers last in both directions (`SORTS`, `sorted_by`)
+- the variant key, "the same flavour" (`VARIANT_FIELDS`), and its series part (`SERIES_FIELDS`)
+- the newest document's row per variant (`newest_per_variant`)
+- the smallest flavour reaching a target (`smallest_reaching`)
+- the values a filter can choose from (`facets`)
+- "not stated" in parameters and URLs (`NOT_STATED`, `from_param`, `to_param`)
+
+This module imports no model (models.py imports it): the queryset reaches the models through
+`self.model` and its relations.
+"""
+
+from django.db import models
+from django.db.models import BooleanField, Expression, F, OuterRef, Subquery, Value, Window
+from django.db.models.functions import Coalesce, Rank
+
+# --- "Not stated" -------------------------------------------------------------------------------
+
+NOT_STATED = "-"  # in a parameter or a URL: the document names no version / family
+
+
+def from_param(value):
+    """A version or family as given in a parameter or URL -> as stored ('' when not stated)."""
+    return "" if value == NOT_STATED else value
+
+
+def to_param(value):
+    """A stored version or family slug -> as written in a parameter or URL ('-' when not stated)."""
+    return value or NOT_STATED
+
+
+# --- Order and sorting --------------------------------------------------------------------------
+
+# Document order: documents oldest first, then each table and row as printed. The export's row order.
+DOCUMENT_ORDER = ("table__document__published", "table__document__slug", "table__position", "position")
+
+# The sort keys of the explorer (`sort=`) and the API (`ordering=`): key -> the fields it sorts by.
+SORTS = {
+    "id": ("id",),
+    "published": ("table__document__published",),
+    "vendor": ("table__document__vendor__name",),
+    "document": ("table__document__published", "table__document__slug"),
+    "engine": ("engine_version__engine__name", "engine_version__version"),
+    "version": ("engine_version__version",),
+    "family": ("flavor__family__name",),
+    "memory_ratio": ("flavor__memory_ratio",),
+    "flavor": ("flavor__spec_code",),
+    "deployment": ("deployment", "edition"),
+    "vcpus": ("flavor__vcpus",),
+    "memory_gb": ("flavor__memory_gb",),
+    "max_connections": ("max_connections",),
+    "iops": ("iops",),
+    "tps": ("tps",),
+    "qps": ("qps",),
+    "tpm": ("tpm",),
+    "capacity_rows": ("capacity_rows",),
+    "data_rows": ("data_rows",),
+    "hot_rows": ("hot_rows",),
+    "ro_qps": ("ro_qps",),
+    "rw_qps": ("rw_qps",),
+    "table": ("table__document__slug", "table__position"),
+}
+# "Newer" between two documents publishing the same variant: the later date, then the later slug.
+NEWEST_DOCUMENT_FIRST = ("-table__document__published", "-table__document__slug")
+# Ties keep import order: `id` lets PostgreSQL walk the (engine_version, tps DESC NULLS LAST, id) index.
+SORT_TIE_BREAK = "id"
+
+
+def unknown_sort_terms(terms):
+    """The terms ('-tps', 'vcpus') that name no sort key."""
+    return [t for t in terms if t.lstrip("-") not in SORTS]
+
+
+# --- Variants and series ------------------------------------------------------------------------
+
+# What stays the same along one line of a chart (one document's rows of it differ only in size):
+# parameter name -> field. Also what sizing answers one flavour for, per document.
+SERIES_FIELDS = {
+    "engine_version": "engine_version",
+    "vendor": "table__document__vendor",
+    "family": "flavor__family",
+    "memory_ratio": "flavor__memory_ratio",
+    "deployment": "deployment",
+    "edition": "edition",
+}
+# "The same flavour": a series plus the size. Two documents publishing one variant are two editions of
+# the same number (`newest_per_variant`); two variants of a spec lookup are told apart by these parameters.
+VARIANT_FIELDS = {
+    **SERIES_FIELDS,
+    "vcpus": "flavor__vcpus",
+    "memory_gb": "flavor__memory_gb",
+    "flavor": "flavor__spec_code",
+}
+# The variant fields that may be NULL in the database (NULL must equal NULL within a variant).
+_NULLABLE = {"flavor__family"}
+
+
+def field_value(result, path):
+    """The value of a `__` path on a loaded result (None past a missing relation)."""
+    value = result
+    for part in path.split("__"):
+        if value is None:
+            return None
+        value = getattr(value, part)
+    return value
+
+
+def series_key(result):
+    return tuple(field_value(result, path) for path in SERIES_FIELDS.values())
+
+
+def variant_key(result):
+    return tuple(field_value(result, path) for path in VARIANT_FIELDS.values())
+
+
+# --- The queryset -------------------------------------------------------------------------------
+
+class InIdSubquery(Expression):
+    """`column IN (subquery)`, written `column = ANY(ARRAY(subquery))` on PostgreSQL: evaluated once
+    and matched in the index scan (an IN would become a join)."""
+
+    output_field = BooleanField()
+    conditional = True
+
+    def __init__(self, column, queryset):
+        super().__init__()
+        self.column, self.subquery = F(column), Subquery(queryset)
+
+    def get_source_expressions(self):
+        return [self.column, self.subquery]
+
+    def set_source_expressions(self, expressions):
+        self.column, self.subquery = expressions
+
+    def as_sql(self, compiler, connection):
+        column_sql, column_params = compiler.compile(self.column)
+        subquery_sql, subquery_params = compiler.compile(self.subquery)
+        template = "%s = ANY(ARRAY%s)" if connection.vendor == "postgresql" else "%s IN %s"
+        return template % (column_sql, subquery_sql), (*column_params, *subquery_params)
+
+
+class PublishedResultQuerySet(models.QuerySet):
+    def with_provenance(self, prefetch=False):
+        """With what every listing shows (document, vendor, methodology, engine, flavour, family) in a
+        fixed number of queries. `prefetch`: join only flavour and engine version and fetch the small
+        rest by prefetch (the API: keeps the page query's plan small at a million rows)."""
+        if not prefetch:
+            return self.select_related("table__document__vendor", "table__methodology", "engine_version__engine",
+                                       "flavor__family")
+        table_model = self.model._meta.get_field("table").related_model
+        family_model = self.model._meta.get_field("flavor").related_model._meta.get_field("family").related_model
+        return self.select_related("flavor", "engine_version").prefetch_related(
+            models.Prefetch("table", table_model.objects.select_related("document__vendor", "methodology")),
+            "engine_version__engine", models.Prefetch("flavor__family", family_model.objects.select_related("vendor")),
+            "flavor__vendor",
+        )
+
+    def visible(self, include_internal=False):
+        """What a reader sees: vendor-published results, plus internal measurements when asked."""
+        if include_internal:
+            return self
+        from .models import Origin, ResultTable  # models imports this module
+
+        # NOT IN (subquery): PostgreSQL hashes the few internal tables once and checks each row against
+        # the hash, with no join, so an index walk (ordering=-tps) still stops after a page.
+        internal_tables = ResultTable.objects.order_by().filter(document__vendor__origin=Origin.INTERNAL).values("id")
+        return self.exclude(table_id__in=internal_tables)
+
+    def document_order(self):
+        return self.order_by(*DOCUMENT_ORDER)
+
+    def sorted_by(self, terms):
+        """Sorted by sort keys ('-tps', 'vcpus'; see SORTS); rows without the value come last in either
+        direction. No terms: document order. An unknown key is a KeyError (callers validate first
+        with `unknown_sort_terms`)."""
+        if not terms:
+            return self.document_order()
+        order = []
+        for term in terms:
+            for field in SORTS[term.lstrip("-")]:
+                order.append(F(field).desc(nulls_last=True) if term.startswith("-") else F(field).asc(nulls_last=True))
+        return self.order_by(*order, SORT_TIE_BREAK)
+
+    def newest_per_variant(self, among_these=False):
+        """Only the rows of the newest document (NEWEST_DOCUMENT_FIRST) publishing each variant
+        (VARIANT_FIELDS), so editions never repeat one number. Newest among every published result
+        (`latest=true`: a filter on a size or a number then applies to that row), or `among_these` rows
+        only (the spec lookup: a window over its few matching rows)."""
+        if among_these:
+            return self.alias(_newest=Window(Rank(), partition_by=[F(path) for path in VARIANT_FIELDS.values()],
+                                             order_by=[F(f[1:]).desc() for f in NEWEST_DOCUMENT_FIRST])
+                              ).filter(_newest=1)
+        newest = self.model.objects.order_by(*NEWEST_DOCUMENT_FIRST, "position")
+        for path in VARIANT_FIELDS.values():
+            if path in _NULLABLE:  # NULL equals NULL within a variant (as in a window's partition)
+                newest = newest.alias(**{f"_v_{path}": Coalesce(path, Value(0))}).filter(
+                    **{f"_v_{path}": Coalesce(OuterRef(path), Value(0))})
+            else:
+                newest = newest.filter(**{path: OuterRef(path)})
+        return self.filter(table__document_id=Subquery(newest.values("table__document_id")[:1]))
+
+    def smallest_reaching(self, metric, target):
+        """Per document and series (SERIES_FIELDS): the smallest flavour whose `metric` reaches
+        `target`; smallest first, then the higher number, then the newer document."""
+        best = {}
+        rows = self.filter(**{f"{metric}__gte": target}).with_provenance().order_by(
+            "flavor__vcpus", "flavor__memory_gb", metric, "id")
+        for r in rows:
+            best.setdefault((r.table.document_id, *series_key(r)), r)
+        return sorted(best.values(), key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric),
+                                                   -r.table.document.published.toordinal()))
+
+    def facets(self):
+        """The values each filter can choose from among these results, from one query, labelled in the
+        reader's language: {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio"}."""
+        from django.utils.translation import gettext as _
+
+        from . import display
+
+        rows = (self.order_by().values_list(
+            "table__document__vendor__slug", "table__document__vendor__name", "table__document__vendor__name_zh",
+            "table__document__slug", "table__document__title_en", "table__document__title",
+            "table__document__published", "engine_version__engine__slug", "engine_version__engine__name",
+            "engine_version__version", "flavor__family__slug", "flavor__family__name", "flavor__family__name_zh",
+            "flavor__memory_ratio")
+            .distinct())
+        vendors, documents, engines, versions, families, ratios = {}, {}, {}, {}, {}, set()
+        for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio) in rows:
+            vendors[v] = display.plain(vn, vzh)
+            documents[d] = (dp, _("%(vendor)s: %(title)s, %(date)s") % {
+                "vendor": vendors[v], "title": display.plain(dt, dzh) or d, "date": display.date(dp)})
+            engines[e] = en
+            if ver:
+                versions[ver] = ver
+            if f:
+                families[f] = display.plain(fn, fzh)
+            if ratio:
+                ratios.add(ratio)
+        return {
+            "vendor": sorted(vendors.items(), key=lambda kv: kv[1]),
+            "document": [(slug, label) for slug, (_date, label) in
+                         sorted(documents.items(), key=lambda kv: kv[1][0], reverse=True)],
+            "engine": sorted(engines.items(), key=lambda kv: kv[1]),
+            "version": sorted(versions.items()),
+            "family": sorted(families.items(), key=lambda kv: kv[1]),
+            "memory_ratio": [(r, r) for r in sorted(ratios, key=lambda r: int(r.split(":")[1]))],
+        }
