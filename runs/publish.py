@@ -82,7 +82,6 @@ def publish_run(run_id):
         tps=_two(summary.get("tps")), qps=_two(summary.get("qps")),
         printed={k: f"{_two(summary[k])}" for k in ("tps", "qps") if summary.get(k) is not None},
     )
-    Document.objects.filter(pk=document.pk).update(changed_at=timezone.now())
     run.published_result = result
     run.save(update_fields=["published_result"])
     return result
@@ -96,15 +95,13 @@ def retract_run(run_id, *, user, reason):
         raise ValidationError(_("Run %(id)s is not published.") % {"id": run.pk})
     if not (reason or "").strip():
         raise ValidationError(_("Give a reason for the retraction."))
-    result = PublishedResult.objects.select_related("table__document").get(pk=run.published_result_id)
-    document = result.table.document
+    result = PublishedResult.objects.get(pk=run.published_result_id)
     run.published_result = None
     run.retracted_at = timezone.now()
     run.retracted_by = user
     run.retraction_reason = reason.strip()
     run.save(update_fields=["published_result", "retracted_at", "retracted_by", "retraction_reason"])
-    result.delete()
-    Document.objects.filter(pk=document.pk).update(changed_at=timezone.now())  # pages and ETags change at once
+    result.delete()  # whitepaper.freshness bumps the catalogue stamp: pages and ETags change at once
     return run
 
 

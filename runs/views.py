@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from whitepaper.models import PublishedResult
+from whitepaper.pages import wants_partial
 
 from .connections import ConnectionFailed, server_version
 from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, TargetForm, profile_initial
@@ -106,12 +107,17 @@ def run_list(request):
     runs = Run.objects.for_list().defer("log", "command_line", "server_settings", "insight", "client_info")
     filterset = RunFilter(request.GET, queryset=runs, request=request)
     runs = filterset.qs[:200] if filterset.is_valid() else Run.objects.none()
-    template = "runs/run_list.html#run-table" if request.headers.get("HX-Request") else "runs/run_list.html"
+    template = "runs/run_list.html#run-table" if wants_partial(request) else "runs/run_list.html"
     return render(request, template, {"filter": filterset, "runs": runs})
 
 
 def _htmx(request):
-    return request.headers.get("HX-Request") == "true"
+    """An htmx request for part of a page (a history restore gets the whole page: whitepaper.pages)."""
+    return wants_partial(request)
+
+
+def _trigger(request):
+    return request.htmx.trigger_name if getattr(request, "htmx", None) else None
 
 
 @operator_required
@@ -161,14 +167,14 @@ def _run_form_initial(request, plan, engine):
     profile = None
     if str(initial.get("profile", "")).isdigit():
         profile = BenchmarkProfile.objects.filter(pk=initial["profile"], tool__in=["sysbench", "pgbench"]).first()
-    if plan and (profile is None or profile.pk == plan.profile.pk) and request.headers.get("HX-Trigger-Name") != "profile":
+    if plan and (profile is None or profile.pk == plan.profile.pk) and _trigger(request) != "profile":
         profile = plan.profile
     if profile is not None and engine and profile.engine != engine:
         profile = None  # a target of another engine: choose again
     initial["profile"] = profile.pk if profile else ""
     if profile is None:
         return {k: v for k, v in initial.items() if k not in OVERRIDE_FIELDS}
-    kept = _htmx(request) and request.headers.get("HX-Trigger-Name") == "target"
+    kept = _htmx(request) and _trigger(request) == "target"
     if not kept:  # a new profile (or a first visit): its own values, then the reproduction's
         initial.update(profile_initial(profile))
         if plan and profile.pk == plan.profile.pk:
