@@ -1,16 +1,18 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from whitepaper import display
+
 from .models import BenchmarkProfile, Target, validate_password
 from .params import PGBENCH_FIELDS, SYSBENCH_FIELDS
 
 
 def flavor_choice_label(flavor):
-    """'Huawei Cloud · General-purpose 通用型 · 1:4 · rds.mysql.x1.large.4 · 2 vCPU / 8 GB': tells apart the
-    dozens of flavours of one size."""
-    parts = [flavor.vendor.name]
+    """'Huawei Cloud · General-purpose (通用型) · 1:4 · rds.mysql.x1.large.4 · 2 vCPU / 8 GB', in the page's
+    language: tells apart the dozens of flavours of one size."""
+    parts = [display.vendor_name(flavor.vendor)]
     if flavor.family:
-        parts.append(f"{flavor.family.name} {flavor.family.name_zh}".strip())
+        parts.append(display.family_name(flavor.family))
     if flavor.memory_ratio:
         parts.append(flavor.memory_ratio)
     if flavor.spec_code:

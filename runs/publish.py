@@ -50,7 +50,7 @@ def publish_run(run_id):
     vendor, _created = Vendor.objects.get_or_create(slug="internal", defaults={"name": "Internal measurements", "name_zh": "内部测量"})
     document, _created = Document.objects.get_or_create(
         slug=DOCUMENT_SLUG,
-        defaults={"vendor": vendor, "title": "Internal measurements", "title_en": "Internal measurements",
+        defaults={"vendor": vendor, "title": "内部测量", "title_en": "Internal measurements",
                   "published": datetime.date.today(), "language": "en",
                   "notes": "Results measured with this dashboard's benchmark runs; each row links to its run."},
     )

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from whitepaper.display import methodology_text
+
 from .models import BenchmarkProfile, Tool
 from .params import thread_steps
 
@@ -114,7 +116,9 @@ def methodology_differences(run, result=None):
         add("range", gettext_lazy("range (hot rows)"), int(result.hot_rows) if result.hot_rows else None, params.get("range"))
     add("duration_s", gettext_lazy("duration (s)"), methodology.duration_s, params.get("duration_s"))
     add("threads", gettext_lazy("threads"), methodology.threads, ", ".join(str(t) for t in thread_steps(params)) if params else "")
-    add("client", gettext_lazy("client"), methodology.client, f"{run.client_host} ({run.client_cores} cores)" if run.client_host else "")
+    client_text, _in_chinese = methodology_text(methodology, "client")  # the page's language
+    add("client", gettext_lazy("client"), client_text,
+        _("%(host)s (%(n)s cores)") % {"host": run.client_host, "n": run.client_cores} if run.client_host else "")
     target = run.target
     add("vcpus", gettext_lazy("vCPUs"), result.flavor.vcpus, target.declared_vcpus)
     add("memory_gb", gettext_lazy("memory (GB)"), result.flavor.memory_gb, target.declared_memory_gb)
