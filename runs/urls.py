@@ -7,6 +7,7 @@ app_name = "runs"
 urlpatterns = [
     path("", views.run_list, name="run-list"),
     path("new/", views.run_new, name="run-new"),
+    path("compare/", views.run_compare, name="run-compare"),
     path("<int:pk>/", views.run_detail, name="run-detail"),
     path("<int:pk>/cancel/", views.run_cancel, name="run-cancel"),
     path("<int:pk>/export.json", views.run_export, name="run-export"),

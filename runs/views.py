@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from whitepaper.models import PublishedResult
 
+from . import compare
 from .connections import ConnectionFailed, server_version
 from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT
@@ -326,3 +327,20 @@ def target_archive(request, pk):
     else:
         messages.info(request, _("Target %(name)s restored.") % {"name": target.name})
     return redirect("runs:target-list")
+
+
+# --- comparing runs ---------------------------------------------------------------------------------
+@operator_required
+def run_compare(request):
+    """2 to 6 runs side by side (?run=1&run=2[&base=1]): overlaid samples, TPS against threads, what
+    differs, % against the baseline (runs/compare.py). Bad ids answer 400 naming the parameter."""
+    try:
+        runs, base_index = compare.parse_selection(request.GET.getlist("run"), request.GET.get("base"))
+    except ValidationError as exc:
+        return render(request, "runs/run_compare.html", {"errors": exc.message_dict, "selected": request.GET.getlist("run")},
+                      status=400)
+    data = compare.compare(runs, base_index)
+    return render(request, "runs/run_compare.html", {
+        "runs": runs, "data": data, "base": runs[base_index], "rows": list(zip(runs, data["results"])),
+        "chart": {"samples": compare.samples(runs), "by_threads": data["by_threads"], "base": data["base"]},
+    })

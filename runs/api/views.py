@@ -7,6 +7,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
+from .. import compare
 from ..models import BenchmarkProfile, Run, Target, is_operator
 from ..record import csv_response, json_response
 from ..services import launch_run
@@ -86,6 +87,23 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         return Response({"run": run.pk, "state": run.state, "count": len(samples),
                          "next_after": samples[-1].id if samples else int(after),
                          "results": ServerSampleSerializer(samples, many=True).data})
+
+    @extend_schema(parameters=[OpenApiParameter("run", int, many=True, description="2 to 6 run ids, in the order shown."),
+                               OpenApiParameter("base", int, description="The baseline run (one of them; default the first).")],
+                   responses={(200, "application/json"): dict})
+    @action(detail=False, methods=["get"])
+    def compare(self, request, version=None):
+        """2 to 6 runs compared: `differences` (each aspect whose values differ: parameters, tool and server
+        versions, server settings, client, target size; one value per run), `same`, `results` (TPS, QPS,
+        p95 in ms and % against the baseline), `by_threads` (sweeps matched by thread count), `samples`
+        (per run and step: [seconds since the step started, TPS, latency ms])."""
+        try:
+            runs, base_index = compare.parse_selection(request.query_params.getlist("run"), request.query_params.get("base"))
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        data = compare.compare(runs, base_index)
+        data["samples"] = compare.samples(runs)
+        return Response(data)
 
     @extend_schema(responses={(200, "application/json"): dict})
     @action(detail=True, methods=["get"])

@@ -1,0 +1,48 @@
+// Compare page: the runs' interval samples overlaid (x = seconds since the step started; one line per
+// run and step) and TPS against threads, one line per run, from the data the page embeds.
+(function () {
+  "use strict";
+  var COLORS = ["#1f4fa0", "#c2410c", "#15803d", "#7e22ce", "#be123c", "#0e7490"];
+  var DASHES = [[], [6, 3], [2, 2], [8, 2, 2, 2], [1, 3], [10, 4]];
+
+  function intervalChart(canvas, data) {
+    var index = +canvas.dataset.metric, datasets = [];
+    data.samples.forEach(function (run, i) {
+      run.steps.forEach(function (step, j) {
+        datasets.push({ label: "#" + run.run + (run.steps.length > 1 ? " · " + step.threads : "") + (index === 2 ? " (" + run.latency + ")" : ""),
+          data: step.points.filter(function (p) { return p[index] !== null; }).map(function (p) { return { x: p[0], y: p[index] }; }),
+          borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length], borderDash: DASHES[j % DASHES.length],
+          borderWidth: run.run === data.base ? 3 : 2, pointRadius: 1 });
+      });
+    });
+    return new Chart(canvas, { type: "line", data: { datasets: datasets },
+      options: { animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
+        interaction: { mode: "nearest", intersect: false },
+        scales: { x: { type: "linear", title: { display: true, text: canvas.dataset.labelSeconds } },
+                  y: { beginAtZero: true, title: { display: true, text: canvas.dataset.label } } } } });
+  }
+
+  function sweepChart(canvas, data) {
+    var datasets = data.samples.map(function (run, i) {
+      return { label: "#" + run.run, borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length], pointRadius: 4,
+        data: data.by_threads.map(function (t) { return { x: t.threads, y: t.runs[i].tps }; }).filter(function (p) { return p.y !== null; }) };
+    });
+    return new Chart(canvas, { type: "line", data: { datasets: datasets },
+      options: { animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
+        scales: { x: { type: "linear", ticks: { precision: 0 }, title: { display: true, text: canvas.dataset.labelThreads } },
+                  y: { beginAtZero: true, title: { display: true, text: canvas.dataset.label } } } } });
+  }
+
+  function init() {
+    var script = document.getElementById("compare-data");
+    if (!window.Chart || !script) return;
+    var data = JSON.parse(script.textContent);
+    ["compare-tps", "compare-latency"].forEach(function (id) {
+      var c = document.getElementById(id);
+      if (c) c._chart = intervalChart(c, data);
+    });
+    var s = document.getElementById("compare-sweep");
+    if (s) s._chart = sweepChart(s, data);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
+})();
