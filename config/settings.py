@@ -193,6 +193,11 @@ RUNS_LOG_FLUSH_SECONDS = env.float("RUNS_LOG_FLUSH_SECONDS", default=1.0)
 RUNS_WAIT_RETRY_SECONDS = env.int("RUNS_WAIT_RETRY_SECONDS", default=2)
 RUNS_TIME_MARGIN_SECONDS = env.int("RUNS_TIME_MARGIN_SECONDS", default=30)
 RUNS_PREPARE_TIME_LIMIT_SECONDS = env.int("RUNS_PREPARE_TIME_LIMIT_SECONDS", default=6 * 3600)
+# Regressions (runs/history.py): a run's TPS more than THRESHOLD % below the median of the last WINDOW
+# comparable runs, and below their noise band (mean - 2 standard deviations), judged once MIN_RUNS exist.
+RUNS_REGRESSION_THRESHOLD_PCT = env.float("RUNS_REGRESSION_THRESHOLD_PCT", default=5.0)
+RUNS_REGRESSION_WINDOW = env.int("RUNS_REGRESSION_WINDOW", default=5)
+RUNS_REGRESSION_MIN_RUNS = env.int("RUNS_REGRESSION_MIN_RUNS", default=3)
 
 LOGGING = {
     "version": 1,

@@ -231,6 +231,12 @@ class Run(models.Model):
                                help_text=_("Per step: latency percentiles and histogram, server-side evidence, client CPU."))
     client_bound = models.BooleanField(null=True, blank=True, help_text=_(
         "The client host was above 90 % CPU for most of a step: the result may understate the target."))
+    # History (runs/history.py): judged against the earlier runs of its series when it succeeds.
+    regression = models.BooleanField(null=True, blank=True, db_index=True, help_text=_(
+        "TPS below the series' recent median by more than the threshold and outside their noise band; "
+        "null: not judged (too few earlier runs)."))
+    trend = models.JSONField(default=dict, blank=True, help_text=_(
+        "The judgement: earlier runs, their median, mean, standard deviation, band, threshold, change in %."))
 
     objects = RunQuerySet.as_manager()
 
@@ -295,7 +301,12 @@ class Run(models.Model):
         return self.transition(RunState.CLEANING_UP)
 
     def succeed(self, summary):
-        return self.transition(RunState.SUCCEEDED, summary=summary)
+        moved = self.transition(RunState.SUCCEEDED, summary=summary)
+        if moved:
+            from .history import record_judgement
+
+            record_judgement(self)
+        return moved
 
     def fail(self, reason):
         return self.transition(RunState.FAILED, reason=str(reason)[:5000])

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from whitepaper.models import PublishedResult
 
-from . import compare
+from . import compare, history
 from .connections import ConnectionFailed, server_version
 from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT
@@ -344,3 +344,34 @@ def run_compare(request):
         "runs": runs, "data": data, "base": runs[base_index], "rows": list(zip(runs, data["results"])),
         "chart": {"samples": compare.samples(runs), "by_threads": data["by_threads"], "base": data["base"]},
     })
+
+
+# --- history and regressions ------------------------------------------------------------------------
+@operator_required
+def run_series(request):
+    """The succeeded runs of one target and profile over time (?target=<id>&profile=<id>): trend chart,
+    repeats of one set-up (n, mean, standard deviation), each run's judgement (runs/history.py)."""
+    target_id, profile_id = request.GET.get("target", ""), request.GET.get("profile", "")
+    target = Target.objects.filter(pk=target_id).first() if target_id.isdigit() else None
+    profile = BenchmarkProfile.objects.filter(pk=profile_id).first() if profile_id.isdigit() else None
+    if target is None or profile is None:
+        errors = {name: [_("Choose an existing %(name)s (its id).") % {"name": name}]
+                  for name, obj in (("target", target), ("profile", profile)) if obj is None}
+        return render(request, "runs/run_series.html", {"errors": errors}, status=400)
+    runs, groups = history.series(target, profile)
+    group_of = {r.pk: g["index"] for g in groups for r in g["runs"]}
+    chart = {"labels": [f"#{r.pk} {r.finished_at:%Y-%m-%d %H:%M}" for r in runs],
+             "groups": [{"label": g["label"], "points": [(r.summary or {}).get("tps") if group_of[r.pk] == g["index"] else None for r in runs]}
+                        for g in groups],
+             "regressions": [i for i, r in enumerate(runs) if r.regression],
+             "bands": [(r.trend or {}).get("band") for r in runs]}
+    return render(request, "runs/run_series.html", {"target": target, "profile": profile, "runs": list(reversed(runs)),
+                                                    "groups": groups, "chart": chart, "settings": history.rule()})
+
+
+@operator_required
+def run_regressions(request):
+    """Every run judged a regression, newest first, with its series and the earlier run to compare."""
+    runs = (Run.objects.for_list().filter(regression=True)
+            .defer("log", "command_line", "server_settings", "insight", "client_info").order_by("-finished_at", "-id")[:200])
+    return render(request, "runs/run_regressions.html", {"runs": runs, "settings": history.rule()})

@@ -33,7 +33,31 @@
                   y: { beginAtZero: true, title: { display: true, text: canvas.dataset.label } } } } });
   }
 
+  // Series page: TPS of each run over time (one line per set-up), the noise band each run was judged
+  // against, regressions marked.
+  function seriesChart(canvas, data) {
+    var datasets = data.groups.map(function (g, i) {
+      return { label: g.label, data: g.points, borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length],
+               spanGaps: true, pointRadius: 3,
+               pointStyle: g.points.map(function (_, j) { return data.regressions.indexOf(j) >= 0 ? "crossRot" : "circle"; }),
+               pointBorderWidth: g.points.map(function (_, j) { return data.regressions.indexOf(j) >= 0 ? 3 : 1; }),
+               pointHitRadius: 6 };
+    });
+    var low = data.bands.map(function (b) { return b ? b[0] : null; }), high = data.bands.map(function (b) { return b ? b[1] : null; });
+    if (low.some(function (v) { return v !== null; })) {
+      datasets.push({ label: canvas.dataset.labelBand, data: high, borderColor: "rgba(100,116,139,0.4)", pointRadius: 0, borderWidth: 1, fill: "+1",
+                      backgroundColor: "rgba(100,116,139,0.12)" });
+      datasets.push({ label: "", data: low, borderColor: "rgba(100,116,139,0.4)", pointRadius: 0, borderWidth: 1, fill: false });
+    }
+    return new Chart(canvas, { type: "line", data: { labels: data.labels, datasets: datasets },
+      options: { animation: false, responsive: true, maintainAspectRatio: false,
+        plugins: { legend: { labels: { filter: function (item) { return item.text !== ""; } } } },
+        scales: { y: { beginAtZero: true, title: { display: true, text: canvas.dataset.label } } } } });
+  }
+
   function init() {
+    var series = document.getElementById("series-data"), sc = document.getElementById("series-chart");
+    if (window.Chart && series && sc) sc._chart = seriesChart(sc, JSON.parse(series.textContent));
     var script = document.getElementById("compare-data");
     if (!window.Chart || !script) return;
     var data = JSON.parse(script.textContent);
