@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI / Redoc assets from PyPI (no CDN)
+    "django_celery_beat",  # scheduled runs: beat reads its schedule from the database (runs.Schedule)
     "whitepaper",
     "runs",
 ]
@@ -179,7 +180,12 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # Benchmark runs (runs app): one queue per client pool (Target.queue, default "benchmarks"); run each
 # benchmark worker with -c 1 (one benchmark at a time per client). The reconciler runs on "celery".
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_ROUTES = {"runs.run_benchmark": {"queue": "benchmarks"}, "runs.reconcile_runs": {"queue": "celery"}}
+CELERY_TASK_ROUTES = {"runs.run_benchmark": {"queue": "benchmarks"}, "runs.reconcile_runs": {"queue": "celery"},
+                      "runs.scheduled_run": {"queue": "celery"}}
+# Beat keeps its schedule in the database (django-celery-beat): the reconciler above and runs.Schedule rows.
+CELERY_BEAT_SCHEDULER = env("CELERY_BEAT_SCHEDULER", default="django_celery_beat.schedulers:DatabaseScheduler")
+# A schedule "keeps failing" when its last RUNS_SCHEDULE_FAILING_AFTER runs all failed.
+RUNS_SCHEDULE_FAILING_AFTER = env.int("RUNS_SCHEDULE_FAILING_AFTER", default=3)
 CELERY_BEAT_SCHEDULE = {
     "reconcile-runs": {"task": "runs.reconcile_runs", "schedule": env.float("RUNS_RECONCILE_EVERY_SECONDS", default=15.0)},
 }

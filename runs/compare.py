@@ -26,7 +26,7 @@ PARAMETERS = {
 
 def parse_selection(run_ids, base=None):
     """The runs named by `run` (ids, 2 to 6, in the order given) and the index of the baseline among
-    them (`base`, a run id; default the first). Raises ValidationError naming the parameter."""
+    them (`base`, a run id; default the earliest run). Raises ValidationError naming the parameter."""
     errors = {}
     ids = []
     for raw in run_ids:
@@ -44,7 +44,8 @@ def parse_selection(run_ids, base=None):
     if missing:
         raise ValidationError({"run": [_("No run %(id)s.") % {"id": i} for i in missing]})
     runs = [runs[i] for i in ids]
-    base_index = 0
+    # Default baseline: the earliest run (what the others changed from).
+    base_index = min(range(len(runs)), key=lambda i: (runs[i].created_at, runs[i].pk))
     if base not in (None, ""):
         if not str(base).isdigit() or int(base) not in ids:
             raise ValidationError({"base": [_("The baseline must be one of the compared runs (%(ids)s).") % {

@@ -370,3 +370,12 @@ def reconcile_runs():
                         f"reporting while the run was {run.get_state_display()} (last heartbeat {last}); marked failed by the reconciler."):
                 failed.append(run.pk)
     return failed
+
+
+@shared_task(name="runs.scheduled_run")
+def scheduled_run(schedule_id):
+    """Celery beat's entry for a schedule (runs/schedules.py): start an ordinary run with the schedule as
+    its origin. Returns the run id, or None when the schedule is gone or disabled or the run was refused."""
+    from .schedules import start_scheduled_run
+
+    return start_scheduled_run(schedule_id)

@@ -19,12 +19,13 @@ from whitepaper.models import PublishedResult
 
 from . import compare, history
 from .connections import ConnectionFailed, server_version
-from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, TargetForm, profile_initial
+from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT
 from .params import thread_steps
-from .models import BenchmarkProfile, Run, RunState, Target, is_operator
+from .models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
 from .publish import publish_preview, publish_run, retract_run
 from .record import csv_response, json_response
+from .schedules import save_schedule
 from .reproduce import is_faithful, methodology_differences, plan_reproduction
 from .services import launch_run
 
@@ -235,7 +236,7 @@ def run_parameters(run):
 
 def _get_run(pk):
     return get_object_or_404(
-        Run.objects.select_related("target__flavor", "profile", "requested_by", "reproduces__table__document",
+        Run.objects.select_related("target__flavor", "profile", "requested_by", "schedule", "reproduces__table__document",
                                    "reproduces__table__methodology", "reproduces__flavor__family",
                                    "published_result__table__document", "retracted_by"), pk=pk)
 
@@ -375,3 +376,32 @@ def run_regressions(request):
     runs = (Run.objects.for_list().filter(regression=True)
             .defer("log", "command_line", "server_settings", "insight", "client_info").order_by("-finished_at", "-id")[:200])
     return render(request, "runs/run_regressions.html", {"runs": runs, "settings": history.rule()})
+
+
+# --- schedules --------------------------------------------------------------------------------------
+@operator_required
+def schedule_list(request):
+    """Schedules with their next state: enabled, last runs, and whether they keep failing."""
+    schedules = list(Schedule.objects.select_related("target", "profile", "periodic_task", "created_by"))
+    recent = {}
+    for run in (Run.objects.filter(schedule__in=schedules).only("id", "state", "schedule_id", "created_at")
+                .order_by("schedule_id", "-created_at", "-id")):
+        recent.setdefault(run.schedule_id, []).append(run)
+    rows = [{"schedule": s, "runs": recent.get(s.pk, [])[:5], "failing": s.keeps_failing(recent.get(s.pk, []))} for s in schedules]
+    return render(request, "runs/schedule_list.html", {"rows": rows})
+
+
+@operator_required
+def schedule_form(request, pk=None):
+    if not request.user.is_staff:
+        raise PermissionDenied(_("Only staff can schedule runs."))
+    schedule = get_object_or_404(Schedule, pk=pk) if pk else None
+    form = ScheduleForm(request.POST or None, instance=schedule)
+    if request.method == "POST" and form.is_valid():
+        schedule = form.save(commit=False)
+        if not schedule.pk:
+            schedule.created_by = request.user
+        save_schedule(schedule)
+        messages.success(request, _("Schedule %(name)s saved.") % {"name": schedule.name})
+        return redirect("runs:schedule-list")
+    return render(request, "runs/schedule_form.html", {"form": form, "schedule": schedule})

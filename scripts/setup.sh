@@ -63,11 +63,12 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 stamp=var/.requirements.sha
-want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
+want=$(cat requirements.txt requirements-dev.txt requirements-nodeps.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   log "installing Python packages"
   .venv/bin/pip install -q --upgrade pip
   .venv/bin/pip install -q -r requirements-dev.txt
+  .venv/bin/pip install -q --no-deps -r requirements-nodeps.txt
   echo "$want" > "$stamp"
 fi
 

@@ -89,7 +89,7 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
                          "results": ServerSampleSerializer(samples, many=True).data})
 
     @extend_schema(parameters=[OpenApiParameter("run", int, many=True, description="2 to 6 run ids, in the order shown."),
-                               OpenApiParameter("base", int, description="The baseline run (one of them; default the first).")],
+                               OpenApiParameter("base", int, description="The baseline run (one of them; default the earliest).")],
                    responses={(200, "application/json"): dict})
     @action(detail=False, methods=["get"])
     def compare(self, request, version=None):

@@ -38,9 +38,11 @@
   function seriesChart(canvas, data) {
     var datasets = data.groups.map(function (g, i) {
       return { label: g.label, data: g.points, borderColor: COLORS[i % COLORS.length], backgroundColor: COLORS[i % COLORS.length],
-               spanGaps: true, pointRadius: 3,
-               pointStyle: g.points.map(function (_, j) { return data.regressions.indexOf(j) >= 0 ? "crossRot" : "circle"; }),
-               pointBorderWidth: g.points.map(function (_, j) { return data.regressions.indexOf(j) >= 0 ? 3 : 1; }),
+               spanGaps: true,
+               pointStyle: g.points.map(function (_, j) { return data.regressions.indexOf(j) >= 0 ? "triangle" : "circle"; }),
+               pointRadius: g.points.map(function (_, j) { return data.regressions.indexOf(j) >= 0 ? 8 : 3; }),
+               pointBorderColor: g.points.map(function (_, j) { return data.regressions.indexOf(j) >= 0 ? "#b91c1c" : COLORS[i % COLORS.length]; }),
+               pointBackgroundColor: g.points.map(function (_, j) { return data.regressions.indexOf(j) >= 0 ? "#b91c1c" : COLORS[i % COLORS.length]; }),
                pointHitRadius: 6 };
     });
     var low = data.bands.map(function (b) { return b ? b[0] : null; }), high = data.bands.map(function (b) { return b ? b[1] : null; });
