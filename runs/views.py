@@ -361,7 +361,7 @@ def run_series(request):
         return render(request, "runs/run_series.html", {"errors": errors}, status=400)
     runs, groups = history.series(target, profile)
     group_of = {r.pk: g["index"] for g in groups for r in g["runs"]}
-    chart = {"labels": [f"#{r.pk} {r.finished_at:%Y-%m-%d %H:%M}" for r in runs],
+    chart = {"labels": [f"#{r.pk} {r.finished_at:%Y-%m-%d %H:%M}" if r.finished_at else f"#{r.pk}" for r in runs],
              "groups": [{"label": g["label"], "points": [(r.summary or {}).get("tps") if group_of[r.pk] == g["index"] else None for r in runs]}
                         for g in groups],
              "regressions": [i for i, r in enumerate(runs) if r.regression],

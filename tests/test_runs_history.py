@@ -98,3 +98,41 @@ def test_a_planted_regression_is_flagged_and_a_normal_repeat_is_not(committed, w
     assert f'data-run="{slowed.pk}"' in page and f'data-run="{repeat.pk}"' not in page
     page = client.get(f"/runs/series/?target={target.pk}&profile={slowed.profile_id}").content.decode()
     assert page.count('class="warning regression"') == 1 and "series-chart" in page
+
+
+@pytest.mark.django_db(transaction=False)
+def test_series_and_regressions_pages_name_bad_input_and_keep_their_query_count(client):
+    import os
+
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from runs.models import BenchmarkProfile, Target
+
+    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    operator = make_user("history-op2", operator=True)
+    client.force_login(operator)
+    api = APIClient()
+    api.force_authenticate(operator)
+    page = client.get("/runs/series/?target=abc")
+    assert page.status_code == 400 and 'data-field="target"' in page.content.decode() and 'data-field="profile"' in page.content.decode()
+    response = api.get("/api/v1/runs/series/?target=999999")
+    assert response.status_code == 400 and set(response.json()) == {"target", "profile"}
+    target = Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="db", user="u")
+    profile = BenchmarkProfile.objects.get(slug=PROFILE)
+    counts = []
+    for n in (1, 5):
+        Run.objects.filter(target=target).delete()
+        for i in range(n):
+            Run.objects.create(target=target, profile=profile, params=profile.resolve({}), state=RunState.SUCCEEDED,
+                               summary={"tps": 50.0}, regression=True, trend={"median": 100.0, "band": [90.0, 110.0],
+                                                                            "change_pct": -50.0, "earlier_runs": [1, 2, 3]})
+        with CaptureQueriesContext(connection) as regressions:
+            assert client.get("/runs/regressions/").content.decode().count('<tr data-run="') == n
+        with CaptureQueriesContext(connection) as series:
+            assert client.get(f"/runs/series/?target={target.pk}&profile={profile.pk}").status_code == 200
+        with CaptureQueriesContext(connection) as listing:
+            assert client.get("/runs/").content.decode().count('class="warning regression"') == n
+        counts.append((len(regressions), len(series), len(listing)))
+    assert counts[0] == counts[1], counts
