@@ -93,8 +93,10 @@ def _params_key(params):
 def _params_label(params):
     from .params import thread_steps
 
+    from django.utils.translation import gettext as _
+
     p = params or {}
-    return f"{'/'.join(str(t) for t in thread_steps(p))} threads · {p.get('duration_s')} s"
+    return _("%(threads)s threads · %(seconds)s s") % {"threads": "/".join(str(t) for t in thread_steps(p)), "seconds": p.get("duration_s")}
 
 
 def rule():
