@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI / Redoc assets from PyPI (no CDN)
+    "django_celery_beat",  # scheduled runs: beat reads its schedule from the database (runs.Schedule)
     "whitepaper",
     "runs",
 ]
@@ -211,7 +212,12 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # Benchmark runs (runs app): one queue per client pool (Target.queue, default "benchmarks"); run each
 # benchmark worker with -c 1 (one benchmark at a time per client). The reconciler runs on "celery".
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_ROUTES = {"runs.run_benchmark": {"queue": "benchmarks"}, "runs.reconcile_runs": {"queue": "celery"}}
+CELERY_TASK_ROUTES = {"runs.run_benchmark": {"queue": "benchmarks"}, "runs.reconcile_runs": {"queue": "celery"},
+                      "runs.scheduled_run": {"queue": "celery"}}
+# Beat keeps its schedule in the database (django-celery-beat): the reconciler above and runs.Schedule rows.
+CELERY_BEAT_SCHEDULER = env("CELERY_BEAT_SCHEDULER", default="django_celery_beat.schedulers:DatabaseScheduler")
+# A schedule "keeps failing" when its last RUNS_SCHEDULE_FAILING_AFTER runs all failed.
+RUNS_SCHEDULE_FAILING_AFTER = env.int("RUNS_SCHEDULE_FAILING_AFTER", default=3)
 CELERY_BEAT_SCHEDULE = {
     "reconcile-runs": {"task": "runs.reconcile_runs", "schedule": env.float("RUNS_RECONCILE_EVERY_SECONDS", default=15.0)},
 }
@@ -230,6 +236,11 @@ RUNS_PREPARE_TIME_LIMIT_SECONDS = env.int("RUNS_PREPARE_TIME_LIMIT_SECONDS", def
 # message; on a queue no live worker consumes for this long -> failed, naming the queue.
 RUNS_REQUEUE_AFTER_SECONDS = env.float("RUNS_REQUEUE_AFTER_SECONDS", default=30.0)
 RUNS_UNCLAIMED_FAIL_SECONDS = env.float("RUNS_UNCLAIMED_FAIL_SECONDS", default=600.0)
+# Regressions (runs/history.py): a run's TPS more than THRESHOLD % below the median of the last WINDOW
+# comparable runs, and below their noise band (mean - 2 standard deviations), judged once MIN_RUNS exist.
+RUNS_REGRESSION_THRESHOLD_PCT = env.float("RUNS_REGRESSION_THRESHOLD_PCT", default=5.0)
+RUNS_REGRESSION_WINDOW = env.int("RUNS_REGRESSION_WINDOW", default=5)
+RUNS_REGRESSION_MIN_RUNS = env.int("RUNS_REGRESSION_MIN_RUNS", default=3)
 
 LOGGING = {
     "version": 1,

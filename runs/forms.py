@@ -1,9 +1,12 @@
+import json
+
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from whitepaper import display
 
-from .models import BenchmarkProfile, Target, validate_password
+from .models import BenchmarkProfile, Schedule, Target, validate_password
 from .params import PGBENCH_FIELDS, SYSBENCH_FIELDS
 
 
@@ -132,3 +135,51 @@ class RunForm(forms.Form):
 class RetractForm(forms.Form):
     reason = forms.CharField(label=_("reason"), max_length=2000, widget=forms.Textarea(attrs={"rows": 3}),
                              help_text=_("Kept on the run and shown on its page."))
+
+
+class ScheduleForm(forms.ModelForm):
+    """Staff schedule a profile on a target: when (cron), and the run's overrides as JSON (validated by
+    the profile, as a run's). The beat entry is written by runs.schedules.save_schedule."""
+
+    overrides_json = forms.CharField(label=_("overrides (JSON)"), required=False, initial="{}",
+                                     widget=forms.Textarea(attrs={"rows": 2}), help_text=_('e.g. {"threads": 8, "duration_s": 60}'))
+
+    class Meta:
+        model = Schedule
+        fields = ["name", "target", "profile", "cron", "enabled"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["target"].queryset = Target.objects.usable()
+        self.fields["profile"].queryset = BenchmarkProfile.objects.filter(tool__in=["sysbench", "pgbench"])
+        if self.instance.pk:
+            self.initial["overrides_json"] = json.dumps(self.instance.overrides or {})
+
+    def clean(self):
+        from .schedules import parse_cron
+
+        data = super().clean()
+        try:
+            overrides = json.loads(data.get("overrides_json") or "{}")
+        except ValueError:
+            self.add_error("overrides_json", _("Not JSON: write an object such as {\"threads\": 8}."))
+            return data
+        if not isinstance(overrides, dict):
+            self.add_error("overrides_json", _("Write an object of field: value."))
+            return data
+        target, profile = data.get("target"), data.get("profile")
+        if profile is not None:
+            try:
+                profile.resolve(overrides)
+            except ValidationError as exc:
+                self.add_error("overrides_json", [f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items()])
+            if target is not None and profile.engine != target.engine:
+                self.add_error("profile", _("This profile is for %(engine)s; the target is %(te)s.") % {
+                    "engine": profile.get_engine_display(), "te": target.get_engine_display()})
+        if data.get("cron"):
+            try:
+                parse_cron(data["cron"])
+            except ValidationError as exc:
+                self.add_error("cron", exc.message_dict["cron"])
+        self.instance.overrides = overrides
+        return data

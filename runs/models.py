@@ -231,6 +231,14 @@ class Run(models.Model):
                                help_text=_("Per step: latency percentiles and histogram, server-side evidence, client CPU."))
     client_bound = models.BooleanField(null=True, blank=True, help_text=_(
         "The client host was above 90 % CPU for most of a step: the result may understate the target."))
+    schedule = models.ForeignKey("Schedule", on_delete=models.SET_NULL, null=True, blank=True, related_name="runs",
+                                 help_text=_("The schedule that started this run (its origin); empty: started by hand."))
+    # History (runs/history.py): judged against the earlier runs of its series when it succeeds.
+    regression = models.BooleanField(null=True, blank=True, db_index=True, help_text=_(
+        "TPS below the series' recent median by more than the threshold and outside their noise band; "
+        "null: not judged (too few earlier runs)."))
+    trend = models.JSONField(default=dict, blank=True, help_text=_(
+        "The judgement: earlier runs, their median, mean, standard deviation, band, threshold, change in %."))
 
     objects = RunQuerySet.as_manager()
 
@@ -295,7 +303,12 @@ class Run(models.Model):
         return self.transition(RunState.CLEANING_UP)
 
     def succeed(self, summary):
-        return self.transition(RunState.SUCCEEDED, summary=summary)
+        moved = self.transition(RunState.SUCCEEDED, summary=summary)
+        if moved:
+            from .history import record_judgement
+
+            record_judgement(self)
+        return moved
 
     def fail(self, reason):
         return self.transition(RunState.FAILED, reason=str(reason)[:5000])
@@ -363,6 +376,42 @@ class Run(models.Model):
         stale_after = timedelta(seconds=settings.RUNS_STALE_AFTER_SECONDS)
         last = self.heartbeat_at or self.started_at or self.created_at
         return (now or timezone.now()) - last > stale_after
+
+
+class Schedule(models.Model):
+    """A profile run on a target on a cron-like schedule. Celery beat (django-celery-beat's database
+    scheduler) reads `periodic_task`, which calls runs.scheduled_run with this schedule's id; each run it
+    starts is an ordinary run with the schedule as its origin (Run.schedule)."""
+
+    name = models.CharField(_("name"), max_length=100, unique=True)
+    target = models.ForeignKey(Target, on_delete=models.CASCADE, related_name="schedules", verbose_name=_("target"))
+    profile = models.ForeignKey(BenchmarkProfile, on_delete=models.PROTECT, related_name="schedules", verbose_name=_("profile"))
+    overrides = models.JSONField(default=dict, blank=True)
+    cron = models.CharField(_("when (cron)"), max_length=100, help_text=_(
+        "minute hour day-of-month month day-of-week, in the server's time zone: '0 3 * * *' daily at 03:00, "
+        "'30 2 * * 1' Mondays at 02:30."))
+    enabled = models.BooleanField(_("enabled"), default=True)
+    periodic_task = models.OneToOneField("django_celery_beat.PeriodicTask", on_delete=models.SET_NULL, null=True, blank=True,
+                                         related_name="+", editable=False)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_error = models.TextField(blank=True, help_text=_("Why the last due time started no run."))
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    def recent_states(self, runs=None):
+        """States of the schedule's last runs, newest first (runs: the prefetched runs, newest first)."""
+        runs = runs if runs is not None else self.runs.order_by("-created_at", "-id")
+        return [r.state for r in list(runs)[:settings.RUNS_SCHEDULE_FAILING_AFTER]]
+
+    def keeps_failing(self, runs=None):
+        """Its last RUNS_SCHEDULE_FAILING_AFTER runs all failed (or the last due times could not start one)."""
+        states = self.recent_states(runs)
+        return len(states) >= settings.RUNS_SCHEDULE_FAILING_AFTER and all(s == RunState.FAILED for s in states)
 
 
 class Sample(models.Model):

@@ -18,7 +18,7 @@ from .params import thread_steps
 log = logging.getLogger(__name__)
 
 
-def launch_run(*, target, profile, overrides, user, reproduces=None):
+def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=None):
     """The one place a run is validated and created (the form and the API only translate to and from it).
     Raises ValidationError {field: [messages]} naming every bad field, and then nothing is stored or
     queued; otherwise the run is saved and queued once the row is committed."""
@@ -38,7 +38,7 @@ def launch_run(*, target, profile, overrides, user, reproduces=None):
         raise ValidationError(errors)
     with transaction.atomic():
         run = Run.objects.create(target=target, profile=profile, overrides=overrides or {}, params=params,
-                                 requested_by=user, reproduces=reproduces, step_count=len(thread_steps(params)))
+                                 requested_by=user, reproduces=reproduces, schedule=schedule, step_count=len(thread_steps(params)))
         transaction.on_commit(lambda: enqueue(run))
     return run
 

@@ -522,3 +522,12 @@ def _clean_up_after_dead_runs(**kwargs):
     removed = remove_stale_workdirs()
     if removed:
         log.warning("removed %d work directories of dead runs: %s", len(removed), ", ".join(removed))
+
+
+@shared_task(name="runs.scheduled_run")
+def scheduled_run(schedule_id):
+    """Celery beat's entry for a schedule (runs/schedules.py): start an ordinary run with the schedule as
+    its origin. Returns the run id, or None when the schedule is gone or disabled or the run was refused."""
+    from .schedules import start_scheduled_run
+
+    return start_scheduled_run(schedule_id)

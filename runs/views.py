@@ -17,13 +17,15 @@ from django.views.decorators.http import require_POST
 from whitepaper.models import PublishedResult
 from whitepaper.pages import wants_partial
 
+from . import compare, history
 from .connections import ConnectionFailed, server_version
-from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, TargetForm, profile_initial
+from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT
 from .params import thread_steps
-from .models import BenchmarkProfile, Run, RunState, Target, is_operator
+from .models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
 from .publish import publish_preview, publish_run, retract_run
 from .record import csv_response, json_response
+from .schedules import save_schedule
 from .reproduce import is_faithful, methodology_differences, plan_reproduction
 from .services import launch_run
 
@@ -239,7 +241,7 @@ def run_parameters(run):
 
 def _get_run(pk):
     return get_object_or_404(
-        Run.objects.select_related("target__flavor", "profile", "requested_by", "reproduces__table__document",
+        Run.objects.select_related("target__flavor", "profile", "requested_by", "schedule", "reproduces__table__document",
                                    "reproduces__table__methodology", "reproduces__flavor__family",
                                    "published_result__table__document", "retracted_by"), pk=pk)
 
@@ -331,3 +333,80 @@ def target_archive(request, pk):
     else:
         messages.info(request, _("Target %(name)s restored.") % {"name": target.name})
     return redirect("runs:target-list")
+
+
+# --- comparing runs ---------------------------------------------------------------------------------
+@operator_required
+def run_compare(request):
+    """2 to 6 runs side by side (?run=1&run=2[&base=1]): overlaid samples, TPS against threads, what
+    differs, % against the baseline (runs/compare.py). Bad ids answer 400 naming the parameter."""
+    try:
+        runs, base_index = compare.parse_selection(request.GET.getlist("run"), request.GET.get("base"))
+    except ValidationError as exc:
+        return render(request, "runs/run_compare.html", {"errors": exc.message_dict, "selected": request.GET.getlist("run")},
+                      status=400)
+    data = compare.compare(runs, base_index)
+    return render(request, "runs/run_compare.html", {
+        "runs": runs, "data": data, "base": runs[base_index], "rows": list(zip(runs, data["results"])),
+        "chart": {"samples": compare.samples(runs), "by_threads": data["by_threads"], "base": data["base"]},
+    })
+
+
+# --- history and regressions ------------------------------------------------------------------------
+@operator_required
+def run_series(request):
+    """The succeeded runs of one target and profile over time (?target=<id>&profile=<id>): trend chart,
+    repeats of one set-up (n, mean, standard deviation), each run's judgement (runs/history.py)."""
+    target_id, profile_id = request.GET.get("target", ""), request.GET.get("profile", "")
+    target = Target.objects.filter(pk=target_id).first() if target_id.isdigit() else None
+    profile = BenchmarkProfile.objects.filter(pk=profile_id).first() if profile_id.isdigit() else None
+    if target is None or profile is None:
+        errors = {name: [_("Choose an existing %(name)s (its id).") % {"name": name}]
+                  for name, obj in (("target", target), ("profile", profile)) if obj is None}
+        return render(request, "runs/run_series.html", {"errors": errors}, status=400)
+    runs, groups = history.series(target, profile)
+    group_of = {r.pk: g["index"] for g in groups for r in g["runs"]}
+    chart = {"labels": [f"#{r.pk} {r.finished_at:%Y-%m-%d %H:%M}" if r.finished_at else f"#{r.pk}" for r in runs],
+             "groups": [{"label": g["label"], "points": [(r.summary or {}).get("tps") if group_of[r.pk] == g["index"] else None for r in runs]}
+                        for g in groups],
+             "regressions": [i for i, r in enumerate(runs) if r.regression],
+             "bands": [(r.trend or {}).get("band") for r in runs]}
+    return render(request, "runs/run_series.html", {"target": target, "profile": profile, "runs": list(reversed(runs)),
+                                                    "groups": groups, "chart": chart, "settings": history.rule()})
+
+
+@operator_required
+def run_regressions(request):
+    """Every run judged a regression, newest first, with its series and the earlier run to compare."""
+    runs = (Run.objects.for_list().filter(regression=True)
+            .defer("log", "command_line", "server_settings", "insight", "client_info").order_by("-finished_at", "-id")[:200])
+    return render(request, "runs/run_regressions.html", {"runs": runs, "settings": history.rule()})
+
+
+# --- schedules --------------------------------------------------------------------------------------
+@operator_required
+def schedule_list(request):
+    """Schedules with their next state: enabled, last runs, and whether they keep failing."""
+    schedules = list(Schedule.objects.select_related("target", "profile", "periodic_task", "created_by"))
+    recent = {}
+    for run in (Run.objects.filter(schedule__in=schedules).only("id", "state", "schedule_id", "created_at")
+                .order_by("schedule_id", "-created_at", "-id")):
+        recent.setdefault(run.schedule_id, []).append(run)
+    rows = [{"schedule": s, "runs": recent.get(s.pk, [])[:5], "failing": s.keeps_failing(recent.get(s.pk, []))} for s in schedules]
+    return render(request, "runs/schedule_list.html", {"rows": rows})
+
+
+@operator_required
+def schedule_form(request, pk=None):
+    if not request.user.is_staff:
+        raise PermissionDenied(_("Only staff can schedule runs."))
+    schedule = get_object_or_404(Schedule, pk=pk) if pk else None
+    form = ScheduleForm(request.POST or None, instance=schedule)
+    if request.method == "POST" and form.is_valid():
+        schedule = form.save(commit=False)
+        if not schedule.pk:
+            schedule.created_by = request.user
+        save_schedule(schedule)
+        messages.success(request, _("Schedule %(name)s saved.") % {"name": schedule.name})
+        return redirect("runs:schedule-list")
+    return render(request, "runs/schedule_form.html", {"form": form, "schedule": schedule})

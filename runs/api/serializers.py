@@ -79,6 +79,11 @@ class RunSerializer(serializers.ModelSerializer):
         "Per step: latency (ms), server (server-side TPS, agreement_pct with the tool's TPS in %, buffer_hit_pct, "
         "running_avg), client (cpu_avg_pct, busy_fraction, bound)."))
     client_info = serializers.JSONField(read_only=True, help_text="The client host: cores, memory_mb, os, kernel, tool_build.")
+    regression = serializers.BooleanField(read_only=True, allow_null=True, help_text=(
+        "true: TPS more than the threshold (%) below the median of the series' last runs and below their noise band; "
+        "null: not judged (too few earlier runs of the same target, profile and parameters)."))
+    trend = serializers.JSONField(read_only=True, help_text=(
+        "The judgement: earlier_runs (ids), median, mean, stdev, band [low, high] (TPS), change_pct (%), threshold_pct, window."))
 
     class Meta:
         model = Run
@@ -86,7 +91,8 @@ class RunSerializer(serializers.ModelSerializer):
                   "requested_by", "created_at", "started_at", "finished_at", "worker", "client_host", "client_cores",
                   "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
                   "command_line", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
-                  "retraction_reason", "client_bound", "latency", "insight", "client_info", "server_settings_hash"]
+                  "retraction_reason", "client_bound", "latency", "insight", "client_info", "server_settings_hash",
+                  "regression", "trend"]
         read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides")]
 
     def get_progress_percent(self, run) -> int | None:

@@ -15,6 +15,7 @@ from rest_framework.response import Response
 
 from whitepaper.api.pagination import CatalogPagination
 
+from .. import compare, history
 from ..models import BenchmarkProfile, Run, RunState, Target, is_operator
 from ..record import csv_response, json_response
 from ..services import launch_run
@@ -186,6 +187,56 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     def server_samples(self, request, pk=None, version=None):
         """The server's counters (as rates) and the client's CPU, read by the worker at each report interval."""
         return self._incremental(request, pk, "server_samples", ServerSampleSerializer)
+
+    @extend_schema(parameters=[OpenApiParameter("run", int, many=True, description="2 to 6 run ids, in the order shown."),
+                               OpenApiParameter("base", int, description="The baseline run (one of them; default the earliest).")],
+                   responses={(200, "application/json"): OpenApiTypes.OBJECT, **READ_ERRORS})
+    @action(detail=False, methods=["get"])
+    def compare(self, request, version=None):
+        """2 to 6 runs compared: `differences` (each aspect whose values differ: parameters, tool and server
+        versions, server settings, client, target size; one value per run), `same`, `results` (TPS, QPS,
+        p95 in ms and % against the baseline), `by_threads` (sweeps matched by thread count), `samples`
+        (per run and step: [seconds since the step started, TPS, latency ms])."""
+        try:
+            runs, base_index = compare.parse_selection(request.query_params.getlist("run"), request.query_params.get("base"))
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        data = compare.compare(runs, base_index)
+        data["samples"] = compare.samples(runs)
+        return Response(data)
+
+    @extend_schema(responses={200: RunSerializer(many=True), 401: UNAUTHENTICATED, 403: FORBIDDEN})
+    @action(detail=False, methods=["get"])
+    def regressions(self, request, version=None):
+        """The runs judged regressions (newest first) and the rule they were judged by."""
+        runs = self.get_queryset().filter(regression=True).order_by("-finished_at", "-id")
+        page = self.paginate_queryset(runs)
+        data = RunSerializer(page if page is not None else runs, many=True, context={"request": request}).data
+        return self.get_paginated_response(data) if page is not None else Response({"rule": history.rule(), "results": data})
+
+    @extend_schema(parameters=[OpenApiParameter("target", int, required=True), OpenApiParameter("profile", str, required=True,
+                                                                                          description="The profile's slug.")],
+                   responses={(200, "application/json"): OpenApiTypes.OBJECT, **READ_ERRORS})
+    @action(detail=False, methods=["get"])
+    def series(self, request, version=None):
+        """The succeeded runs of one target and profile, oldest first (id, finished_at, TPS, regression,
+        trend), and the repeats of each set-up (n, mean and standard deviation of TPS)."""
+        target_id, slug = request.query_params.get("target", ""), request.query_params.get("profile", "")
+        errors = {}
+        target = Target.objects.filter(pk=target_id).first() if target_id.isdigit() else None
+        profile = BenchmarkProfile.objects.filter(slug=slug).first() if slug else None
+        if target is None:
+            errors["target"] = [_("Give an existing target id.")]
+        if profile is None:
+            errors["profile"] = [_("Give an existing profile slug.")]
+        if errors:
+            raise serializers.ValidationError(errors)
+        runs, groups = history.series(target, profile)
+        return Response({"target": target.pk, "profile": profile.slug, "rule": history.rule(),
+                         "runs": [{"id": r.pk, "finished_at": r.finished_at, "tps": (r.summary or {}).get("tps"), "params": r.params,
+                                   "regression": r.regression, "trend": r.trend} for r in runs],
+                         "setups": [{"params": g["params"], "runs": [r.pk for r in g["runs"]], "n": g["n"], "mean_tps": g["mean"],
+                                     "stdev_tps": g["stdev"]} for g in groups]})
 
     @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND})
     @action(detail=True, methods=["get"])

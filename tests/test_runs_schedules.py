@@ -1,0 +1,90 @@
+"""Schedules: staff schedule a profile on a target through the page; Celery beat (a real `celery beat`
+process with django-celery-beat's database scheduler) fires it at the next minute and a real worker runs
+it as an ordinary run with the schedule as origin. A schedule whose runs keep failing says so; only staff
+schedule; a bad cron expression is refused naming the field."""
+
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from runs.models import BenchmarkProfile, Run, RunState, Schedule, Target
+
+from .runs_support import (  # noqa: F401 - fixtures
+    ROOT, bench_users, committed, make_targets, make_user, restore_catalogue, stop_worker, wait_final, wait_for, worker,
+    worker_env,
+)
+
+
+def start_beat():
+    pidfile = Path(os.environ.get("TMPDIR", "/tmp")) / f"beat-{os.getpid()}.pid"
+    return subprocess.Popen(
+        [str(Path(sys.executable).parent / "celery"), "-A", "config", "beat", "-S", "django_celery_beat.schedulers:DatabaseScheduler",
+         "--max-interval", "2", "--pidfile", str(pidfile), "-l", "INFO"],
+        cwd=ROOT, env=worker_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_schedule_due_in_the_window_starts_a_run_through_celery_beat(committed, worker, client):
+    staff = make_user("sched-staff", staff=True)
+    target = make_targets()["postgresql"]
+    profile = BenchmarkProfile.objects.get(slug="pgbench-ro-quick")
+    due = timezone.localtime() + timedelta(minutes=1)  # the next minute: due within the test's window
+    client.force_login(staff)
+    response = client.post("/runs/schedules/new/", {"name": "nightly-ro", "target": target.pk, "profile": profile.pk,
+                                                    "cron": f"{due.minute} {due.hour} * * *", "enabled": "on",
+                                                    "overrides_json": '{"threads": 1}'})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    schedule = Schedule.objects.get(name="nightly-ro")
+    assert schedule.periodic_task.task == "runs.scheduled_run" and schedule.periodic_task.crontab.minute == str(due.minute)
+    beat = start_beat()
+    try:
+        run = wait_for(lambda: Run.objects.filter(schedule=schedule).first(), timeout=150, interval=1,
+                       message="beat to start the scheduled run")
+    finally:
+        stop_worker(beat)
+    run = wait_final(run.pk, timeout=120)
+    assert run.state == RunState.SUCCEEDED, run.reason
+    # An ordinary run: the schedule's profile, target and overrides, requested by the schedule's author.
+    assert (run.target_id, run.profile_id, run.overrides, run.params["threads"], run.requested_by_id) == (
+        target.pk, profile.pk, {"threads": 1}, 1, staff.pk)
+    assert Run.objects.filter(schedule=schedule).count() == 1  # fired once, not every beat tick
+    page = client.get("/runs/schedules/").content.decode()
+    assert f"#{run.pk} " in page and "keeps-failing" not in page
+    assert f'href="/runs/schedules/{schedule.pk}/"' in page
+    assert 'id="run-origin"' in client.get(f"/runs/{run.pk}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_schedule_whose_runs_keep_failing_says_so_and_only_staff_schedule(client):
+    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    staff, operator = make_user("sched-staff2", staff=True), make_user("sched-op", operator=True)
+    target = Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="db", user="u")
+    profile = BenchmarkProfile.objects.get(slug="pgbench-ro-quick")
+    client.force_login(operator)
+    assert client.get("/runs/schedules/new/").status_code == 403
+    assert client.get("/runs/schedules/").status_code == 200
+    client.force_login(staff)
+    bad = client.post("/runs/schedules/new/", {"name": "x", "target": target.pk, "profile": profile.pk, "cron": "61 * * * *",
+                                               "overrides_json": '{"threads": 0}'})
+    assert bad.status_code == 200 and not Schedule.objects.exists()
+    errors = bad.context["form"].errors
+    assert "cron" in errors and "overrides_json" in errors
+    ok = client.post("/runs/schedules/new/", {"name": "hourly", "target": target.pk, "profile": profile.pk, "cron": "0 * * * *",
+                                              "enabled": "on", "overrides_json": "{}"})
+    assert ok.status_code == 302
+    schedule = Schedule.objects.get()
+    for i, state in enumerate([RunState.SUCCEEDED, RunState.FAILED, RunState.FAILED]):
+        Run.objects.create(target=target, profile=profile, params=profile.resolve({}), state=state, schedule=schedule,
+                           reason="connection refused" if state == RunState.FAILED else "")
+    page = client.get("/runs/schedules/").content.decode()
+    assert "keeps-failing" not in page  # 2 of the last 3 failed
+    Run.objects.create(target=target, profile=profile, params=profile.resolve({}), state=RunState.FAILED, schedule=schedule)
+    page = client.get("/runs/schedules/").content.decode()
+    assert "keeps-failing" in page  # the last 3 all failed
