@@ -186,22 +186,43 @@ def explorer_cell(result, column):
     return cell(result, column)
 
 
+def canonical_query(params):
+    """The query string without empty values and without the default columns (what the explorer
+    pushes and links to; static/js/explorer.js does the same in the browser)."""
+    default_cols = params.getlist("cols") == DEFAULT_COLUMNS
+    return urlencode([(k, v) for k, vs in params.lists() for v in vs
+                      if v != "" and not (k == "cols" and default_cols)])
+
+
+def hidden_filters(params):
+    """Filter parameters of the URL that the explorer's form has no control for (`flavor`, `vcpus`,
+    `edition` ...): kept as hidden inputs, so changing a control never drops them."""
+    shown = set(FILTER_FIELDS) | {"sort", "cols"}
+    return [(k, v) for k, vs in params.lists() if k in ResultFilter.base_filters and k not in shown
+            for v in vs if v != ""]
+
+
 @catalogue_page
 def explore(request):
+    if not getattr(request, "htmx", False) and any(v == "" for _k, vs in request.GET.lists() for v in vs):
+        # A form submitted without JavaScript: the same view at its canonical URL (no empty parameters).
+        query = canonical_query(request.GET)
+        return redirect(request.path + (f"?{query}" if query else ""))
     filterset, queryset, cols, sort = explorer_state(request)
     results = list(queryset)
     rows = [{"result": r, "cells": [explorer_cell(r, c) for c in cols], "origin": origin_name(r)} for r in results]
-    query = request.GET.urlencode()
+    query = canonical_query(request.GET)
     context = {
         "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query,
         "headers": [(c, EXPLORER_COLUMNS[c]) for c in cols],
-        "all_columns": list(EXPLORER_COLUMNS.items()),
-        "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs]),
+        "all_columns": list(EXPLORER_COLUMNS.items()), "default_cols": DEFAULT_COLUMNS,
+        "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs if v != ""]),
     }
     if wants_partial(request):
         return render(request, "whitepaper/explore.html#results", context)
     context["choices"] = PublishedResult.objects.visible(include_internal(request.GET)).facets()
     context["values"] = request.GET
+    context["hidden_filters"] = hidden_filters(request.GET)
     return render(request, "whitepaper/explore.html", context)
 
 
