@@ -120,12 +120,15 @@ def test_screenshots_of_the_main_pages(server, page):
                    "&sel=engine%3Dmysql%26version%3D8.0%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds",
         "sizing": "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000",
     }
-    for lang, suffix in (("en", ""), ("zh-hans", ".zh-hans")):  # home.png, home.zh-hans.png ...
-        for name, path in pages.items():
-            url, _, fragment = path.partition("#")
-            page.goto(f"{server}{url}{'&' if '?' in url else '?'}lang={lang}{'#' + fragment if fragment else ''}")
-            wait_for_charts(page)
-            page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
+    # home.png, home.zh-hans.png (1280 px wide) ... and home.390.png, home.390.zh-hans.png (a phone).
+    for width, size in ((1280, ""), (390, ".390")):
+        page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
+        for lang, suffix in (("en", ""), ("zh-hans", ".zh-hans")):
+            for name, path in pages.items():
+                url, _, fragment = path.partition("#")
+                page.goto(f"{server}{url}{'&' if '?' in url else '?'}lang={lang}{'#' + fragment if fragment else ''}")
+                wait_for_charts(page)
+                page.screenshot(path=str(SCREENSHOTS / f"{name}{size}{suffix}.png"))
 
 
 def test_explorer_internal_measurements_switch_lives_in_the_url(server, page):

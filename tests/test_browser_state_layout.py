@@ -111,3 +111,80 @@ def test_explorer_without_javascript_lands_on_the_url_without_empty_parameters(c
     response = client.get("/explore/?vendor=&engine=mysql&min_vcpus=&cols=vendor&cols=tps")
     assert response.status_code == 302
     assert response["Location"] == "/explore/?engine=mysql&cols=vendor&cols=tps"
+
+
+# --- Layout at 1280 and 390 px ----------------------------------------------------------------------
+
+LAYOUT_CHECK = """() => {
+  const vw = document.documentElement.clientWidth;
+  const clipped = (el) => {  // the part of an element one can see: a scrolling box clips what it holds
+    let r = el.getBoundingClientRect();
+    const box = el.closest('.table-scroll');
+    if (box && box !== el) {
+      const b = box.getBoundingClientRect();
+      r = {left: Math.max(r.left, b.left), right: Math.min(r.right, b.right),
+           top: Math.max(r.top, b.top), bottom: Math.min(r.bottom, b.bottom)};
+    }
+    return r;
+  };
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+                       (el.className && typeof el.className === 'string' ? '.' + el.className.trim().replace(/ +/g, '.') : '');
+  const wide = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    if (el.parentElement.closest('.table-scroll')) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || getComputedStyle(el).position === 'absolute' && r.width <= 1) continue;
+    if (r.right > vw + 1 || r.left < -1) wide.push(name(el) + ' ' + Math.round(r.left) + '..' + Math.round(r.right));
+  }
+  const overlaps = [];
+  const charts = [...document.querySelectorAll('figure[data-chart] .chart-box')];
+  for (const table of document.querySelectorAll('table')) {
+    if (table.closest('figure[data-chart]')) continue;
+    const t = clipped(table);
+    if (t.right <= t.left || t.bottom <= t.top) continue;
+    for (const chart of charts) {
+      const c = chart.getBoundingClientRect();
+      if (t.left < c.right - 1 && c.left < t.right - 1 && t.top < c.bottom - 1 && c.top < t.bottom - 1)
+        overlaps.push(name(table.closest('[id]') || table) + ' under ' + name(chart.closest('figure')));
+    }
+  }
+  const charts_fit = charts.every(c => c.getBoundingClientRect().right <= vw + 1);
+  return {vw, scrollWidth: document.documentElement.scrollWidth, wide: wide.slice(0, 8), overlaps: overlaps.slice(0, 8), charts_fit};
+}"""
+
+LAYOUT_PAGES = [
+    "/",
+    "/documents/alibaba-2019-06-18-rds/",
+    "/documents/huawei-2018-12-11-rds/",
+    "/documents/huawei-2023-08-03-rds/",
+    "/documents/huawei-2025-10-21-mysql/",
+    "/documents/huawei-2025-10-21-postgresql/",
+    "/engines/mysql/5.7/",
+    "/explore/",
+    "/explore/?engine=mysql&cols=vendor&cols=document&cols=engine&cols=family&cols=memory_ratio&cols=flavor"
+    "&cols=deployment&cols=vcpus&cols=memory_gb&cols=max_connections&cols=iops&cols=tps&cols=qps&cols=table",
+    "/compare/?sel=engine%3Dmysql%26version%3D5.7%26family%3Ddedicated&sel=engine%3Dmysql%26version%3D8.0%26family%3Ddedicated",
+    "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000",
+    "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000&lang=zh-hans",
+    "/documents/alibaba-2019-06-18-rds/?lang=zh-hans",
+]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_pages_fit_the_screen_and_tables_never_run_under_a_chart(server, browser, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    problems = {}
+    try:
+        for path in LAYOUT_PAGES:
+            page.goto(f"{server}{path}")
+            page.wait_for_function("() => !window.perfdashCharts || window.perfdashCharts.size === "
+                                   "document.querySelectorAll('figure[data-chart] canvas').length")
+            found = page.evaluate(LAYOUT_CHECK)
+            if found["scrollWidth"] > found["vw"] or found["wide"] or found["overlaps"] or not found["charts_fit"]:
+                problems[path] = found
+    finally:
+        context.close()
+    assert not problems, "\n".join(f"{width}px {path}: page {f['scrollWidth']}px wide; too wide: {f['wide']}; "
+                                     f"tables under charts: {f['overlaps']}; charts fit: {f['charts_fit']}"
+                                     for path, f in problems.items())

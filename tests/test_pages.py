@@ -149,7 +149,7 @@ def test_explorer_sorts_and_shows_chosen_columns(client):
     ids = explorer_rows(html)
     tps = [PublishedResult.objects.get(pk=i).tps for i in ids]
     assert tps == sorted(tps, reverse=True)
-    headers = re.findall(r'<th scope="col"(?: aria-sort="\w+")?><a [^>]*>(.*?)</a></th>', html)
+    headers = re.findall(r'<th scope="col"(?: class="text")?(?: aria-sort="\w+")?><a [^>]*>(.*?)</a></th>', html)
     assert headers == ["Spec code", "vCPUs", "TPS"]
 
 

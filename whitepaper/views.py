@@ -150,6 +150,7 @@ EXPLORER_COLUMNS = {
     "table": gettext_lazy("Table"),
 }
 assert set(EXPLORER_COLUMNS) <= set(SORTS)
+TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment", "table"}  # left-aligned; numbers right
 DEFAULT_COLUMNS = ["vendor", "document", "engine", "family", "memory_ratio", "flavor", "vcpus", "memory_gb",
                    "max_connections", "tps", "qps"]
 FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment",
@@ -210,12 +211,12 @@ def explore(request):
         return redirect(request.path + (f"?{query}" if query else ""))
     filterset, queryset, cols, sort = explorer_state(request)
     results = list(queryset)
-    rows = [{"result": r, "cells": [explorer_cell(r, c) for c in cols], "origin": origin_name(r)} for r in results]
+    rows = [{"result": r, "cells": [(explorer_cell(r, c), c in TEXT_COLUMNS) for c in cols], "origin": origin_name(r)} for r in results]
     query = canonical_query(request.GET)
     context = {
         "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query,
         "headers": [(c, EXPLORER_COLUMNS[c]) for c in cols],
-        "all_columns": list(EXPLORER_COLUMNS.items()), "default_cols": DEFAULT_COLUMNS,
+        "all_columns": list(EXPLORER_COLUMNS.items()), "default_cols": DEFAULT_COLUMNS, "text_cols": TEXT_COLUMNS,
         "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs if v != ""]),
     }
     if wants_partial(request):
