@@ -188,3 +188,47 @@ def test_pages_fit_the_screen_and_tables_never_run_under_a_chart(server, browser
     assert not problems, "\n".join(f"{width}px {path}: page {f['scrollWidth']}px wide; too wide: {f['wide']}; "
                                      f"tables under charts: {f['overlaps']}; charts fit: {f['charts_fit']}"
                                      for path, f in problems.items())
+
+
+# --- Versions as versions, per engine ---------------------------------------------------------------
+
+def test_home_lists_versions_in_version_order(client):
+    html = client.get("/").content.decode()
+    pg = [m for m in re.findall(r'href="/engines/postgresql/([^/]+)/"', html)]
+    assert pg == ["9.6", "10", "12", "13", "14", "15"], pg  # the data files' PostgreSQL versions
+    my = re.findall(r'href="/engines/mysql/([^/]+)/"', html)
+    assert my == sorted(my, key=lambda v: [int(x) for x in v.split(".")]) and my[:2] == ["5.6", "5.7"], my
+    ss = re.findall(r'href="/engines/sqlserver/([^/]+)/"', html)
+    assert ss == ["2008%20R2", "2014"], ss  # the data files' SQL Server versions
+
+
+def version_options(html):
+    select = re.search(r'<select name="version".*?</select>', html, re.S).group(0)
+    return re.findall(r'<option value="([^"]+)"', select)
+
+
+def test_explorer_versions_follow_the_engine_in_version_order(client):
+    html = client.get("/explore/?engine=postgresql").content.decode()
+    versions = version_options(html)
+    assert versions == sorted(versions, key=lambda v: [int(x) for x in v.split(".")]), versions
+    assert "5.7" not in versions and versions.index("9.6") < versions.index("10")
+    # No engine: every engine's versions, grouped and named, so PostgreSQL 10 and PPAS 10 are two choices.
+    html = client.get("/explore/").content.decode()
+    assert re.search(r'<optgroup label="PostgreSQL">.*?<option value="10">PostgreSQL 10</option>', html, re.S)
+    assert re.search(r'<optgroup label="PPAS">.*?<option value="10">PPAS 10</option>', html, re.S)
+    # version=10 alone says that it lists two engines' rows.
+    html = client.get("/explore/?version=10").content.decode()
+    assert "Version 10 is published for" in html and "PPAS" in html
+    # An htmx update carries the chosen engine's versions along (out of band).
+    html = client.get("/explore/?engine=mysql", HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="version-select" hx-swap-oob="true"' in html and version_options(html) == ["5.6", "5.7", "8.0"]
+
+
+def test_explorer_changing_the_engine_clears_its_version(server, page):
+    page.goto(f"{server}/explore/?engine=mysql&version=5.7")
+    page.select_option("select[name=engine]", "postgresql")
+    page.wait_for_url(re.compile(r"engine=postgresql"))
+    settled(page)
+    assert dict(query(page)) == {"engine": "postgresql"}
+    page.wait_for_function("() => [...document.querySelectorAll('#version-select option')].some(o => o.value === '9.6')")
+    assert not page.locator(".errors").count()

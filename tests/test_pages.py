@@ -141,7 +141,10 @@ def test_explorer_htmx_request_gets_the_partial_only(client):
     _, partial = queries(client, "/explore/?engine=ppas", HTTP_HX_REQUEST="true")
     assert "<html" not in partial and partial.lstrip().startswith('<div id="results"')
     assert explorer_rows(partial) == explorer_rows(full)
-    assert partial.strip() in full  # the same partial renders the full page's results
+    results, oob, version_select = partial.partition('<select name="version" id="version-select" hx-swap-oob="true">')
+    assert oob and results.strip() in full  # the same partial renders the full page's results
+    # ... and the version control follows the engine, out of band: the same partial as the page's control.
+    assert version_select.split("</select>")[0] in full
 
 
 def test_explorer_sorts_and_shows_chosen_columns(client):

@@ -10,7 +10,7 @@ from django.db.models import Count
 from django.http import QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 
 from . import charts, display
 from .export import iter_csv_lines
@@ -18,7 +18,7 @@ from .filters import ResultFilter, include_internal
 from .forms import COMPARE_METRICS, SizingForm
 from .models import Document, Engine, EngineVersion, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, origin_name, wants_partial
-from .queries import SORTS
+from .queries import SORTS, version_sort_key
 
 
 def _origin_toggle(request):
@@ -41,7 +41,8 @@ def home(request):
                     n_results=Count("results", distinct=True),
                     n_documents=Count("results__table__document", distinct=True))
                 .order_by("engine__name", "version"))
-    engines = [(engine, list(vs)) for engine, vs in groupby(versions, key=lambda v: v.engine)]
+    engines = [(engine, sorted(vs, key=lambda v: version_sort_key(v.version)))
+               for engine, vs in groupby(versions, key=lambda v: v.engine)]
     documents = Document.objects.select_related("vendor").annotate(n_tables=Count("tables"))
     if not toggle["include_internal"]:
         documents = documents.filter(vendor__origin=Origin.VENDOR)
@@ -219,10 +220,18 @@ def explore(request):
         "all_columns": list(EXPLORER_COLUMNS.items()), "default_cols": DEFAULT_COLUMNS, "text_cols": TEXT_COLUMNS,
         "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs if v != ""]),
     }
-    if wants_partial(request):
-        return render(request, "whitepaper/explore.html#results", context)
-    context["choices"] = PublishedResult.objects.visible(include_internal(request.GET)).facets()
+    # The version control lists the chosen engine's versions (every engine's, grouped, when none is
+    # chosen); an htmx update sends it along (out of band), so it follows the engine.
+    context["choices"] = PublishedResult.objects.visible(include_internal(request.GET)).facets(
+        engine=request.GET.get("engine") or None)
     context["values"] = request.GET
+    version = request.GET.get("version")
+    if version and not request.GET.get("engine"):  # version=10: PostgreSQL 10 and PPAS 10 are not one version
+        engines = [name for _e, name, versions in context["choices"]["engine_versions"] if version in versions]
+        if len(engines) > 1:
+            context["version_engines"] = pgettext("list separator", ", ").join(engines)
+    if wants_partial(request):
+        return render(request, "whitepaper/explore.html#update", context)
     context["hidden_filters"] = hidden_filters(request.GET)
     return render(request, "whitepaper/explore.html", context)
 

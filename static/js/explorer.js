@@ -6,6 +6,10 @@
 document.addEventListener("htmx:configRequest", (event) => {
   if (!event.detail.elt.closest("form[data-drop-empty]")) return;
   const params = event.detail.parameters;
+  // Another engine: the version chosen for the previous one no longer applies (the server sends the
+  // new engine's versions with the rows).
+  const changed = event.detail.triggeringEvent && event.detail.triggeringEvent.target;
+  if (changed && changed.name === "engine") params.delete("version");
   for (const name of new Set([...params.keys()])) {
     const kept = params.getAll(name).filter((value) => value !== "");
     params.delete(name);
