@@ -232,3 +232,31 @@ def test_explorer_changing_the_engine_clears_its_version(server, page):
     assert dict(query(page)) == {"engine": "postgresql"}
     page.wait_for_function("() => [...document.querySelectorAll('#version-select option')].some(o => o.value === '9.6')")
     assert not page.locator(".errors").count()
+
+
+# --- Sizing answers honestly --------------------------------------------------------------------------
+
+def sizing_rows(html):
+    body = re.search(r'<table class="sizing">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
+    return [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+
+
+def test_sizing_lists_a_flavour_printed_by_two_editions_once_with_its_number_as_printed(client):
+    # MySQL 8.0 dedicated 1:8, 8 vCPUs / 64 GB: TPS 3102 in Huawei 2023 (表 1-14) and again in Huawei 2025 (4.2).
+    html = client.get("/sizing/?engine=mysql&version=8.0&metric=tps&target=3000").content.decode()
+    rows = [r for r in sizing_rows(html) if r[0] == "8" and r[1] == "64" and "3102" in r[6]]
+    assert len(rows) == 1, rows
+    assert rows[0][6] == "3102" and "3102.00" not in html
+    assert "2025" in rows[0][8] and "also printed in" in rows[0][8] and "2023" in rows[0][8]
+    keys = [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in sizing_rows(html)]
+    assert len(keys) == len(set(keys)), "a flavour listed twice"
+
+
+def test_sizing_says_unknown_version_and_takes_tps_when_metric_is_missing(client):
+    html = client.get("/sizing/?engine=mysql&version=9.9&metric=tps&target=1").content.decode()
+    assert "Unknown version 9.9 for this engine; published: 5.6, 5.7, 8.0." in html
+    assert "No published flavour reaches" not in html
+    html = client.get("/sizing/?engine=mysql&version=8.0&target=3000").content.decode()
+    assert "errorlist" not in html and len(sizing_rows(html)) > 0
+    assert sizing_rows(html) == sizing_rows(client.get("/sizing/?engine=mysql&version=8.0&metric=tps&target=3000")
+                                            .content.decode())

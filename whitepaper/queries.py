@@ -217,6 +217,21 @@ class PublishedResultQuerySet(models.QuerySet):
         return sorted(best.values(), key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric),
                                                    -r.table.document.published.toordinal()))
 
+    def smallest_reaching_once(self, metric, target):
+        """`smallest_reaching`, each flavour of a series listed once: when several documents (editions)
+        print the same flavour, the newest document's row answers and the others are kept on it as
+        `also` (each with its own printed number)."""
+        merged = {}
+        for r in sorted(self.smallest_reaching(metric, target), key=lambda r: -r.table.document.published.toordinal()):
+            key = (*series_key(r), r.flavor.vcpus, r.flavor.memory_gb, r.flavor.spec_code)
+            if key in merged:
+                merged[key].also.append(r)
+            else:
+                r.also = []
+                merged[key] = r
+        return sorted(merged.values(), key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric),
+                                                     -r.table.document.published.toordinal()))
+
     def facets(self, engine=None):
         """The values each filter can choose from among these results, from one query, labelled in the
         reader's language: {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio"}."""

@@ -407,7 +407,7 @@ def smallest_flavours(form):
     for key in ("version", "vendor"):
         if data.get(key):
             filter_data[key] = data[key]
-    return ResultFilter(filter_data, queryset=PublishedResult.objects.all()).qs.smallest_reaching(
+    return ResultFilter(filter_data, queryset=PublishedResult.objects.all()).qs.smallest_reaching_once(
         data["metric"], data["target"])
 
 
