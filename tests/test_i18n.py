@@ -390,6 +390,7 @@ CATALOGUE_PAGES = [
     "/compare/?sel=engine%3Dmysql%26vendor%3Dalibaba&sel=engine%3Dmysql%26vendor%3Dhuawei&metric=qps",
     "/compare/", "/sizing/", "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000",
     "/sizing/?engine=sqlserver&metric=tps&target=10", "/sizing/?engine=mysql&target=-1",
+    "/sizing/?engine=mysql&version=9.9&target=100", "/explore/?version=10", "/engines/postgresql/", "/engines/sqlserver/",
     "/accounts/login/",
 ]
 

@@ -102,6 +102,23 @@ def document_detail(request, slug):
     })
 
 
+# --- Engine ------------------------------------------------------------------------------------------
+
+@catalogue_page
+def engine_index(request, engine):
+    """One engine: its versions (in version order) with their counts, and the documents that cover it."""
+    engine_obj = get_object_or_404(Engine, slug=engine)
+    toggle = _origin_toggle(request)
+    visible = PublishedResult.objects.visible(toggle["include_internal"]).filter(engine_version__engine=engine_obj)
+    versions = sorted(EngineVersion.objects.select_related("engine").filter(results__in=visible).annotate(
+        n_results=Count("results", distinct=True), n_documents=Count("results__table__document", distinct=True)),
+        key=lambda v: version_sort_key(v.version))
+    documents = (Document.objects.select_related("vendor").filter(tables__results__in=visible).distinct()
+                 .order_by("-published", "slug"))
+    return render(request, "whitepaper/engine.html", {
+        "engine": engine_obj, "versions": versions, "documents": documents, **toggle})
+
+
 # --- Engine version -----------------------------------------------------------------------------
 
 @catalogue_page
