@@ -260,3 +260,37 @@ def test_sizing_says_unknown_version_and_takes_tps_when_metric_is_missing(client
     assert "errorlist" not in html and len(sizing_rows(html)) > 0
     assert sizing_rows(html) == sizing_rows(client.get("/sizing/?engine=mysql&version=8.0&metric=tps&target=3000")
                                             .content.decode())
+
+
+# --- Compare draws what the table shows -----------------------------------------------------------
+
+CHART = "() => { const c = Chart.getChart(document.querySelector('figure[data-chart] canvas')); " \
+        "return {type: c.config.type, data: c.data.datasets.map(d => d.data.map(p => p.y)), " \
+        "pressed: document.querySelector('figure[data-chart] [aria-pressed=true]').dataset.metric}; }"
+
+
+def wait_for_charts(page):
+    page.wait_for_function("() => window.perfdashCharts && window.perfdashCharts.size === "
+                           "document.querySelectorAll('figure[data-chart] canvas').length")
+
+
+def test_compare_single_rows_are_bars_of_the_chosen_metric(server, page):
+    rows = list(PublishedResult.objects.filter(table__document__slug="huawei-2025-10-21-mysql",
+                                               engine_version__version="8.0", flavor__vcpus=8).order_by("pk")[:2])
+    assert len(rows) == 2
+    page.goto(f"{server}/compare/?sel={rows[0].pk}&sel={rows[1].pk}&metric=qps")
+    wait_for_charts(page)
+    chart = page.evaluate(CHART)
+    assert chart["type"] == "bar" and chart["pressed"] == "qps"
+    assert chart["data"] == [[float(rows[0].qps), float(rows[1].qps)]]  # the QPS the table shows, not TPS
+
+
+def test_compare_series_chart_uses_the_chosen_metric(server, page):
+    sel = "engine%3Dmysql%26version%3D8.0%26family%3Ddedicated%26memory_ratio%3D1%3A8%26document%3Dhuawei-2025-10-21-mysql"
+    page.goto(f"{server}/compare/?sel={sel}&metric=qps")
+    wait_for_charts(page)
+    chart = page.evaluate(CHART)
+    expected = sorted(float(r.qps) for r in PublishedResult.objects.filter(
+        table__document__slug="huawei-2025-10-21-mysql", engine_version__version="8.0",
+        flavor__family__slug="dedicated", flavor__memory_ratio="1:8"))
+    assert chart["type"] == "line" and chart["pressed"] == "qps" and sorted(chart["data"][0]) == expected

@@ -402,7 +402,9 @@ def compare(request):
     chart = None
     if valid:
         groups = [(s["label"], s["rows"]) for s in valid]
-        chart = charts.build_chart("chart-compare", _("Comparison"), groups)
+        single = all(not s.get("series") for s in valid)
+        chart = charts.build_chart("chart-compare", _("Comparison"), groups, metric=metric,
+                                   kind="bar" if single else "line")
     spt = sorted({r.table.methodology.statements_per_transaction for s in valid for r in s["rows"]} - {None})
     return render(request, "whitepaper/compare.html", {
         "selections": selections, "baseline": baseline, "metric": metric, "metric_label": dict(COMPARE_METRICS)[metric],
