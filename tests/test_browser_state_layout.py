@@ -294,3 +294,24 @@ def test_compare_series_chart_uses_the_chosen_metric(server, page):
         table__document__slug="huawei-2025-10-21-mysql", engine_version__version="8.0",
         flavor__family__slug="dedicated", flavor__memory_ratio="1:8"))
     assert chart["type"] == "line" and chart["pressed"] == "qps" and sorted(chart["data"][0]) == expected
+
+
+def test_compare_warns_when_methodologies_differ_and_when_rows_are_merged(client):
+    # Huawei 2023 MySQL 5.7 ran sysbench 1.0.18 from client c3.2xlarge.2 (methodology "...mysql56-57"),
+    # MySQL 8.0 from c6.4xlarge.2 (data files: methodologies of huawei-2023-08-03-rds).
+    a = PublishedResult.objects.filter(table__document__slug="huawei-2023-08-03-rds", engine_version__version="5.7",
+                                       flavor__vcpus=8).first()
+    b = PublishedResult.objects.filter(table__document__slug="huawei-2023-08-03-rds", engine_version__version="8.0",
+                                       flavor__vcpus=8).first()
+    html = client.get(f"/compare/?sel={a.pk}&sel={b.pk}").content.decode()
+    assert "The methodologies differ." in html
+    assert "c3.2xlarge.2" in html and "c6.4xlarge.2" in html
+    # The same methodology on both sides: no warning.
+    c = PublishedResult.objects.filter(table=a.table).exclude(pk=a.pk).first()
+    assert "The methodologies differ." not in client.get(f"/compare/?sel={a.pk}&sel={c.pk}").content.decode()
+    # A series of every MySQL 8.0 row has more rows than sizes: the page says how many were merged.
+    rows = PublishedResult.objects.filter(engine_version__engine__slug="mysql", engine_version__version="8.0",
+                                          tps__isnull=False)
+    sizes = {(r.flavor.vcpus, r.flavor.memory_gb) for r in rows}
+    html = client.get("/compare/?sel=engine%3Dmysql%26version%3D8.0&sel=engine%3Dmysql%26version%3D5.7").content.decode()
+    assert f"{rows.count()} rows shown as {len(sizes)} sizes" in html

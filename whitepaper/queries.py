@@ -282,3 +282,36 @@ def version_sort_key(version):
         return ((2, ""),)
     return tuple((0, int(part)) if part.isdigit() else (1, part.strip().lower())
                  for part in re.findall(r"\d+|\D+", version))
+
+
+def methodology_differences(methodologies):
+    """What differs between the methodologies behind compared numbers (besides the QPS definition,
+    which the compare page states on its own): [(field, [values as stated])] for each field that more
+    than one distinct stated value has. Fields: tool, tool version, client, scale (tables x rows),
+    threads, duration. Values not stated by a document are left out, not counted as a difference."""
+    from django.utils.translation import gettext as _
+
+    from .templatetags.catalogue import methodology_text  # the client as the pages show it (language, quotes marked)
+
+    def scale(m):
+        return f"{m.tables} × {m.rows_per_table}" if m.tables and m.rows_per_table else ""
+
+    fields = [
+        (_("Tool"), lambda m: m.get_tool_display() if m.tool else ""),
+        (_("Tool version"), lambda m: m.tool_version),
+        (_("Client"), lambda m: (m.client, methodology_text(m, "client")) if m.client else ""),
+        (_("Tables × rows"), scale),
+        (_("Threads"), lambda m: str(m.threads) if m.threads else ""),
+        (_("Duration"), lambda m: f"{m.duration_s} s" if m.duration_s else ""),
+    ]
+    differences = []
+    for label, value in fields:
+        values = {}  # compared as stated (in English), shown in the page's language
+        for m in methodologies:
+            v = value(m)
+            stated, shown = v if isinstance(v, tuple) else (v, v)
+            if stated and stated not in values:
+                values[stated] = shown
+        if len(values) > 1:
+            differences.append((label, list(values.values())))
+    return differences

@@ -18,7 +18,7 @@ from .filters import ResultFilter, include_internal
 from .forms import COMPARE_METRICS, SizingForm
 from .models import Document, Engine, EngineVersion, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, origin_name, wants_partial
-from .queries import SORTS, version_sort_key
+from .queries import SORTS, methodology_differences, version_sort_key
 
 
 def _origin_toggle(request):
@@ -355,10 +355,14 @@ def compare_table(selections, metric, baseline):
     per_selection = []
     for s in selections:
         values = {}
+        n_rows = 0
         for r in s["rows"]:
             v = metric_value(r, metric)
             if v is not None:
+                n_rows += 1
                 values[(r.flavor.vcpus, r.flavor.memory_gb)] = (v, metric_shown(r, metric))  # newest wins
+        if n_rows > len(values):  # say so: several rows (documents, vendors, ratios) share a size
+            s["merged"] = {"rows": n_rows, "points": len(values)}
         per_selection.append(values)
         points.extend(k for k in values if k not in points)
     rows = []
@@ -406,11 +410,14 @@ def compare(request):
         chart = charts.build_chart("chart-compare", _("Comparison"), groups, metric=metric,
                                    kind="bar" if single else "line")
     spt = sorted({r.table.methodology.statements_per_transaction for s in valid for r in s["rows"]} - {None})
+    methodologies = {r.table.methodology.pk: r.table.methodology for s in valid for r in s["rows"]}
+    differences = methodology_differences(sorted(methodologies.values(), key=lambda m: m.slug))
     return render(request, "whitepaper/compare.html", {
         "selections": selections, "baseline": baseline, "metric": metric, "metric_label": dict(COMPARE_METRICS)[metric],
         "metrics": COMPARE_METRICS, "chart": chart, "chart_rows": charts.chart_rows(chart) if chart else [],
         "table": compare_table(selections, metric, baseline) if selections else None,
         "qps_definitions_differ": len(spt) > 1, "statements_per_transaction": spt,
+        "methodology_differences": differences,
         "too_many": len(sel) > MAX_SELECTIONS, "sel": sel,
         "choices": PublishedResult.objects.visible(toggle["include_internal"]).facets(),
         "max_selections": MAX_SELECTIONS, **toggle,
