@@ -315,3 +315,12 @@ def test_compare_warns_when_methodologies_differ_and_when_rows_are_merged(client
     sizes = {(r.flavor.vcpus, r.flavor.memory_gb) for r in rows}
     html = client.get("/compare/?sel=engine%3Dmysql%26version%3D8.0&sel=engine%3Dmysql%26version%3D5.7").content.decode()
     assert f"{rows.count()} rows shown as {len(sizes)} sizes" in html
+
+
+def test_document_contents_are_numbered_once(server, page):
+    """The sections print their own numbers ("1.4.2 独享型测试数据"): the contents list adds none."""
+    page.goto(f"{server}/documents/huawei-2023-08-03-rds/")
+    styles = page.evaluate("() => [...document.querySelectorAll('.toc ol, .toc ul')].map(l => getComputedStyle(l).listStyleType)")
+    assert styles and set(styles) == {"none"}
+    first = page.inner_text(".toc ol > li")
+    assert re.match(r"\d+(\.\d+)* ", first), first  # the printed number is there, once

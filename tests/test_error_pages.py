@@ -55,3 +55,27 @@ def test_engine_index_lists_its_versions_in_version_order_and_its_documents(db, 
     assert 'href="/documents/huawei-2025-10-21-mysql/"' not in html
     assert 'href="/engines/mysql/' not in html
     assert 'href="/engines/postgresql/"' in client.get("/").content.decode()
+
+
+def test_explorer_csv_filename_says_what_was_filtered_and_bom_is_an_option(db, client):
+    response = client.get("/explore/results.csv?engine=mysql&version=8.0&min_vcpus=16&sort=-tps&cols=tps")
+    assert response["Content-Disposition"] == \
+        'attachment; filename="published-results_engine-mysql_version-8.0_min_vcpus-16.csv"'
+    plain = b"".join(response.streaming_content)
+    assert plain.startswith(b"vendor,")
+    bom = b"".join(client.get("/explore/results.csv?engine=mysql&version=8.0&min_vcpus=16&sort=-tps&bom=true")
+                   .streaming_content)
+    assert bom == b"\xef\xbb\xbf" + plain  # the same bytes after the UTF-8 byte order mark
+    assert client.get("/explore/results.csv")["Content-Disposition"] == 'attachment; filename="published-results.csv"'
+
+
+def test_explorer_rows_link_to_their_source_table_and_document(db, client):
+    from whitepaper.models import PublishedResult
+
+    html = client.get("/explore/?engine=ppas&cols=document&cols=tps&cols=table").content.decode()
+    ids = [int(i) for i in re.findall(r'<tr data-result="(\d+)">', html)]
+    assert ids
+    for result in PublishedResult.objects.filter(pk__in=ids).select_related("table__document"):
+        row = re.search(rf'<tr data-result="{result.pk}">(.*?)</tr>', html, re.S).group(1)
+        assert f'href="/documents/{result.table.document.slug}/#table-{result.table.position}"' in row
+        assert f'href="/documents/{result.table.document.slug}/" title="' in row

@@ -3,12 +3,14 @@
 Every catalogue page is wrapped in `catalogue_page` (ETag/Last-Modified, 304, cache invalidated by
 an import) and reads a fixed number of queries whatever the number of rows."""
 
-from itertools import groupby
+import re
+from itertools import chain, groupby
 from urllib.parse import urlencode
 
 from django.db.models import Count
 from django.http import QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 
@@ -193,15 +195,18 @@ def explorer_cell(result, column):
     if column == "vendor":
         return display.vendor_name(result.table.document.vendor)
     if column == "document":
-        return f"{display.date(result.table.document.published)} {display.document_title(result.table.document)}"
+        document = result.table.document
+        title = display.document_title(document)
+        return format_html('<a href="{}" title="{}">{} {}</a>', document.get_absolute_url(), title,
+                           display.date(document.published), title)
     if column == "engine":
         return str(result.engine_version)
     if column == "family":
         return display.family_html(flavor.family)
     if column == "iops" and result.iops_depends_on_disk:
         return _("depends on disk")
-    if column == "table":
-        return display.table_label_html(result.table)
+    if column == "table":  # the row's source: its table on the document page (#table-N)
+        return format_html('<a href="{}">{}</a>', result.table.get_absolute_url(), display.table_label_html(result.table))
     return cell(result, column)
 
 
@@ -253,10 +258,23 @@ def explore(request):
     return render(request, "whitepaper/explore.html", context)
 
 
+def csv_filename(params):
+    """A filename that says what was filtered: published-results_engine-mysql_version-8.0_min_vcpus-16.csv
+    (filters in the URL's order; sort, columns and the BOM switch are not filters)."""
+    parts = [f"{k}-{v}" for k, vs in params.lists() if k in ResultFilter.base_filters for v in vs if v != ""]
+    name = "_".join(["published-results", *parts])
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name)[:180] + ".csv"
+
+
 def explore_csv(request):
+    """The explorer's rows as CSV. `bom=true` starts it with a UTF-8 byte order mark, for spreadsheets
+    that otherwise read UTF-8 (亿, 独享型) as another encoding."""
     filterset, queryset, _cols, _sort = explorer_state(request)
-    response = StreamingHttpResponse(iter_csv_lines(queryset), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="published-results.csv"'
+    lines = iter_csv_lines(queryset)
+    if request.GET.get("bom") == "true":
+        lines = chain(["\ufeff"], lines)
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{csv_filename(request.GET)}"'
     return response
 
 
