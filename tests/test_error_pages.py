@@ -79,3 +79,20 @@ def test_explorer_rows_link_to_their_source_table_and_document(db, client):
         row = re.search(rf'<tr data-result="{result.pk}">(.*?)</tr>', html, re.S).group(1)
         assert f'href="/documents/{result.table.document.slug}/#table-{result.table.position}"' in row
         assert f'href="/documents/{result.table.document.slug}/" title="' in row
+
+
+def test_explorer_compare_this_filter_keeps_vendors_apart(db, client):
+    from urllib.parse import parse_qs, urlsplit
+
+    from html import unescape
+
+    html = client.get("/explore/?engine=mysql&min_vcpus=8").content.decode()
+    href = unescape(re.search(r'class="compare-series-link" href="([^"]+)"', html).group(1))
+    sels = sorted(parse_qs(urlsplit(href).query)["sel"])
+    assert sels == ["engine=mysql&vendor=alibaba", "engine=mysql&vendor=huawei"]  # MySQL: both vendors publish
+    page = client.get(href).content.decode()
+    assert "Alibaba" in page and "Huawei" in page
+    # One vendor chosen: one series.
+    html = client.get("/explore/?engine=mysql&vendor=huawei").content.decode()
+    href = unescape(re.search(r'class="compare-series-link" href="([^"]+)"', html).group(1))
+    assert parse_qs(urlsplit(href).query)["sel"] == ["engine=mysql&vendor=huawei"]

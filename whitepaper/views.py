@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from django.db.models import Count
 from django.http import QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
@@ -252,6 +253,7 @@ def explore(request):
         engines = [name for _e, name, versions in context["choices"]["engine_versions"] if version in versions]
         if len(engines) > 1:
             context["version_engines"] = pgettext("list separator", ", ").join(engines)
+    context["compare_series_url"] = compare_series_url(request.GET, results)
     if wants_partial(request):
         return render(request, "whitepaper/explore.html#update", context)
     context["hidden_filters"] = hidden_filters(request.GET)
@@ -264,6 +266,21 @@ def csv_filename(params):
     parts = [f"{k}-{v}" for k, vs in params.lists() if k in ResultFilter.base_filters for v in vs if v != ""]
     name = "_".join(["published-results", *parts])
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name)[:180] + ".csv"
+
+
+def compare_series_url(params, results):
+    """"Compare this filter as a series": the filter's series parameters; rows of several vendors (no
+    vendor chosen) become one series per vendor, so vendors are never merged into one line."""
+    series = [(k, v) for k, vs in params.lists() if k in SERIES_KEYS for v in vs if v != ""]
+    if not series:
+        return ""
+    vendors = sorted({r.table.document.vendor.slug for r in results})
+    if "vendor" not in dict(series) and len(vendors) > 1:
+        selections = [urlencode(series + [("vendor", v)]) for v in vendors[:MAX_SELECTIONS]]
+    else:
+        selections = [urlencode(series)]
+    internal = [("include_internal", "true")] if include_internal(params) else []
+    return reverse("whitepaper:compare") + "?" + urlencode([("sel", s) for s in selections] + internal)
 
 
 def explore_csv(request):
