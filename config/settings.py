@@ -56,6 +56,8 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "config.language.LocaleMiddleware",  # Django's, plus ?lang= first and the API in English
+    # Friendly 404/500 pages with DEBUG on too (config/errors.py); DEBUG off: templates/404.html, 500.html.
+    "config.errors.FriendlyErrorPagesMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

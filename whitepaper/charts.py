@@ -87,17 +87,24 @@ def available_metrics(results):
             for name in present]
 
 
-def build_chart(chart_id, title, labelled_groups):
-    """labelled_groups: [(series label, [results])]. Points are sorted by vCPUs, then memory."""
+def build_chart(chart_id, title, labelled_groups, metric=None, kind="line"):
+    """labelled_groups: [(series label, [results])]. Points are sorted by vCPUs, then memory.
+    `metric`: the metric drawn first (a page's chosen metric; 'tps_per_core' = TPS per vCPU);
+    `kind`: "line" (against vCPUs) or "bar" (one bar per series: single flavours side by side)."""
     all_results = [r for _, rs in labelled_groups for r in rs]
     series = []
     for label, rs in labelled_groups:
         pts = sorted((point(r) for r in rs), key=lambda p: (p["x"], p["memory_gb"]))
         series.append({"label": label, "points": pts})
     metrics = available_metrics(all_results)
+    per_core = metric == "tps_per_core"
+    first = "tps" if per_core else metric
+    if first not in {m["name"] for m in metrics}:
+        first, per_core = (metrics[0]["name"] if metrics else None), False
     chart = {"id": chart_id, "data_id": f"{chart_id}-data", "title": title, "x_label": _("vCPUs"),
-             "per_core_label": _("per vCPU"), "metrics": metrics, "series": series}
-    chart["summary"] = summary(chart)
+             "per_core_label": _("per vCPU"), "metrics": metrics, "series": series,
+             "initial_metric": first, "initial_per_core": per_core, "kind": kind}
+    chart["summary"] = summary(chart, first)
     return chart
 
 

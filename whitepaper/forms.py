@@ -2,6 +2,7 @@
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 
 SIZING_METRICS = [("tps", _("TPS")), ("qps", _("QPS"))]
 COMPARE_METRICS = [("tps", _("TPS")), ("qps", _("QPS")), ("tps_per_core", _("TPS per vCPU")), ("tpm", _("TPM")),
@@ -14,7 +15,8 @@ class SizingForm(forms.Form):
     engine = forms.ChoiceField(label=_("Engine"))
     version = forms.CharField(label=_("Version"), required=False, max_length=30,
                               help_text=_("e.g. 5.7; empty for every version"))
-    metric = forms.ChoiceField(label=_("Metric"), choices=SIZING_METRICS, initial="tps")
+    # Not required: a URL without `metric` asks about TPS, as the select shows.
+    metric = forms.ChoiceField(label=_("Metric"), choices=SIZING_METRICS, initial="tps", required=False)
     target = forms.DecimalField(label=_("At least"), min_value=0, max_digits=16, decimal_places=2)
     vendor = forms.CharField(label=_("Vendor"), required=False, max_length=50, widget=forms.HiddenInput)
     include_internal = forms.BooleanField(label=_("Include internal measurements"), required=False,
@@ -23,3 +25,22 @@ class SizingForm(forms.Form):
     def __init__(self, *args, engines=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["engine"].choices = [(e.slug, e.name) for e in engines]
+
+    def clean_metric(self):
+        return self.cleaned_data.get("metric") or "tps"
+
+    def clean(self):
+        """A version the engine has no published results for is an unknown version, not "no flavour
+        reaches the target"."""
+        from .models import EngineVersion
+        from .queries import version_sort_key
+
+        data = super().clean()
+        engine, version = data.get("engine"), data.get("version")
+        if engine and version:
+            known = sorted(EngineVersion.objects.filter(engine__slug=engine, results__isnull=False)
+                           .values_list("version", flat=True).distinct(), key=version_sort_key)
+            if version not in known:
+                self.add_error("version", _("Unknown version %(version)s for this engine; published: %(known)s.") % {
+                    "version": version, "known": pgettext("list separator", ", ").join(v for v in known if v)})
+        return data

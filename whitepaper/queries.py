@@ -15,6 +15,8 @@ This module imports no model (models.py imports it): the queryset reaches the mo
 `self.model` and its relations.
 """
 
+import re
+
 from django.db import models
 from django.db.models import BooleanField, Expression, F, OuterRef, Subquery, Value, Window
 from django.db.models.functions import Coalesce, Rank
@@ -215,7 +217,22 @@ class PublishedResultQuerySet(models.QuerySet):
         return sorted(best.values(), key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric),
                                                    -r.table.document.published.toordinal()))
 
-    def facets(self):
+    def smallest_reaching_once(self, metric, target):
+        """`smallest_reaching`, each flavour of a series listed once: when several documents (editions)
+        print the same flavour, the newest document's row answers and the others are kept on it as
+        `also` (each with its own printed number)."""
+        merged = {}
+        for r in sorted(self.smallest_reaching(metric, target), key=lambda r: -r.table.document.published.toordinal()):
+            key = (*series_key(r), r.flavor.vcpus, r.flavor.memory_gb, r.flavor.spec_code)
+            if key in merged:
+                merged[key].also.append(r)
+            else:
+                r.also = []
+                merged[key] = r
+        return sorted(merged.values(), key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric),
+                                                     -r.table.document.published.toordinal()))
+
+    def facets(self, engine=None):
         """The values each filter can choose from among these results, from one query, labelled in the
         reader's language: {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio"}."""
         from django.utils.translation import gettext as _
@@ -230,12 +247,15 @@ class PublishedResultQuerySet(models.QuerySet):
             "flavor__memory_ratio")
             .distinct())
         vendors, documents, engines, versions, families, ratios = {}, {}, {}, {}, {}, set()
+        by_engine = {}
         for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio) in rows:
+            if ver:
+                by_engine.setdefault(e, set()).add(ver)
             vendors[v] = display.plain(vn, vzh)
             documents[d] = (dp, _("%(vendor)s: %(title)s, %(date)s") % {
                 "vendor": vendors[v], "title": display.plain(dt, dzh) or d, "date": display.date(dp)})
             engines[e] = en
-            if ver:
+            if ver and (not engine or e == engine):
                 versions[ver] = ver
             if f:
                 families[f] = display.plain(fn, fzh)
@@ -246,7 +266,52 @@ class PublishedResultQuerySet(models.QuerySet):
             "document": [(slug, label) for slug, (_date, label) in
                          sorted(documents.items(), key=lambda kv: kv[1][0], reverse=True)],
             "engine": sorted(engines.items(), key=lambda kv: kv[1]),
-            "version": sorted(versions.items()),
+            "version": sorted(versions.items(), key=lambda kv: version_sort_key(kv[0])),
+            # Per engine (in the engines' order), its versions in version order: PostgreSQL 10 and PPAS 10 stay apart.
+            "engine_versions": [(e, engines[e], sorted(by_engine.get(e, ()), key=version_sort_key))
+                                for e, _name in sorted(engines.items(), key=lambda kv: kv[1])],
             "family": sorted(families.items(), key=lambda kv: kv[1]),
             "memory_ratio": [(r, r) for r in sorted(ratios, key=lambda r: int(r.split(":")[1]))],
         }
+
+
+def version_sort_key(version):
+    """Versions sort as versions, not as text: 5.6 < 5.7 < 8.0; 9.6 < 10 < 11; 2008 R2 < 2012 < 2014.
+    Numbers compare as numbers, the text between them as text; '' (not stated) last."""
+    if not version:
+        return ((2, ""),)
+    return tuple((0, int(part)) if part.isdigit() else (1, part.strip().lower())
+                 for part in re.findall(r"\d+|\D+", version))
+
+
+def methodology_differences(methodologies):
+    """What differs between the methodologies behind compared numbers (besides the QPS definition,
+    which the compare page states on its own): [(field, [values as stated])] for each field that more
+    than one distinct stated value has. Fields: tool, tool version, client, scale (tables x rows),
+    threads, duration. Values not stated by a document are left out, not counted as a difference."""
+    from django.utils.translation import gettext as _
+
+    from .templatetags.catalogue import methodology_text  # the client as the pages show it (language, quotes marked)
+
+    def scale(m):
+        return f"{m.tables} × {m.rows_per_table}" if m.tables and m.rows_per_table else ""
+
+    fields = [
+        (_("Tool"), lambda m: m.get_tool_display() if m.tool else ""),
+        (_("Tool version"), lambda m: m.tool_version),
+        (_("Client"), lambda m: (m.client, methodology_text(m, "client")) if m.client else ""),
+        (_("Tables × rows"), scale),
+        (_("Threads"), lambda m: str(m.threads) if m.threads else ""),
+        (_("Duration"), lambda m: f"{m.duration_s} s" if m.duration_s else ""),
+    ]
+    differences = []
+    for label, value in fields:
+        values = {}  # compared as stated (in English), shown in the page's language
+        for m in methodologies:
+            v = value(m)
+            stated, shown = v if isinstance(v, tuple) else (v, v)
+            if stated and stated not in values:
+                values[stated] = shown
+        if len(values) > 1:
+            differences.append((label, list(values.values())))
+    return differences

@@ -8,6 +8,7 @@ app_name = "whitepaper"
 urlpatterns = [
     path("", views.home, name="home"),
     path("documents/<slug:slug>/", views.document_detail, name="document"),
+    path("engines/<slug:engine>/", views.engine_index, name="engine"),
     path("engines/<slug:engine>/<stated:version>/", views.engine_version, name="engine-version"),
     path("explore/", views.explore, name="explore"),
     path("explore/results.csv", views.explore_csv, name="explore-csv"),

@@ -3,14 +3,17 @@
 Every catalogue page is wrapped in `catalogue_page` (ETag/Last-Modified, 304, cache invalidated by
 an import) and reads a fixed number of queries whatever the number of rows."""
 
-from itertools import groupby
+import re
+from itertools import chain, groupby
 from urllib.parse import urlencode
 
 from django.db.models import Count
 from django.http import QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 
 from . import charts, display
 from .export import iter_csv_lines
@@ -18,7 +21,7 @@ from .filters import ResultFilter, include_internal
 from .forms import COMPARE_METRICS, SizingForm
 from .models import Document, Engine, EngineVersion, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, origin_name, wants_partial
-from .queries import SORTS
+from .queries import SORTS, methodology_differences, version_sort_key
 
 
 def _origin_toggle(request):
@@ -41,7 +44,8 @@ def home(request):
                     n_results=Count("results", distinct=True),
                     n_documents=Count("results__table__document", distinct=True))
                 .order_by("engine__name", "version"))
-    engines = [(engine, list(vs)) for engine, vs in groupby(versions, key=lambda v: v.engine)]
+    engines = [(engine, sorted(vs, key=lambda v: version_sort_key(v.version)))
+               for engine, vs in groupby(versions, key=lambda v: v.engine)]
     documents = Document.objects.select_related("vendor").annotate(n_tables=Count("tables"))
     if not toggle["include_internal"]:
         documents = documents.filter(vendor__origin=Origin.VENDOR)
@@ -101,6 +105,23 @@ def document_detail(request, slug):
     })
 
 
+# --- Engine ------------------------------------------------------------------------------------------
+
+@catalogue_page
+def engine_index(request, engine):
+    """One engine: its versions (in version order) with their counts, and the documents that cover it."""
+    engine_obj = get_object_or_404(Engine, slug=engine)
+    toggle = _origin_toggle(request)
+    visible = PublishedResult.objects.visible(toggle["include_internal"]).filter(engine_version__engine=engine_obj)
+    versions = sorted(EngineVersion.objects.select_related("engine").filter(results__in=visible).annotate(
+        n_results=Count("results", distinct=True), n_documents=Count("results__table__document", distinct=True)),
+        key=lambda v: version_sort_key(v.version))
+    documents = (Document.objects.select_related("vendor").filter(tables__results__in=visible).distinct()
+                 .order_by("-published", "slug"))
+    return render(request, "whitepaper/engine.html", {
+        "engine": engine_obj, "versions": versions, "documents": documents, **toggle})
+
+
 # --- Engine version -----------------------------------------------------------------------------
 
 @catalogue_page
@@ -150,6 +171,7 @@ EXPLORER_COLUMNS = {
     "table": gettext_lazy("Table"),
 }
 assert set(EXPLORER_COLUMNS) <= set(SORTS)
+TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment", "table"}  # left-aligned; numbers right
 DEFAULT_COLUMNS = ["vendor", "document", "engine", "family", "memory_ratio", "flavor", "vcpus", "memory_gb",
                    "max_connections", "tps", "qps"]
 FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment",
@@ -174,41 +196,102 @@ def explorer_cell(result, column):
     if column == "vendor":
         return display.vendor_name(result.table.document.vendor)
     if column == "document":
-        return f"{display.date(result.table.document.published)} {display.document_title(result.table.document)}"
+        document = result.table.document
+        title = display.document_title(document)
+        return format_html('<a href="{}" title="{}">{} {}</a>', document.get_absolute_url(), title,
+                           display.date(document.published), title)
     if column == "engine":
         return str(result.engine_version)
     if column == "family":
         return display.family_html(flavor.family)
     if column == "iops" and result.iops_depends_on_disk:
         return _("depends on disk")
-    if column == "table":
-        return display.table_label_html(result.table)
+    if column == "table":  # the row's source: its table on the document page (#table-N)
+        return format_html('<a href="{}">{}</a>', result.table.get_absolute_url(), display.table_label_html(result.table))
     return cell(result, column)
+
+
+def canonical_query(params):
+    """The query string without empty values and without the default columns (what the explorer
+    pushes and links to; static/js/explorer.js does the same in the browser)."""
+    default_cols = params.getlist("cols") == DEFAULT_COLUMNS
+    return urlencode([(k, v) for k, vs in params.lists() for v in vs
+                      if v != "" and not (k == "cols" and default_cols)])
+
+
+def hidden_filters(params):
+    """Filter parameters of the URL that the explorer's form has no control for (`flavor`, `vcpus`,
+    `edition` ...): kept as hidden inputs, so changing a control never drops them."""
+    shown = set(FILTER_FIELDS) | {"sort", "cols"}
+    return [(k, v) for k, vs in params.lists() if k in ResultFilter.base_filters and k not in shown
+            for v in vs if v != ""]
 
 
 @catalogue_page
 def explore(request):
+    if not getattr(request, "htmx", False) and any(v == "" for _k, vs in request.GET.lists() for v in vs):
+        # A form submitted without JavaScript: the same view at its canonical URL (no empty parameters).
+        query = canonical_query(request.GET)
+        return redirect(request.path + (f"?{query}" if query else ""))
     filterset, queryset, cols, sort = explorer_state(request)
     results = list(queryset)
-    rows = [{"result": r, "cells": [explorer_cell(r, c) for c in cols], "origin": origin_name(r)} for r in results]
-    query = request.GET.urlencode()
+    rows = [{"result": r, "cells": [(explorer_cell(r, c), c in TEXT_COLUMNS) for c in cols], "origin": origin_name(r)} for r in results]
+    query = canonical_query(request.GET)
     context = {
         "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query,
         "headers": [(c, EXPLORER_COLUMNS[c]) for c in cols],
-        "all_columns": list(EXPLORER_COLUMNS.items()),
-        "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs]),
+        "all_columns": list(EXPLORER_COLUMNS.items()), "default_cols": DEFAULT_COLUMNS, "text_cols": TEXT_COLUMNS,
+        "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs if v != ""]),
     }
-    if wants_partial(request):
-        return render(request, "whitepaper/explore.html#results", context)
-    context["choices"] = PublishedResult.objects.visible(include_internal(request.GET)).facets()
+    # The version control lists the chosen engine's versions (every engine's, grouped, when none is
+    # chosen); an htmx update sends it along (out of band), so it follows the engine.
+    context["choices"] = PublishedResult.objects.visible(include_internal(request.GET)).facets(
+        engine=request.GET.get("engine") or None)
     context["values"] = request.GET
+    version = request.GET.get("version")
+    if version and not request.GET.get("engine"):  # version=10: PostgreSQL 10 and PPAS 10 are not one version
+        engines = [name for _e, name, versions in context["choices"]["engine_versions"] if version in versions]
+        if len(engines) > 1:
+            context["version_engines"] = pgettext("list separator", ", ").join(engines)
+    context["compare_series_url"] = compare_series_url(request.GET, results)
+    if wants_partial(request):
+        return render(request, "whitepaper/explore.html#update", context)
+    context["hidden_filters"] = hidden_filters(request.GET)
     return render(request, "whitepaper/explore.html", context)
 
 
+def csv_filename(params):
+    """A filename that says what was filtered: published-results_engine-mysql_version-8.0_min_vcpus-16.csv
+    (filters in the URL's order; sort, columns and the BOM switch are not filters)."""
+    parts = [f"{k}-{v}" for k, vs in params.lists() if k in ResultFilter.base_filters for v in vs if v != ""]
+    name = "_".join(["published-results", *parts])
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name)[:180] + ".csv"
+
+
+def compare_series_url(params, results):
+    """"Compare this filter as a series": the filter's series parameters; rows of several vendors (no
+    vendor chosen) become one series per vendor, so vendors are never merged into one line."""
+    series = [(k, v) for k, vs in params.lists() if k in SERIES_KEYS for v in vs if v != ""]
+    if not series:
+        return ""
+    vendors = sorted({r.table.document.vendor.slug for r in results})
+    if "vendor" not in dict(series) and len(vendors) > 1:
+        selections = [urlencode(series + [("vendor", v)]) for v in vendors[:MAX_SELECTIONS]]
+    else:
+        selections = [urlencode(series)]
+    internal = [("include_internal", "true")] if include_internal(params) else []
+    return reverse("whitepaper:compare") + "?" + urlencode([("sel", s) for s in selections] + internal)
+
+
 def explore_csv(request):
+    """The explorer's rows as CSV. `bom=true` starts it with a UTF-8 byte order mark, for spreadsheets
+    that otherwise read UTF-8 (亿, 独享型) as another encoding."""
     filterset, queryset, _cols, _sort = explorer_state(request)
-    response = StreamingHttpResponse(iter_csv_lines(queryset), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="published-results.csv"'
+    lines = iter_csv_lines(queryset)
+    if request.GET.get("bom") == "true":
+        lines = chain(["\ufeff"], lines)
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{csv_filename(request.GET)}"'
     return response
 
 
@@ -307,10 +390,14 @@ def compare_table(selections, metric, baseline):
     per_selection = []
     for s in selections:
         values = {}
+        n_rows = 0
         for r in s["rows"]:
             v = metric_value(r, metric)
             if v is not None:
+                n_rows += 1
                 values[(r.flavor.vcpus, r.flavor.memory_gb)] = (v, metric_shown(r, metric))  # newest wins
+        if n_rows > len(values):  # say so: several rows (documents, vendors, ratios) share a size
+            s["merged"] = {"rows": n_rows, "points": len(values)}
         per_selection.append(values)
         points.extend(k for k in values if k not in points)
     rows = []
@@ -354,13 +441,18 @@ def compare(request):
     chart = None
     if valid:
         groups = [(s["label"], s["rows"]) for s in valid]
-        chart = charts.build_chart("chart-compare", _("Comparison"), groups)
+        single = all(not s.get("series") for s in valid)
+        chart = charts.build_chart("chart-compare", _("Comparison"), groups, metric=metric,
+                                   kind="bar" if single else "line")
     spt = sorted({r.table.methodology.statements_per_transaction for s in valid for r in s["rows"]} - {None})
+    methodologies = {r.table.methodology.pk: r.table.methodology for s in valid for r in s["rows"]}
+    differences = methodology_differences(sorted(methodologies.values(), key=lambda m: m.slug))
     return render(request, "whitepaper/compare.html", {
         "selections": selections, "baseline": baseline, "metric": metric, "metric_label": dict(COMPARE_METRICS)[metric],
         "metrics": COMPARE_METRICS, "chart": chart, "chart_rows": charts.chart_rows(chart) if chart else [],
         "table": compare_table(selections, metric, baseline) if selections else None,
         "qps_definitions_differ": len(spt) > 1, "statements_per_transaction": spt,
+        "methodology_differences": differences,
         "too_many": len(sel) > MAX_SELECTIONS, "sel": sel,
         "choices": PublishedResult.objects.visible(toggle["include_internal"]).facets(),
         "max_selections": MAX_SELECTIONS, **toggle,
@@ -376,7 +468,7 @@ def smallest_flavours(form):
     for key in ("version", "vendor"):
         if data.get(key):
             filter_data[key] = data[key]
-    return ResultFilter(filter_data, queryset=PublishedResult.objects.all()).qs.smallest_reaching(
+    return ResultFilter(filter_data, queryset=PublishedResult.objects.all()).qs.smallest_reaching_once(
         data["metric"], data["target"])
 
 

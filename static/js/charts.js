@@ -25,6 +25,27 @@
     });
   }
 
+  // Single flavours side by side: one bar per series (its one row), not points stacked at one x.
+  function bars(spec, metric, perCore) {
+    const shown = spec.series.map(function (series) {
+      const p = series.points.find(function (p) { return p[metric] !== null && p[metric] !== undefined; });
+      return {label: series.label, point: p};
+    });
+    return {
+      labels: shown.map(function (s) { return s.label; }),
+      datasets: [{
+        label: metricLabel(spec, metric, perCore),
+        backgroundColor: shown.map(function (s, i) { return PALETTE[i % PALETTE.length]; }),
+        data: shown.map(function (s) {
+          const p = s.point;
+          if (!p) return {x: s.label, y: null};
+          return {x: s.label, y: perCore ? Math.round(p[metric] / p.x * 100) / 100 : p[metric],
+                  vcpus: p.x, flavor: p.flavor, memory_gb: p.memory_gb};
+        }),
+      }],
+    };
+  }
+
   function metricLabel(spec, metric, perCore) {
     const m = spec.metrics.find(function (m) { return m.name === metric; });
     return (m ? m.label : metric) + (perCore ? " " + spec.per_core_label : "");
@@ -37,20 +58,25 @@
     if (!canvas || !data || typeof Chart === "undefined") return;
     const spec = JSON.parse(data.textContent);
     if (!spec.metrics.length) return;
-    const state = {metric: spec.metrics[0].name, perCore: false};
+    const chosen = spec.metrics.find(function (m) { return m.name === spec.initial_metric; });
+    const state = {metric: chosen ? chosen.name : spec.metrics[0].name, perCore: !!(chosen && spec.initial_per_core)};
+    const bar = spec.kind === "bar";
     const chart = new Chart(canvas, {
-      type: "line",
-      data: {datasets: datasets(spec, state.metric, state.perCore)},
+      type: bar ? "bar" : "line",
+      data: bar ? bars(spec, state.metric, state.perCore) : {datasets: datasets(spec, state.metric, state.perCore)},
       options: {
         parsing: false, responsive: true, maintainAspectRatio: false, animation: false,
         interaction: {mode: "nearest", intersect: false},
         scales: {
-          x: {type: "linear", title: {display: true, text: spec.x_label}, beginAtZero: true},
-          y: {beginAtZero: true, title: {display: true, text: metricLabel(spec, state.metric, false)}},
+          x: bar ? {type: "category"} : {type: "linear", title: {display: true, text: spec.x_label}, beginAtZero: true},
+          y: {beginAtZero: true, title: {display: true, text: metricLabel(spec, state.metric, state.perCore)}},
         },
         plugins: {
+          legend: {display: !bar},
           tooltip: {callbacks: {label: function (ctx) {
             const raw = ctx.raw;
+            if (bar) return raw.y.toLocaleString() + " @ " + raw.vcpus + " " + spec.x_label + " / " + raw.memory_gb + " GB" +
+              (raw.flavor ? " (" + raw.flavor + ")" : "");
             return ctx.dataset.label + ": " + raw.y.toLocaleString() + " @ " + raw.x + " " + spec.x_label + " / " + raw.memory_gb + " GB" +
               (raw.flavor ? " (" + raw.flavor + ")" : "");
           }}},
@@ -58,8 +84,10 @@
       },
     });
     charts.set(id, chart);
+    figure.querySelectorAll("[data-per-core]").forEach(function (box) { box.checked = state.perCore; });
     function update() {
-      chart.data.datasets = datasets(spec, state.metric, state.perCore);
+      if (bar) chart.data = bars(spec, state.metric, state.perCore);
+      else chart.data.datasets = datasets(spec, state.metric, state.perCore);
       chart.options.scales.y.title.text = metricLabel(spec, state.metric, state.perCore);
       chart.update();
       figure.querySelectorAll("[data-metric]").forEach(function (b) {

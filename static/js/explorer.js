@@ -1,0 +1,21 @@
+// Forms marked data-drop-empty (the explorer's filters) send, and so push into the address bar, only
+// the parameters that have a value: "any" and empty number fields leave no `vendor=&min_tps=` behind,
+// nor the default columns (as whitepaper.views.canonical_query).
+// The form carries hx-history="false": on Back/Forward htmx asks the server for the whole page
+// (an HX-History-Restore-Request), so the controls come back with the rows they filtered.
+document.addEventListener("htmx:configRequest", (event) => {
+  if (!event.detail.elt.closest("form[data-drop-empty]")) return;
+  const params = event.detail.parameters;
+  // Another engine: the version chosen for the previous one no longer applies (the server sends the
+  // new engine's versions with the rows).
+  const changed = event.detail.triggeringEvent && event.detail.triggeringEvent.target;
+  if (changed && changed.name === "engine") params.delete("version");
+  for (const name of new Set([...params.keys()])) {
+    const kept = params.getAll(name).filter((value) => value !== "");
+    params.delete(name);
+    kept.forEach((value) => params.append(name, value));
+  }
+  // The default columns are what no `cols` means.
+  const form = event.detail.elt.closest("form[data-drop-empty]");
+  if (form.dataset.defaultCols && params.getAll("cols").join(" ") === form.dataset.defaultCols) params.delete("cols");
+});
