@@ -458,7 +458,8 @@ def test_openapi_schema_documents_fields_with_units(client):
                  "vcpus", "min_vcpus", "max_vcpus", "memory_gb", "min_tps", "max_qps", "min_max_connections",
                  "ordering", "page", "page_size", "format"]:
         assert name in params, name
-    assert "mysql" in params["engine"]["schema"]["enum"]
+    assert params["engine"]["schema"]["type"] == "array"  # repeated: engine=mysql&engine=postgresql
+    assert "mysql" in params["engine"]["schema"]["items"]["enum"]
     assert params["page_size"]["schema"]["maximum"] == 500
     assert "text/csv" in results["responses"]["200"]["content"]
     assert {"400", "429"} <= set(results["responses"])

@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from config.api import PARAMETER_ERRORS, THROTTLED
 
-from ..models import Deployment, PublishedResult
+from ..models import PublishedResult
 from ..queries import VARIANT_FIELDS, field_value
 from . import serializers as s
 from .params import APIResultFilter, check_params
@@ -54,10 +54,11 @@ class SpecLookupSchema(AutoSchema):
             annotation = getattr(flt, "_spectacular_annotation", None)
             if annotation:
                 schema = dict(annotation["field"])
-                description = schema.pop("description", "")
-            else:  # deployment
-                schema = {"type": "string", "enum": [c for c, _ in Deployment.choices if c]}
-                description = str(flt.extra.get("help_text") or flt.label)
+                description = schema.pop("description", "").replace(" Repeat the parameter for several (any of them).", "")
+                if schema.get("type") == "array":  # one flavour: a single value here
+                    schema = schema["items"]
+            else:
+                raise AssertionError(name)
             parameters.append(OpenApiParameter(name, type=schema, location=OpenApiParameter.QUERY,
                                                required=name in SPEC_REQUIRED, description=description))
         return parameters
@@ -67,7 +68,8 @@ def spec_filterset(params):
     """The lookup's parameters as a validated ResultFilter; a 400 naming every problem otherwise."""
     data = {name: params[name] for name in SPEC_PARAMS if params.get(name)}
     filterset = APIResultFilter(data, queryset=PublishedResult.objects.with_provenance(prefetch=True))
-    errors = check_params(params, set(SPEC_PARAMS) | {"format"}, filterset=filterset, required=SPEC_REQUIRED)
+    errors = check_params(params, set(SPEC_PARAMS) | {"format"}, filterset=filterset, required=SPEC_REQUIRED,
+                          repeatable=())
     if errors:
         raise ValidationError(errors)
     return data, filterset

@@ -1,0 +1,93 @@
+"""The API as its consumers use it (issue 13): lists as repeated parameters, one error shape, HTTP
+caching and rate-limit headers, the analysts' CSV. Runs on the bundled catalogue."""
+
+import pytest
+
+from whitepaper.models import PublishedResult
+
+pytestmark = pytest.mark.django_db
+
+API = "/api/v1"
+
+
+def get(client, path, status=200, **headers):
+    response = client.get(path, **headers)
+    assert response.status_code == status, (path, response.status_code, response.content[:500])
+    return response
+
+
+def ids(client, query):
+    body = get(client, f"{API}/results/?page_size=500&{query}").json()
+    assert body["count"] == len(body["results"])
+    return [r["id"] for r in body["results"]]
+
+
+# --- Lists: repeated parameters --------------------------------------------------------------------
+
+def test_repeated_engine_answers_both_engines(client):
+    mysql, postgresql = ids(client, "engine=mysql"), ids(client, "engine=postgresql")
+    both = ids(client, "engine=mysql&engine=postgresql")
+    assert mysql and postgresql
+    assert sorted(both) == sorted(mysql + postgresql)
+    # Counted independently of the API's filter code: vendor-published MySQL and PostgreSQL rows.
+    expected = (PublishedResult.objects.filter(engine_version__engine__slug__in=["mysql", "postgresql"])
+                .exclude(table__document__vendor__slug="internal").count())
+    assert len(both) == expected
+
+
+@pytest.mark.parametrize("name, values", [
+    ("vendor", ["huawei", "alibaba"]), ("version", ["5.7", "8.0"]), ("family", ["general", "dedicated"]),
+    ("memory_ratio", ["1:2", "1:4"]), ("deployment", ["ha", "single"]),
+])
+def test_every_slug_filter_takes_a_list(client, name, values):
+    each = [ids(client, f"{name}={v}") for v in values]
+    assert all(each), "each value alone matches something"
+    both = ids(client, "&".join(f"{name}={v}" for v in values))
+    assert sorted(both) == sorted(sum(each, []))
+
+
+def test_not_stated_in_a_list(client):
+    sqlserver = ids(client, "engine=sqlserver&family=-")
+    assert sqlserver, "SQL Server results name no family"
+    general = ids(client, "family=general")
+    assert sorted(ids(client, "family=-&family=general")) == sorted(set(ids(client, "family=-")) | set(general))
+
+
+def test_repeated_ordering_is_a_two_field_sort(client):
+    body = get(client, f"{API}/results/?engine=mysql&page_size=500&ordering=vcpus&ordering=-tps").json()
+    keys = [(r["flavor"]["vcpus"], -(r["tps"] or -1)) for r in body["results"]]
+    assert keys == sorted(keys) and len({k[0] for k in keys}) > 1
+    comma = get(client, f"{API}/results/?engine=mysql&page_size=500&ordering=vcpus,-tps").json()
+    assert [r["id"] for r in comma["results"]] == [r["id"] for r in body["results"]]
+
+
+@pytest.mark.parametrize("query, name", [
+    ("min_tps=1&min_tps=2", "min_tps"), ("latest=true&latest=false", "latest"), ("page=1&page=2", "page"),
+    ("page_size=5&page_size=6", "page_size"), ("format=json&format=csv", "format"),
+])
+def test_other_repeated_parameters_are_400_naming_them(client, query, name):
+    body = get(client, f"{API}/results/?{query}", status=400).json()
+    assert "more than once" in str(body), body
+    assert name in str(body)
+
+
+def test_repeated_parameter_in_spec_lookup_is_400(client):
+    body = get(client, f"{API}/spec/?engine=mysql&engine=postgresql&version=8.0&family=dedicated&vcpus=16"
+                       "&memory_gb=64", status=400).json()
+    assert "engine" in str(body) and "more than once" in str(body)
+
+
+def test_bad_value_in_a_list_is_named(client):
+    body = get(client, f"{API}/results/?engine=mysql&engine=oracle", status=400).json()
+    assert "oracle" in str(body) and "engine" in str(body)
+
+
+def test_schema_declares_lists_as_repeated(client):
+    schema = get(client, f"{API}/schema/?format=json").json()
+    params = {p["name"]: p for p in schema["paths"]["/api/v1/results/"]["get"]["parameters"]}
+    for name in ("engine", "vendor", "version", "family", "deployment", "ordering"):
+        assert params[name]["schema"]["type"] == "array", name
+        assert params[name].get("explode", True) is True and params[name].get("style", "form") == "form", name
+    assert params["min_tps"]["schema"]["type"] == "number"
+    spec = {p["name"]: p for p in schema["paths"]["/api/v1/spec/"]["get"]["parameters"]}
+    assert spec["engine"]["schema"]["type"] == "string"
