@@ -152,6 +152,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["config.api.AnonReadThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon": env("API_ANON_RATE", default="600/minute")},
     "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.StrictContentNegotiation",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "RDS performance whitepaper API",

@@ -91,3 +91,41 @@ def test_schema_declares_lists_as_repeated(client):
     assert params["min_tps"]["schema"]["type"] == "number"
     spec = {p["name"]: p for p in schema["paths"]["/api/v1/spec/"]["get"]["parameters"]}
     assert spec["engine"]["schema"]["type"] == "string"
+
+
+# --- One error shape ---------------------------------------------------------------------------
+
+def assert_error(response, status, code):
+    assert response.status_code == status, response.content[:300]
+    assert response["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert {"detail", "code", "errors"} <= set(body) and body["code"] == code, body
+    assert isinstance(body["detail"], str) and isinstance(body["errors"], dict)
+    return body
+
+
+@pytest.mark.parametrize("path, text", [
+    (f"{API}/vendors/nobody/", "No vendor at /api/v1/vendors/nobody/."),
+    (f"{API}/results/999999999/", "No published result at /api/v1/results/999999999/."),
+    (f"{API}/versions/mysql/9.9/", "No engine version at /api/v1/versions/mysql/9.9/."),
+    (f"{API}/families/huawei/x/", "No instance family at /api/v1/families/huawei/x/."),
+])
+def test_object_404s_have_one_wording(client, path, text):
+    assert assert_error(client.get(path), 404, "not_found")["detail"] == text
+
+
+@pytest.mark.parametrize("path", ["/api/v2/results/", "/api/v2/", "/api/nothing"])
+def test_other_api_versions_are_a_json_404(client, path):
+    body = assert_error(client.get(path), 404, "not_found")
+    assert "v1" in body["detail"]
+
+
+def test_bad_parameters_share_the_shape(client):
+    body = assert_error(client.get(f"{API}/results/?engine=oracle&min_tps=x"), 400, "invalid")
+    assert set(body["errors"]) == {"engine", "min_tps"}
+    assert body["errors"]["engine"] == ["Unknown engine 'oracle'."]
+    assert_error(client.get(f"{API}/results/?format=xml"), 400, "invalid")
+
+
+def test_writes_without_credentials_share_the_shape(client):
+    assert_error(client.post(f"{API}/runs/", {}, content_type="application/json"), 403, "not_authenticated")

@@ -7,6 +7,8 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
+from config.api import error_body
+
 from ..models import BenchmarkProfile, Run, Target, is_operator
 from ..services import launch_run
 from ..views import RunFilter, may_change
@@ -83,5 +85,6 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         code = status.HTTP_202_ACCEPTED if changed else status.HTTP_409_CONFLICT
         body = RunSerializer(run, context={"request": request}).data
         if not changed:
-            body = {"detail": _("Run %(id)s has already finished (%(state)s).") % {"id": run.pk, "state": run.state}, "run": body}
+            body = error_body(_("Run %(id)s has already finished (%(state)s).") % {"id": run.pk, "state": run.state},
+                              "conflict", run=body)
         return Response(body, status=code)

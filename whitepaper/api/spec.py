@@ -7,7 +7,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import PARAMETER_ERRORS, THROTTLED
+from config.api import PARAMETER_ERRORS, THROTTLED, error_body
 
 from ..models import PublishedResult
 from ..queries import VARIANT_FIELDS, field_value
@@ -39,6 +39,9 @@ class AmbiguousSpecSerializer(serializers.Serializer):
 
 class SpecNotFoundSerializer(serializers.Serializer):
     detail = serializers.CharField()
+    code = serializers.CharField(help_text="not_found")
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                   help_text="Empty: no parameter is wrong, nothing is published for them.")
     available = serializers.ListField(
         child=inline_serializer("Size", {"vcpus": serializers.IntegerField(), "memory_gb": serializers.IntegerField()}),
         help_text="Sizes published for this engine, version and family (empty if none).")
@@ -99,7 +102,7 @@ class SpecLookupView(APIView):
                           [:MAX_CANDIDATES + 1])
         context = {"request": request}
         if not candidates:
-            return Response({"detail": self.not_found_text(data), "available": self.available(data)}, status=404)
+            return Response(error_body(self.not_found_text(data), "not_found", available=self.available(data)), status=404)
         if len(candidates) == 1:
             result = candidates[0]
             return Response({"document": s.DocumentSummarySerializer(result.table.document, context=context).data,
