@@ -8,6 +8,7 @@ from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle
+from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 
@@ -42,6 +43,8 @@ def exception_handler(exc, context):
     """Every DRF error answer in the one shape of `error_body`. A bad parameter (400) maps each
     offending parameter to its messages; a throttled request (429) also carries `retry_after`
     (seconds) in its body besides the Retry-After header."""
+    if isinstance(exc, NotModified):
+        return Response(status=304)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -68,12 +71,29 @@ def exception_handler(exc, context):
     return response
 
 
+class NotModified(exceptions.APIException):
+    """A conditional GET whose validators still match: answered 304 without running the view."""
+
+    status_code = 304
+    default_detail = ""
+    default_code = "not_modified"
+
+
 class AnonReadThrottle(AnonRateThrottle):
     """Anonymous read throttle whose rate is read from settings on each request (API_ANON_RATE via
-    REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['anon']), so a changed setting applies at once."""
+    REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['anon']), so a changed setting applies at once. It leaves
+    (limit, remaining, seconds to reset) on the request for `config.api_headers.APIHeadersMiddleware`."""
 
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def allow_request(self, request, view):
+        allowed = super().allow_request(request, view)
+        if getattr(self, "key", None) is not None:  # None: authenticated, not throttled here
+            remaining = max(0, self.num_requests - len(self.history))
+            reset = self.duration - (self.now - self.history[-1]) if self.history else self.duration
+            request._request.rate_limit = (self.num_requests, remaining, max(0, math.ceil(reset)))
+        return allowed
 
 
 def not_found(request, *args, **kwargs):

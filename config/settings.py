@@ -52,6 +52,7 @@ MIDDLEWARE = [
     # Repeated anonymous catalogue pages from memory, like WhiteNoise for static files (whitepaper/pages.py).
     "whitepaper.pages.CataloguePageMiddleware",
     "corsheaders.middleware.CorsMiddleware",
+    "config.api_headers.APIHeadersMiddleware",  # before sessions: rate-limit headers, no Vary: Cookie for anonymous API answers
     "django.contrib.sessions.middleware.SessionMiddleware",
     "config.language.LocaleMiddleware",  # Django's, plus ?lang= first and the API in English
     "django.middleware.common.CommonMiddleware",
@@ -170,6 +171,10 @@ SPECTACULAR_SETTINGS = {
 CORS_ALLOWED_ORIGIN_REGEXES = [r"^https?://.*$"] if env.bool("CORS_ALLOW_ALL_READS", default=True) else []
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
+CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified", "Retry-After", "Link", "Content-Disposition",
+                       "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
+# Cache-Control max-age (seconds) of anonymous catalogue API answers; 0: caches revalidate every time (a 304).
+API_CACHE_MAX_AGE = env.int("API_CACHE_MAX_AGE", default=0)
 
 # Celery: Redis when REDIS_URL is set, otherwise a filesystem broker that needs no server.
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL or "filesystem://")

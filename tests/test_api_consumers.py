@@ -129,3 +129,53 @@ def test_bad_parameters_share_the_shape(client):
 
 def test_writes_without_credentials_share_the_shape(client):
     assert_error(client.post(f"{API}/runs/", {}, content_type="application/json"), 403, "not_authenticated")
+
+
+# --- HTTP caching and rate-limit headers ---------------------------------------------------------
+
+@pytest.mark.parametrize("path", [f"{API}/results/?engine=mysql", f"{API}/vendors/huawei/",
+                                  f"{API}/results/?format=csv&engine=ppas",
+                                  f"{API}/spec/?engine=mysql&version=5.7&family=general&vcpus=2&memory_gb=4&vendor=huawei"])
+def test_conditional_get_answers_304(client, path):
+    first = client.get(path)
+    assert first.status_code == 200, first.content[:300]
+    etag, last_modified = first["ETag"], first["Last-Modified"]
+    assert etag.startswith('"') and first["Cache-Control"] == "public, max-age=0, must-revalidate"
+    assert "cookie" not in first.get("Vary", "").lower()
+    again = client.get(path, HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304 and again.content == b"" and again["ETag"] == etag
+    assert client.get(path, HTTP_IF_MODIFIED_SINCE=last_modified).status_code == 304
+    assert client.get(path, HTTP_IF_NONE_MATCH='"other"').status_code == 200
+
+
+def test_etag_changes_with_the_query_the_format_and_the_catalogue(client, settings):
+    settings.CATALOGUE_STAMP_TTL = 0  # the test's transaction never commits (the writer forgets the stamp on commit)
+    a = client.get(f"{API}/results/?engine=mysql")["ETag"]
+    assert client.get(f"{API}/results/?engine=postgresql")["ETag"] != a
+    assert client.get(f"{API}/results/?engine=mysql&format=csv")["ETag"] != a
+    result = PublishedResult.objects.filter(tps__isnull=False).first()
+    result.tps += 1
+    result.save()  # the catalogue stamp moves: every cached answer is stale at once
+    fresh = client.get(f"{API}/results/?engine=mysql", HTTP_IF_NONE_MATCH=a)
+    assert fresh.status_code == 200 and fresh["ETag"] != a
+
+
+def test_rate_limit_headers_on_every_anonymous_answer(client, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "5/minute"}}
+    seen = []
+    for path in [f"{API}/vendors/", f"{API}/results/?engine=oracle", f"{API}/vendors/nobody/", f"{API}/vendors/"]:
+        response = client.get(path)
+        seen.append((response.status_code, response["X-RateLimit-Limit"], response["X-RateLimit-Remaining"]))
+        assert 0 < int(response["X-RateLimit-Reset"]) <= 60
+    assert seen == [(200, "5", "4"), (400, "5", "3"), (404, "5", "2"), (200, "5", "1")]
+    client.get(f"{API}/vendors/")
+    throttled = client.get(f"{API}/vendors/")
+    assert throttled.status_code == 429 and throttled["X-RateLimit-Remaining"] == "0"
+    assert throttled.json()["code"] == "throttled" and int(throttled["Retry-After"]) > 0
+
+
+def test_cors_exposes_the_headers_a_browser_client_needs(client):
+    response = client.get(f"{API}/results/", HTTP_ORIGIN="https://analyst.example")
+    exposed = {h.strip().lower() for h in response["Access-Control-Expose-Headers"].split(",")}
+    assert {"etag", "retry-after", "link", "content-disposition", "x-ratelimit-limit", "x-ratelimit-remaining",
+            "x-ratelimit-reset"} <= exposed

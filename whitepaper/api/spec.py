@@ -12,6 +12,7 @@ from config.api import PARAMETER_ERRORS, THROTTLED, error_body
 from ..models import PublishedResult
 from ..queries import VARIANT_FIELDS, field_value
 from . import serializers as s
+from .caching import CatalogueCaching
 from .params import APIResultFilter, check_params
 
 SPEC_REQUIRED = ["engine", "version", "family", "vcpus", "memory_gb"]
@@ -78,7 +79,7 @@ def spec_filterset(params):
     return data, filterset
 
 
-class SpecLookupView(APIView):
+class SpecLookupView(CatalogueCaching, APIView):
     """The latest published numbers for one flavour: engine, version, family, vCPUs and memory.
 
     200: one answer (the newest document's row). 300 Multiple Choices: several variants match (other

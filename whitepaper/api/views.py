@@ -14,13 +14,14 @@ from config.api import COMMON_ERRORS
 from ..export import iter_csv_lines
 from ..models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor
 from . import filters as f
+from .caching import CatalogueCaching
 from . import serializers as s
 from .pagination import CatalogPagination
 from .params import APIResultFilter, ResultOrdering, StrictQueryBackend
 from .renderers import ResultCSVRenderer
 
 
-class CatalogueViewSet(viewsets.ReadOnlyModelViewSet):
+class CatalogueViewSet(CatalogueCaching, viewsets.ReadOnlyModelViewSet):
     pagination_class = CatalogPagination
     filter_backends = [StrictQueryBackend]
     lookup_value_regex = "[^/\x00]+"  # any key reaches the view (an unknown one is a JSON 404); NUL never does
