@@ -135,3 +135,31 @@ NOT_FOUND = OpenApiResponse(ERROR, description="No such object, or a page past t
 UNAUTHORIZED = OpenApiResponse(ERROR, description="Not authenticated (writes need a session or a token).")
 FORBIDDEN = OpenApiResponse(ERROR, description="Authenticated but not allowed.")
 COMMON_ERRORS = {400: PARAMETER_ERRORS, 404: NOT_FOUND, 429: THROTTLED}
+
+
+def schema_postprocess(result, generator, request, public):
+    """The published schema: `info.version` the plain semantic version (drf-spectacular appends the
+    URL's version, which no package manager accepts), `servers` (this server), and on every operation
+    the throttle's 429 and, where writing, 401/403."""
+    from django.conf import settings
+
+    result["info"]["version"] = settings.SPECTACULAR_SETTINGS["VERSION"]
+    result["servers"] = [{"url": request.build_absolute_uri("/").rstrip("/") if request is not None else "/",
+                          "description": "This server"}]
+    schemas = result.get("components", {}).get("schemas", {})
+
+    def ref(name, description):
+        return {"description": description,
+                "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{name}"}}}}
+
+    for path_item in result.get("paths", {}).values():
+        for method, operation in path_item.items():
+            responses = operation.setdefault("responses", {})
+            if "Throttled" in schemas:
+                responses.setdefault("429", ref("Throttled", "Too many anonymous requests; retry after Retry-After seconds."))
+            if method not in ("get", "head", "options") and "ParameterErrors" in schemas:
+                responses.setdefault("400", ref("ParameterErrors", "Invalid input: `errors` maps each field to its messages."))
+            if method not in ("get", "head", "options") and "Error" in schemas:
+                responses.setdefault("401", ref("Error", "Not authenticated: writes need a session or a token."))
+                responses.setdefault("403", ref("Error", "Not allowed (or no CSRF token with a session)."))
+    return result

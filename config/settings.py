@@ -160,7 +160,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Published database performance results (TPS, QPS, max connections, IOPS) "
     "with provenance, and benchmark runs. The API is English only, whatever Accept-Language says "
     "(the web pages also exist in Chinese).",
-    "VERSION": "1.0.0",
+    # Semantic version of this schema (bumped on every change; see docs/API-CHANGELOG.md). The URL's
+    # /api/v1/ changes only with an incompatible API.
+    "VERSION": "1.1.0",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_postprocess"],
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

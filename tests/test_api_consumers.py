@@ -179,3 +179,28 @@ def test_cors_exposes_the_headers_a_browser_client_needs(client):
     exposed = {h.strip().lower() for h in response["Access-Control-Expose-Headers"].split(",")}
     assert {"etag", "retry-after", "link", "content-disposition", "x-ratelimit-limit", "x-ratelimit-remaining",
             "x-ratelimit-reset"} <= exposed
+
+
+# --- Schema ------------------------------------------------------------------------------------
+
+def test_schema_is_packageable(client):
+    schema = get(client, f"{API}/schema/?format=json").json()
+    version = schema["info"]["version"]
+    assert version == "1.1.0", version  # semantic: a generated package installs
+    assert schema["servers"] and schema["servers"][0]["url"] == "http://testserver"
+    runs = schema["paths"]["/api/v1/runs/"]["post"]["responses"]
+    assert {"400", "401", "403", "429"} <= set(runs)
+    errors = schema["components"]["schemas"]["ParameterErrors"]["properties"]
+    assert errors["errors"]["type"] == "object"
+    assert errors["errors"]["additionalProperties"] == {"type": "array", "items": {"type": "string"}}
+
+
+@pytest.mark.parametrize("query", ["page_size=", "page="])
+def test_empty_page_parameters_are_400(client, query):
+    body = get(client, f"{API}/results/?{query}", status=400).json()
+    assert query.rstrip("=") in body["errors"]
+
+
+@pytest.mark.parametrize("query", ["min_qps=2.2e-311", "tps=8.3e-302", "min_tps=5e-324"])
+def test_tiny_numbers_the_schema_allows_are_accepted(client, query):
+    assert "results" in get(client, f"{API}/results/?{query}").json()

@@ -166,8 +166,9 @@ class IntegerFilter(SchemaMixin, django_filters.NumberFilter):
 class BoundedDecimalField(forms.DecimalField):
     def validate(self, value):
         super().validate(value)
-        # Keep the value something PostgreSQL's numeric can compare (1E-99999 cannot be represented).
-        if value is not None and value != 0 and value.adjusted() < -300:
+        # Keep the value something PostgreSQL's numeric can compare (at most 16383 digits after the point:
+        # 1E-99999 cannot be represented; any JSON/float number, down to 5e-324, can).
+        if value is not None and value != 0 and value.adjusted() < -16000:
             raise ValidationError(_("Too small to be a measurement; use 0."), code="too_small")
 
 
