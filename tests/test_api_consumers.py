@@ -204,3 +204,75 @@ def test_empty_page_parameters_are_400(client, query):
 @pytest.mark.parametrize("query", ["min_qps=2.2e-311", "tps=8.3e-302", "min_tps=5e-324"])
 def test_tiny_numbers_the_schema_allows_are_accepted(client, query):
     assert "results" in get(client, f"{API}/results/?{query}").json()
+
+
+# --- CSV for analysts --------------------------------------------------------------------------
+
+import csv  # noqa: E402
+import io  # noqa: E402
+
+from django.core.management import call_command  # noqa: E402
+
+CONTRACT = ["vendor", "document", "published", "engine", "version", "family", "memory_ratio", "flavor",
+            "deployment", "edition", "vcpus", "memory_gb", "storage", "max_connections", "iops", "tps", "qps",
+            "tpm", "capacity_rows", "data_rows", "hot_rows", "ro_qps", "rw_qps", "table", "section", "methodology",
+            "iops_note"]
+APPENDED = ["id", "url", "tps_per_core", "statements_per_transaction", "origin"]
+
+
+def csv_body(response):
+    return b"".join(response.streaming_content)
+
+
+def test_csv_keeps_the_contract_and_appends_five_columns_identical_to_export_results(client):
+    body = csv_body(get(client, f"{API}/results/?format=csv"))
+    out = io.StringIO()
+    call_command("export_results", stdout=out)
+    assert body == out.getvalue().encode()
+    rows = list(csv.DictReader(io.StringIO(body.decode())))
+    assert list(rows[0]) == CONTRACT + APPENDED
+    # A hand-checked row: Huawei 2023-08-03, MySQL 8.0 general-purpose 2 vCPUs 4 GB (tps as printed).
+    row = next(r for r in rows if r["document"] == "huawei-2023-08-03-rds" and r["tps"])
+    result = get(client, f"{API}{row['url'].removeprefix('/api/v1')}").json()
+    assert result["id"] == int(row["id"]) and result["printed"]["tps"] == row["tps"]
+    assert row["statements_per_transaction"] == "20" and row["origin"] == "vendor"
+    assert row["tps_per_core"] == f"{float(row['tps']) / int(row['vcpus']):.2f}"
+
+
+def test_csv_bom_and_link_to_the_column_dictionary(client):
+    plain = get(client, f"{API}/results/?format=csv&engine=ppas")
+    assert plain["Link"] == '<http://testserver/api/v1/results/columns/>; rel="describedby"'
+    with_bom = csv_body(get(client, f"{API}/results/?format=csv&engine=ppas&bom=true"))
+    assert with_bom == b"\xef\xbb\xbf" + csv_body(plain)
+    assert "bom" in get(client, f"{API}/results/?format=csv&bom=perhaps", status=400).json()["errors"]
+
+
+def test_column_dictionary_describes_every_column(client):
+    schema = get(client, f"{API}/results/columns/").json()
+    fields = {f["name"]: f for f in schema["fields"]}
+    assert list(fields) == CONTRACT + APPENDED
+    assert fields["version"]["type"] == "string" and fields["vcpus"]["type"] == "integer"
+    assert fields["tps"]["type"] == "number" and fields["tps"]["unit"] == "transactions per second"
+    assert fields["published"]["type"] == "date" and schema["primaryKey"] == ["id"]
+    assert all(f["description"] for f in schema["fields"])
+
+
+def test_pandas_reads_the_csv_with_the_documented_options(client, live_server):
+    pandas = pytest.importorskip("pandas")
+    options = get(client, f"{API}/results/columns/").json()["pandas"]
+    assert options["dtype"]["version"] == "str"
+    frame = pandas.read_csv(f"{live_server.url}{API}/results/?format=csv", **options)
+    assert str(frame["vcpus"].dtype) == "Int64" and str(frame["max_connections"].dtype) == "Int64"
+    assert str(frame["tps"].dtype) == "float64" and str(frame["published"].dtype).startswith("datetime64")
+    versions = set(frame["version"])
+    assert {"5.7", "8.0", "2008 R2"} <= versions and all(isinstance(v, str) for v in versions)
+    assert "10" in versions or "11" in versions, versions  # PostgreSQL majors stay text, not 10.0
+    assert frame["tps"].isna().any() and (frame["family"] == "").any()  # missing numbers NaN, texts ''
+    assert frame["id"].is_unique
+
+
+def test_api_root_lists_every_endpoint(client):
+    body = get(client, f"{API}/").json()
+    for name, path in {"spec": "spec/", "results-columns": "results/columns/", "runs": "runs/", "targets": "targets/",
+                       "profiles": "profiles/", "schema": "schema/", "docs": "docs/", "results": "results/"}.items():
+        assert body[name] == f"http://testserver{API}/{path}", name

@@ -9,9 +9,16 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import viewsets
 from rest_framework.renderers import JSONRenderer
 
-from config.api import COMMON_ERRORS
+from config.api import COMMON_ERRORS, THROTTLED
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework.exceptions import ValidationError
+from rest_framework.filters import BaseFilterBackend
+from rest_framework.response import Response
+from django.urls import reverse
+from rest_framework.views import APIView
 
-from ..export import iter_csv_lines
+from ..filters import StrictBooleanField
+from ..export import column_schema, iter_csv_lines
 from ..models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor
 from . import filters as f
 from .caching import CatalogueCaching
@@ -116,7 +123,40 @@ class FlavorViewSet(CatalogueViewSet):
 # --- Published results ---------------------------------------------------------------------------
 
 CSV_RESPONSE = OpenApiResponse(OpenApiTypes.STR, description="With format=csv (or Accept: text/csv): every matching "
-                               "row, not one page, with the columns of `manage.py export_results`.")
+                               "row, not one page, with the columns of `manage.py export_results` (byte-identical). "
+                               "Column dictionary (types, units; a Frictionless table schema): /api/v1/results/columns/, "
+                               "also in the Link header (rel=describedby). pandas: read_csv(url, dtype={\"version\": str}, "
+                               "keep_default_na=False, na_values={<numeric column>: [\"\"]}).")
+
+
+class CSVOptions(BaseFilterBackend):
+    """`bom=true`: the CSV starts with a UTF-8 byte order mark (for spreadsheets)."""
+
+    param = "bom"
+
+    @classmethod
+    def check(cls, params):
+        try:
+            return bool(StrictBooleanField(required=False).clean(params.get(cls.param)))
+        except DjangoValidationError as exc:
+            raise ValidationError({cls.param: list(exc.messages)}) from None
+
+    def filter_queryset(self, request, queryset, view):
+        return queryset
+
+    def get_schema_operation_parameters(self, view):
+        return [{"name": self.param, "required": False, "in": "query", "schema": {"type": "boolean"},
+                 "description": "With format=csv: start with a UTF-8 byte order mark (spreadsheets); default false."}]
+
+
+class ColumnsView(APIView):
+    """The CSV's column dictionary: a Frictionless table schema (name, type, unit, description per
+    column, in the CSV's order), plus the pandas options that read it with the right types."""
+
+    @extend_schema(summary="The CSV's column dictionary (Frictionless table schema)",
+                   responses={200: OpenApiTypes.OBJECT, 429: THROTTLED})
+    def get(self, request):
+        return Response(column_schema())
 
 
 @extend_schema_view(
@@ -138,7 +178,7 @@ class ResultViewSet(CatalogueViewSet):
     queryset = PublishedResult.objects.with_provenance(prefetch=True)
     serializer_class = s.ResultSerializer
     filterset_class = APIResultFilter
-    filter_backends = [StrictQueryBackend, ResultOrdering]
+    filter_backends = [StrictQueryBackend, ResultOrdering, CSVOptions]
     renderer_classes = [JSONRenderer, ResultCSVRenderer]
 
     def get_renderers(self):
@@ -149,8 +189,10 @@ class ResultViewSet(CatalogueViewSet):
     def list(self, request, *args, **kwargs):
         if request.accepted_renderer.format == "csv":
             queryset = self.filter_queryset(self.get_queryset())  # validates every parameter first
-            response = StreamingHttpResponse(iter_csv_lines(queryset), content_type="text/csv; charset=utf-8")
+            response = StreamingHttpResponse(iter_csv_lines(queryset, bom=CSVOptions.check(request.query_params)),
+                                             content_type="text/csv; charset=utf-8")
             response["Content-Disposition"] = 'attachment; filename="published-results.csv"'
+            response["Link"] = f'<{request.build_absolute_uri(reverse("v1:results-columns"))}>; rel="describedby"'
             return response
         return super().list(request, *args, **kwargs)
 
