@@ -276,3 +276,20 @@ def test_api_root_lists_every_endpoint(client):
     for name, path in {"spec": "spec/", "results-columns": "results/columns/", "runs": "runs/", "targets": "targets/",
                        "profiles": "profiles/", "schema": "schema/", "docs": "docs/", "results": "results/"}.items():
         assert body[name] == f"http://testserver{API}/{path}", name
+
+
+def test_fields_chooses_json_fields_and_csv_columns(client):
+    body = get(client, f"{API}/results/?engine=ppas&fields=id&fields=tps&fields=origin").json()
+    assert body["results"] and all(set(r) == {"id", "tps", "origin"} for r in body["results"])
+    full = get(client, f"{API}/results/?engine=ppas").json()["results"]
+    assert [(r["id"], r["tps"]) for r in body["results"]] == [(r["id"], r["tps"]) for r in full]
+    text = csv_body(get(client, f"{API}/results/?format=csv&engine=ppas&fields=tps,vcpus,id")).decode()
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == ["tps", "vcpus", "id"]
+    every = list(csv.DictReader(io.StringIO(csv_body(get(client, f"{API}/results/?format=csv&engine=ppas")).decode())))
+    assert rows[1:] == [[r["tps"], r["vcpus"], r["id"]] for r in every]
+
+
+@pytest.mark.parametrize("query", ["fields=colour", "format=csv&fields=printed", "fields=,"])
+def test_unknown_fields_are_400(client, query):
+    assert "fields" in get(client, f"{API}/results/?{query}", status=400).json()["errors"]

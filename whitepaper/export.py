@@ -92,7 +92,7 @@ def column_schema():
                        "na_values": {name: [""] for name in EXPORT_COLUMNS if COLUMN_INFO[name][0] in ("integer", "number")}}}
 
 
-def result_row(result):
+def result_row(result, columns=None):
     document, flavor = result.table.document, result.flavor
     row = {
         "vendor": document.vendor.slug,
@@ -119,20 +119,20 @@ def result_row(result):
         "origin": result.origin,
     }
     row.update({m.name: _metric_cell(result, m) for m in METRICS})
-    return [row[c] for c in EXPORT_COLUMNS]
+    return [row[c] for c in columns or EXPORT_COLUMNS]
 
 
-def iter_csv_lines(queryset, bom=False):
+def iter_csv_lines(queryset, bom=False, columns=None):
     """Yield CSV text line by line (for streaming responses and stdout); `bom`: a UTF-8 byte order
-    mark first (spreadsheets then read the Chinese labels right)."""
+    mark first (spreadsheets then read the Chinese labels right); `columns`: only these, in this order."""
     if bom:
         yield "\ufeff"
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(EXPORT_COLUMNS)
+    writer.writerow(columns or EXPORT_COLUMNS)
     yield buffer.getvalue()
     for result in export_queryset(queryset).iterator(chunk_size=2000):
         buffer.seek(0)
         buffer.truncate()
-        writer.writerow(result_row(result))
+        writer.writerow(result_row(result, columns))
         yield buffer.getvalue()

@@ -18,7 +18,7 @@ from django.urls import reverse
 from rest_framework.views import APIView
 
 from ..filters import StrictBooleanField
-from ..export import column_schema, iter_csv_lines
+from ..export import EXPORT_COLUMNS, column_schema, iter_csv_lines
 from ..models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor
 from . import filters as f
 from .caching import CatalogueCaching
@@ -149,6 +149,46 @@ class CSVOptions(BaseFilterBackend):
                  "description": "With format=csv: start with a UTF-8 byte order mark (spreadsheets); default false."}]
 
 
+class FieldsParam(BaseFilterBackend):
+    """`fields=id&fields=tps` (repeated; `id,tps` in one value is the same): only these fields of each
+    result (JSON: top-level fields of a result; CSV: these columns, in this order). One vocabulary for
+    both (the schema's enum): a CSV column without a JSON field of that name selects nothing in JSON, a
+    JSON-only field (printed, document...) is a 400 in CSV; a name given twice counts once."""
+
+    param = "fields"
+    repeatable = True
+
+    @classmethod
+    def check(cls, params, renderer_format=None):
+        values = params.getlist(cls.param) if hasattr(params, "getlist") else [params.get(cls.param, "")]
+        values = [v for v in values if v is not None]
+        names = list(dict.fromkeys(n.strip() for n in ",".join(values).split(",") if n.strip()))  # repeats once
+        known = EXPORT_COLUMNS if renderer_format == "csv" else cls.names()
+        unknown = [n for n in names if n not in known]
+        if unknown or (values and not names):
+            raise ValidationError({cls.param: [
+                f"Unknown field {', '.join(map(repr, unknown)) or repr(','.join(values))}; "
+                f"choose from {', '.join(known)}."]})
+        return names
+
+    def filter_queryset(self, request, queryset, view):
+        return queryset
+
+    @staticmethod
+    def names():
+        """Every name `fields` accepts (a fixed vocabulary, not data): JSON fields, then CSV-only columns."""
+        json_fields = list(s.ResultSerializer.Meta.fields)
+        return [*json_fields, *(c for c in EXPORT_COLUMNS if c not in json_fields)]
+
+    def get_schema_operation_parameters(self, view):
+        return [{"name": self.param, "required": False, "in": "query", "style": "form", "explode": True,
+                 "schema": {"type": "array", "items": {"type": "string", "enum": self.names()}},
+                 "description": "Only these fields, the parameter repeated for several (fields=id&fields=tps): "
+                                "a result's top-level fields in JSON, the columns (in this order) in CSV; a CSV "
+                                "column without a JSON field of that name selects nothing in JSON, a JSON-only "
+                                "field is a 400 in CSV."}]
+
+
 class ColumnsView(APIView):
     """The CSV's column dictionary: a Frictionless table schema (name, type, unit, description per
     column, in the CSV's order), plus the pandas options that read it with the right types."""
@@ -178,7 +218,7 @@ class ResultViewSet(CatalogueViewSet):
     queryset = PublishedResult.objects.with_provenance(prefetch=True)
     serializer_class = s.ResultSerializer
     filterset_class = APIResultFilter
-    filter_backends = [StrictQueryBackend, ResultOrdering, CSVOptions]
+    filter_backends = [StrictQueryBackend, ResultOrdering, CSVOptions, FieldsParam]
     renderer_classes = [JSONRenderer, ResultCSVRenderer]
 
     def get_renderers(self):
@@ -189,12 +229,25 @@ class ResultViewSet(CatalogueViewSet):
     def list(self, request, *args, **kwargs):
         if request.accepted_renderer.format == "csv":
             queryset = self.filter_queryset(self.get_queryset())  # validates every parameter first
-            response = StreamingHttpResponse(iter_csv_lines(queryset, bom=CSVOptions.check(request.query_params)),
+            columns = FieldsParam.check(request.query_params, "csv") or None
+            response = StreamingHttpResponse(iter_csv_lines(queryset, bom=CSVOptions.check(request.query_params),
+                                                            columns=columns),
                                              content_type="text/csv; charset=utf-8")
             response["Content-Disposition"] = 'attachment; filename="published-results.csv"'
             response["Link"] = f'<{request.build_absolute_uri(reverse("v1:results-columns"))}>; rel="describedby"'
             return response
         return super().list(request, *args, **kwargs)
+
+    def get_serializer(self, *args, **kwargs):
+        serializer = super().get_serializer(*args, **kwargs)
+        if self.action == "list":
+            names = FieldsParam.check(self.request.query_params)
+            if names:
+                fields = getattr(serializer, "child", serializer).fields
+                for name in list(fields):
+                    if name not in names:
+                        fields.pop(name)
+        return serializer
 
     def handle_exception(self, exc):
         # Errors are JSON even when CSV was asked for.
