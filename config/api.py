@@ -3,55 +3,163 @@ throttle, the JSON 404 for unknown paths and the error answers the schema docume
 
 import math
 
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle
+from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 
+def error_body(detail, code, errors=None, **extra):
+    """The one error shape of the API: {"detail": text, "code": machine code, "errors": {parameter or
+    field: [messages]}} (`errors` empty when no single parameter is at fault), plus `extra` keys."""
+    return {"detail": str(detail), "code": code, "errors": errors or {}, **extra}
+
+
+def _flatten(errors, prefix=""):
+    """{name: [messages]} from DRF's error detail (nested serializer errors as dotted names)."""
+    if not isinstance(errors, dict):
+        return {prefix or "non_field_errors": [str(m) for m in (errors if isinstance(errors, list) else [errors])]}
+    flat = {}
+    for name, messages in errors.items():
+        key = f"{prefix}.{name}" if prefix else str(name)
+        if isinstance(messages, dict):
+            flat.update(_flatten(messages, key))
+        else:
+            flat[key] = [str(m) for m in (messages if isinstance(messages, list) else [messages])]
+    return flat
+
+
+def not_found_text(request, view=None):
+    """The one wording of a 404 for an object: 'No <thing> at <path>.'"""
+    model = getattr(getattr(view, "queryset", None), "model", None)
+    thing = model._meta.verbose_name if model is not None else "object"
+    return f"No {thing} at {request.path}."
+
+
 def exception_handler(exc, context):
-    """DRF's error answers, plus what a client needs to retry: a throttled request (429) carries
-    `retry_after` (seconds) in its JSON body as well as the Retry-After header."""
+    """Every DRF error answer in the one shape of `error_body`. A bad parameter (400) maps each
+    offending parameter to its messages; a throttled request (429) also carries `retry_after`
+    (seconds) in its body besides the Retry-After header."""
+    if isinstance(exc, NotModified):
+        return Response(status=304)
     response = drf_exception_handler(exc, context)
-    if response is not None and isinstance(exc, exceptions.Throttled):
+    if response is None:
+        return None
+    request, view = context.get("request"), context.get("view")
+    not_found = isinstance(exc, (exceptions.NotFound, Http404))
+    data = response.data
+    if isinstance(exc, exceptions.Throttled):
         wait = math.ceil(exc.wait) if exc.wait is not None else 1
-        response.data = {"detail": f"Too many requests: try again in {wait} seconds.", "retry_after": wait}
+        response.data = error_body(f"Too many requests: try again in {wait} seconds.", "throttled", retry_after=wait)
         response["Retry-After"] = str(wait)
+    elif isinstance(exc, exceptions.ValidationError):
+        errors = _flatten(data)
+        response.data = error_body(f"Invalid parameters: {', '.join(errors)}.", "invalid", errors)
+    elif not_found and isinstance(data, dict) and "detail" in data and len(data) > 1:
+        # A page past the last one: its own text, the parameter at fault in `errors`.
+        errors = _flatten({k: v for k, v in data.items() if k != "detail"})
+        response.data = error_body(data["detail"], "not_found", errors)
+    elif not_found and request is not None:
+        response.data = error_body(not_found_text(request, view), "not_found")
+    else:
+        detail = data.get("detail", data) if isinstance(data, dict) else data
+        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
+        response.data = error_body(detail, code)
     return response
+
+
+class NotModified(exceptions.APIException):
+    """A conditional GET whose validators still match: answered 304 without running the view."""
+
+    status_code = 304
+    default_detail = ""
+    default_code = "not_modified"
 
 
 class AnonReadThrottle(AnonRateThrottle):
     """Anonymous read throttle whose rate is read from settings on each request (API_ANON_RATE via
-    REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['anon']), so a changed setting applies at once."""
+    REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['anon']), so a changed setting applies at once. It leaves
+    (limit, remaining, seconds to reset) on the request for `config.api_headers.APIHeadersMiddleware`."""
 
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
+    def allow_request(self, request, view):
+        allowed = super().allow_request(request, view)
+        if getattr(self, "key", None) is not None:  # None: authenticated, not throttled here
+            remaining = max(0, self.num_requests - len(self.history))
+            reset = self.duration - (self.now - self.history[-1]) if self.history else self.duration
+            request._request.rate_limit = (self.num_requests, remaining, max(0, math.ceil(reset)))
+        return allowed
+
 
 def not_found(request, *args, **kwargs):
-    """JSON 404 for any other path under /api/v1/ (instead of Django's HTML page)."""
-    return JsonResponse({"detail": f"No API endpoint at {request.path}; see /api/v1/ and /api/v1/docs/."}, status=404)
+    """JSON 404 for any other path under /api/ (instead of Django's HTML page), e.g. /api/v2/..."""
+    hint = "" if request.path.startswith("/api/v1/") else " This server has API version v1 only."
+    return JsonResponse(error_body(f"No API endpoint at {request.path}; see /api/v1/ and /api/v1/docs/.{hint}",
+                                   "not_found"), status=404)
 
 
 # --- Error answers, as the schema documents them ---------------------------------------------------
 
-ERROR = inline_serializer("Error", {"detail": serializers.CharField(help_text="What went wrong.")})
+PARAMETER_ERRORS_MAP = serializers.DictField(
+    child=serializers.ListField(child=serializers.CharField()),
+    help_text="Each offending parameter (or field) mapped to its messages, e.g. {\"min_tps\": [\"Enter a number.\"]}; "
+              "empty when no single parameter is at fault.")
+
+
+def _error(name, code_help, **extra):
+    return inline_serializer(name, {
+        "detail": serializers.CharField(help_text="What went wrong, in a sentence."),
+        "code": serializers.CharField(help_text=code_help),
+        "errors": PARAMETER_ERRORS_MAP,
+        **extra,
+    })
+
+
+ERROR = _error("Error", "A machine-readable code: not_found, not_authenticated, permission_denied, conflict, ...")
 PARAMETER_ERRORS = OpenApiResponse(
-    inline_serializer("ParameterErrors", {
-        "parameter": serializers.ListField(child=serializers.CharField(), required=False,
-                                           help_text="Messages about this query parameter (one key per parameter)."),
-    }),
-    description="A query parameter is unknown, malformed or out of range: the body maps each offending "
-                "parameter to its messages, e.g. {\"min_tps\": [\"Enter a number.\"]}.",
+    _error("ParameterErrors", "invalid"),
+    description="A query parameter is unknown, repeated, malformed or out of range: `errors` maps each offending "
+                "parameter to its messages, all at once, e.g. {\"min_tps\": [\"Enter a number.\"]}.",
 )
 THROTTLED = OpenApiResponse(
-    inline_serializer("Throttled", {
-        "detail": serializers.CharField(),
-        "retry_after": serializers.IntegerField(help_text="Seconds to wait (also in the Retry-After header)."),
-    }),
+    _error("Throttled", "throttled",
+           retry_after=serializers.IntegerField(help_text="Seconds to wait (also in the Retry-After header).")),
     description="Too many anonymous requests; retry after Retry-After seconds.",
 )
 NOT_FOUND = OpenApiResponse(ERROR, description="No such object, or a page past the last one.")
+UNAUTHORIZED = OpenApiResponse(ERROR, description="Not authenticated (writes need a session or a token).")
+FORBIDDEN = OpenApiResponse(ERROR, description="Authenticated but not allowed.")
 COMMON_ERRORS = {400: PARAMETER_ERRORS, 404: NOT_FOUND, 429: THROTTLED}
+
+
+def schema_postprocess(result, generator, request, public):
+    """The published schema: `info.version` the plain semantic version (drf-spectacular appends the
+    URL's version, which no package manager accepts), `servers` (this server), and on every operation
+    the throttle's 429 and, where writing, 401/403."""
+    from django.conf import settings
+
+    result["info"]["version"] = settings.SPECTACULAR_SETTINGS["VERSION"]
+    result["servers"] = [{"url": request.build_absolute_uri("/").rstrip("/") if request is not None else "/",
+                          "description": "This server"}]
+    schemas = result.get("components", {}).get("schemas", {})
+
+    def ref(name, description):
+        return {"description": description,
+                "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{name}"}}}}
+
+    for path_item in result.get("paths", {}).values():
+        for method, operation in path_item.items():
+            responses = operation.setdefault("responses", {})
+            if "Throttled" in schemas:
+                responses.setdefault("429", ref("Throttled", "Too many anonymous requests; retry after Retry-After seconds."))
+            if method not in ("get", "head", "options") and "ParameterErrors" in schemas:
+                responses.setdefault("400", ref("ParameterErrors", "Invalid input: `errors` maps each field to its messages."))
+            if method not in ("get", "head", "options") and "Error" in schemas:
+                responses.setdefault("401", ref("Error", "Not authenticated: writes need a session or a token."))
+                responses.setdefault("403", ref("Error", "Not allowed (or no CSRF token with a session)."))
+    return result

@@ -54,6 +54,7 @@ MIDDLEWARE = [
     # Repeated anonymous catalogue pages from memory, like WhiteNoise for static files (whitepaper/pages.py).
     "whitepaper.pages.CataloguePageMiddleware",
     "corsheaders.middleware.CorsMiddleware",
+    "config.api_headers.APIHeadersMiddleware",  # before sessions: rate-limit headers, no Vary: Cookie for anonymous API answers
     "django.contrib.sessions.middleware.SessionMiddleware",
     "config.language.LocaleMiddleware",  # Django's, plus ?lang= first and the API in English
     # Friendly 404/500 pages with DEBUG on too (config/errors.py); DEBUG off: templates/404.html, 500.html.
@@ -167,6 +168,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.StrictContentNegotiation",
 }
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
 API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)
@@ -177,7 +179,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Published database performance results (TPS, QPS, max connections, IOPS) "
     "with provenance, and benchmark runs. The API is English only, whatever Accept-Language says "
     "(the web pages also exist in Chinese).",
-    "VERSION": "1.0.0",
+    # Semantic version of this schema (bumped on every change; see docs/API-CHANGELOG.md). The URL's
+    # /api/v1/ changes only with an incompatible API.
+    "VERSION": "1.1.0",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_postprocess"],
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -188,6 +193,10 @@ SPECTACULAR_SETTINGS = {
 CORS_ALLOWED_ORIGIN_REGEXES = [r"^https?://.*$"] if env.bool("CORS_ALLOW_ALL_READS", default=True) else []
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
+CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified", "Retry-After", "Link", "Content-Disposition",
+                       "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
+# Cache-Control max-age (seconds) of anonymous catalogue API answers; 0: caches revalidate every time (a 304).
+API_CACHE_MAX_AGE = env.int("API_CACHE_MAX_AGE", default=0)
 
 # Celery: Redis when REDIS_URL is set, otherwise a filesystem broker that needs no server.
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL or "filesystem://")

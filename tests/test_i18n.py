@@ -197,7 +197,7 @@ def test_cached_pages_name_their_twins_on_the_host_they_were_asked_on(client):
 
 def test_the_api_stays_english_whatever_the_reader_asks(client):
     r = client.get("/api/v1/results/?engine=oracle", **ZH)
-    assert r.status_code == 400 and "Unknown engine 'oracle'." in r.json()["engine"][0]
+    assert r.status_code == 400 and "Unknown engine 'oracle'." in r.json()["errors"]["engine"][0]
     r = client.get("/api/v1/nope/", HTTP_COOKIE="django_language=zh-hans", **ZH)
     assert r.status_code == 404 and not CJK.search(r.content.decode())
     assert client.get("/api/v1/docs/", **ZH).status_code == 200

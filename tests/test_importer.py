@@ -94,7 +94,10 @@ def test_good_file_imports_and_keeps_numbers_as_printed(tmp_path):
     line = next(l for l in export_csv().splitlines() if l.startswith("huawei,test-doc,"))
     assert line.split(",")[:17] == ["huawei", "test-doc", "2024-01-02", "mysql", "8.0", "general", "1:2", "", "",
                                     "", "2", "4", "", "1500", "", "843.00", "16860.2"]
-    assert line.endswith("depends on disk")
+    cells = line.split(",")
+    assert cells[26] == "depends on disk"  # iops_note, the last contract column
+    # Appended columns: id, url, tps_per_core (843.00 / 2 vCPUs), statements_per_transaction, origin.
+    assert cells[27:] == [str(rows[0].pk), f"/api/v1/results/{rows[0].pk}/", "421.50", "20", "vendor"]
 
 
 def test_reimport_after_edit_updates_in_place(tmp_path):

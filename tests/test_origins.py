@@ -68,7 +68,7 @@ def test_it_lists_vendor_results_only_unless_asked(anonymous, internal):
 
 def test_it_rejects_a_bad_include_internal_value(anonymous):
     response = anonymous.get(f"{API}/results/", {"include_internal": "perhaps"})
-    assert response.status_code == 400 and "include_internal" in response.json()
+    assert response.status_code == 400 and "include_internal" in response.json()["errors"]
 
 
 def test_it_keeps_the_api_csv_and_export_results_identical_with_either_choice(anonymous, internal):

@@ -185,7 +185,7 @@ def test_hostile_run_overrides_are_refused_and_nothing_runs(api, target, profile
     response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick", "overrides": overrides},
                         format="json")
     assert response.status_code == 400, response.content
-    assert field in response.json(), response.json()
+    assert field in response.json()["errors"], response.json()
     assert not Run.objects.exists()
 
 
@@ -203,7 +203,7 @@ def test_other_hostile_run_requests(api, target, pg_target, profiles, staff, ope
     ]
     for body, field in cases:
         response = api.post("/api/v1/runs/", body, format="json")
-        assert response.status_code == 400 and field in response.json(), (body, response.content)
+        assert response.status_code == 400 and field in response.json()["errors"], (body, response.content)
     assert api.get(f"/api/v1/runs/{0}/samples/?after=-1").status_code == 404
     # Another user's run: an operator may not cancel or publish it (staff may).
     theirs = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], staff)

@@ -10,10 +10,16 @@ EXPORT_COLUMNS = [
     "vendor", "document", "published", "engine", "version", "family", "memory_ratio", "flavor",
     "deployment", "edition", "vcpus", "memory_gb", "storage", "max_connections", "iops", "tps", "qps",
     "tpm", "capacity_rows", "data_rows", "hot_rows", "ro_qps", "rw_qps", "table",
-    # Extra columns (the contract allows more after `table`).
+    # Extra columns (the contract allows more after `table`), only ever appended.
     "section", "methodology", "iops_note",
+    "id", "url", "tps_per_core", "statements_per_transaction", "origin",
 ]
 IOPS_ON_DISK_NOTE = "depends on disk"
+RESULTS_PATH = "/api/v1/results/"  # + id: a result's `url` column, the same bytes for the API and the command
+
+
+def _or_empty(value):
+    return "" if value is None else str(value)
 
 
 def export_queryset(queryset):
@@ -32,7 +38,61 @@ def _metric_cell(result, metric):
     return str(value)
 
 
-def result_row(result):
+# The column dictionary (a Frictionless table schema, https://specs.frictionlessdata.io/table-schema/):
+# type, unit and meaning of every column, served by the API at /api/v1/results/columns/. Empty cells are
+# "not given by the document". Read `version` as text (pandas: dtype={"version": str}): 10 is not 10.0.
+_TEXT = "string"
+COLUMN_INFO = {
+    "vendor": (_TEXT, "", "Vendor slug (see /api/v1/vendors/)."),
+    "document": (_TEXT, "", "Document slug (see /api/v1/documents/)."),
+    "published": ("date", "", "The document's publication date (ISO 8601)."),
+    "engine": (_TEXT, "", "Engine slug: mysql, postgresql, sqlserver, ppas."),
+    "version": (_TEXT, "", "Engine version as the document names it (text: 10 is not 10.0); empty when not stated."),
+    "family": (_TEXT, "", "Instance family slug; empty when the document names none."),
+    "memory_ratio": (_TEXT, "", "Memory ratio as the document groups it, 1:N = N GB per vCPU."),
+    "flavor": (_TEXT, "", "Spec code as the document prints it."),
+    "deployment": (_TEXT, "", "ha (primary/standby), single, or empty when not stated."),
+    "edition": (_TEXT, "", "SQL Server edition(s) joined by +; empty otherwise."),
+    "vcpus": ("integer", "vCPUs", "vCPUs of the flavour."),
+    "memory_gb": ("integer", "GB", "Memory of the flavour."),
+    "storage": (_TEXT, "", "Storage as the document prints it."),
+    **{m.name: ("integer" if m.kind in ("int", "rows") else "number", m.unit,
+                str(m.description or m.label) + (" As printed (843.00 stays 843.00)." if m.kind == "decimal" else ""))
+       for m in METRICS},
+    "table": (_TEXT, "", "The table's label as printed (Chinese)."),
+    "section": (_TEXT, "", "The document section of the table, as printed."),
+    "methodology": (_TEXT, "", "Methodology slug (see /api/v1/methodologies/)."),
+    "iops_note": (_TEXT, "", "'depends on disk' where the document refers IOPS to the EVS disk."),
+    "id": ("integer", "", "The result's id (stable across re-imports)."),
+    "url": (_TEXT, "", "The result in the API, relative to the server (/api/v1/results/<id>/)."),
+    "tps_per_core": ("number", "transactions per second per vCPU", "TPS / vCPUs, to 2 decimals."),
+    "statements_per_transaction": ("integer", "statements", "Statements the methodology counts per transaction "
+                                   "in its QPS (Huawei 20, Alibaba about 18); empty when not stated."),
+    "origin": (_TEXT, "", "vendor (published by the vendor) or internal (measured by this dashboard)."),
+}
+
+
+def column_schema():
+    """The CSV's column dictionary as a Frictionless table schema (JSON-ready)."""
+    fields = []
+    for name in EXPORT_COLUMNS:
+        kind, unit, description = COLUMN_INFO[name]
+        field = {"name": name, "type": kind, "description": description}
+        if unit:
+            field["unit"] = unit
+        if name == "origin":
+            field["constraints"] = {"enum": ["vendor", "internal"]}
+        fields.append(field)
+    return {"fields": fields, "missingValues": [""], "primaryKey": ["id"],
+            # pandas.read_csv options giving each column its type: text stays text ('10' is not 10.0, an
+            # empty family is ''), whole numbers as nullable Int64, empty numbers as missing.
+            "pandas": {"dtype": {name: "Int64" if COLUMN_INFO[name][0] == "integer" else "str"
+                                 for name in EXPORT_COLUMNS if COLUMN_INFO[name][0] in ("integer", "string")},
+                       "parse_dates": ["published"], "keep_default_na": False,
+                       "na_values": {name: [""] for name in EXPORT_COLUMNS if COLUMN_INFO[name][0] in ("integer", "number")}}}
+
+
+def result_row(result, columns=None):
     document, flavor = result.table.document, result.flavor
     row = {
         "vendor": document.vendor.slug,
@@ -52,19 +112,27 @@ def result_row(result):
         "section": result.table.section,
         "methodology": result.table.methodology.slug,
         "iops_note": IOPS_ON_DISK_NOTE if result.iops_depends_on_disk else "",
+        "id": str(result.pk),
+        "url": f"{RESULTS_PATH}{result.pk}/",
+        "tps_per_core": "" if result.tps_per_core is None else str(result.tps_per_core),
+        "statements_per_transaction": _or_empty(result.table.methodology.statements_per_transaction),
+        "origin": result.origin,
     }
     row.update({m.name: _metric_cell(result, m) for m in METRICS})
-    return [row[c] for c in EXPORT_COLUMNS]
+    return [row[c] for c in columns or EXPORT_COLUMNS]
 
 
-def iter_csv_lines(queryset):
-    """Yield CSV text line by line (for streaming responses and stdout)."""
+def iter_csv_lines(queryset, bom=False, columns=None):
+    """Yield CSV text line by line (for streaming responses and stdout); `bom`: a UTF-8 byte order
+    mark first (spreadsheets then read the Chinese labels right); `columns`: only these, in this order."""
+    if bom:
+        yield "\ufeff"
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(EXPORT_COLUMNS)
+    writer.writerow(columns or EXPORT_COLUMNS)
     yield buffer.getvalue()
     for result in export_queryset(queryset).iterator(chunk_size=2000):
         buffer.seek(0)
         buffer.truncate()
-        writer.writerow(result_row(result))
+        writer.writerow(result_row(result, columns))
         yield buffer.getvalue()

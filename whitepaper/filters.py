@@ -11,7 +11,9 @@ from decimal import Decimal
 import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
 from django.db import DatabaseError
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from .metrics import METRICS_BY_NAME
@@ -27,23 +29,45 @@ FALSE_VALUES = {"false", "0", "no", "off"}
 
 # --- Known values (slugs, versions, ratios) -------------------------------------------------------
 
-class KnownValueField(forms.CharField):
-    """A string that must name something the catalogue has (one indexed EXISTS query). `known=None`:
-    the FilterSet's form checks it (engine and version, against one query for both)."""
+class ListWidget(forms.TextInput):
+    """Every value of a repeated parameter (`?engine=mysql&engine=postgresql`), empty ones dropped; a
+    plain dict (compare's series, sizing) may give one value or a list."""
 
-    def __init__(self, *args, known=None, what=_("value"), **kwargs):
-        kwargs.setdefault("max_length", 200)
+    def value_from_datadict(self, data, files, name):
+        if hasattr(data, "getlist"):
+            values = data.getlist(name)
+        else:
+            value = data.get(name)
+            values = list(value) if isinstance(value, (list, tuple)) else [value]
+        return [v for v in values if v not in (None, "")]
+
+
+class KnownValueField(forms.Field):
+    """One or several strings (a repeated parameter), each naming something the catalogue has (one
+    indexed EXISTS query each). `known=None`: the FilterSet's form checks them (engine and version,
+    against one query for both). Cleans to the list of values ([] when absent)."""
+
+    widget = ListWidget
+    max_length = 200
+
+    def __init__(self, *args, known=None, what=_("value"), max_length=None, **kwargs):
+        kwargs.pop("empty_value", None)
         super().__init__(*args, **kwargs)
         self.known, self.what = known, what
 
+    def to_python(self, value):
+        if value in (None, ""):
+            return []
+        return [str(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+
     def validate(self, value):
         super().validate(value)
-        if value in self.empty_values:
-            return
-        if "\x00" in value:  # before the lookup: PostgreSQL rejects NUL in text
-            raise ValidationError(_("Null characters are not allowed."), code="null_characters_not_allowed")
-        if self.known is not None and not self.known(value):
-            raise unknown(self.what, value)
+        for item in value:
+            MaxLengthValidator(self.max_length)(item)  # Django's own (translated) message
+            if "\x00" in item:  # before the lookup: PostgreSQL rejects NUL in text
+                raise ValidationError(_("Null characters are not allowed."), code="null_characters_not_allowed")
+            if self.known is not None and not self.known(item):
+                raise unknown(self.what, item)
 
 
 def unknown(what, value):
@@ -51,10 +75,12 @@ def unknown(what, value):
 
 
 class KnownValueFilter(django_filters.CharFilter):
-    """CharFilter whose value must exist (`known(value) -> bool`); `values()` lists the known values for
-    the OpenAPI schema (an enum, so a client and a fuzzer know what is accepted)."""
+    """A filter on one or several values (repeated parameter: any of them), each of which must exist
+    (`known(value) -> bool`); `values()` lists the known values for the OpenAPI schema (an enum, so a
+    client and a fuzzer know what is accepted)."""
 
     field_class = KnownValueField
+    repeatable = True
 
     def __init__(self, *args, values=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -62,12 +88,18 @@ class KnownValueFilter(django_filters.CharFilter):
 
     @property
     def _spectacular_annotation(self):  # read by drf-spectacular when it builds the schema
-        field = {"type": "string", "description": str(self.extra.get("help_text") or self.label)}
+        item = {"type": "string"}
         try:
-            field["enum"] = sorted(set(self.values()))
+            item["enum"] = sorted(set(self.values()))
         except DatabaseError:  # no catalogue tables yet (`manage.py check` before `migrate`): no enum
             pass
-        return {"field": field}
+        description = str(self.extra.get("help_text") or self.label) + " Repeat the parameter for several (any of them)."
+        return {"field": {"type": "array", "items": item, "description": description}}
+
+    def filter(self, qs, value):
+        if not value:
+            return qs
+        return qs.filter(**{f"{self.field_name}__in": value})
 
 
 def known_values(model, field="slug"):
@@ -95,10 +127,17 @@ class NotStatedFilter(KnownValueFilter):
             return {k.removeprefix(strip): v for k, v in self.not_stated.items()}
         return {f"{self.field_name.removeprefix(strip)}__{self.lookup_expr}": value}
 
+    def q(self, values, strip=""):
+        """Q for any of `values` (each a value or '-'), paths without `strip`."""
+        q = Q()
+        for value in values:
+            q |= Q(**self.lookup(value, strip))
+        return q
+
     def filter(self, qs, value):
-        if value in (None, ""):
+        if not value:
             return qs
-        return qs.filter(**self.lookup(value))
+        return qs.filter(self.q(value))
 
 
 # --- Numbers and booleans ------------------------------------------------------------------------
@@ -127,8 +166,9 @@ class IntegerFilter(SchemaMixin, django_filters.NumberFilter):
 class BoundedDecimalField(forms.DecimalField):
     def validate(self, value):
         super().validate(value)
-        # Keep the value something PostgreSQL's numeric can compare (1E-99999 cannot be represented).
-        if value is not None and value != 0 and value.adjusted() < -300:
+        # Keep the value something PostgreSQL's numeric can compare (at most 16383 digits after the point:
+        # 1E-99999 cannot be represented; any JSON/float number, down to 5e-324, can).
+        if value is not None and value != 0 and value.adjusted() < -16000:
             raise ValidationError(_("Too small to be a measurement; use 0."), code="too_small")
 
 
@@ -207,17 +247,19 @@ class ResultFilterForm(forms.Form):
         return self._engine_versions
 
     def clean_engine(self):
-        engine = self.cleaned_data.get("engine")
-        if engine and not any(slug == engine for slug, _v, _pk in self.engine_versions()):
-            raise unknown(_("engine"), engine)
-        return engine
+        engines = self.cleaned_data.get("engine") or []
+        for engine in engines:
+            if not any(slug == engine for slug, _v, _pk in self.engine_versions()):
+                raise unknown(_("engine"), engine)
+        return engines
 
     def clean_version(self):
-        version = self.cleaned_data.get("version")
-        stored = from_param(version)  # '-' (not stated) is always valid, like family=-
-        if stored and not any(pk is not None and name == stored for _s, name, pk in self.engine_versions()):
-            raise unknown(_("version"), version)
-        return version
+        versions = self.cleaned_data.get("version") or []
+        for version in versions:
+            stored = from_param(version)  # '-' (not stated) is always valid, like family=-
+            if stored and not any(pk is not None and name == stored for _s, name, pk in self.engine_versions()):
+                raise unknown(_("version"), version)
+        return versions
 
 
 class ResultFilter(django_filters.FilterSet):
@@ -251,8 +293,10 @@ class ResultFilter(django_filters.FilterSet):
         known=lambda v: bool(MEMORY_RATIO_RE.match(v)) and Flavor.objects.filter(memory_ratio=v).exists(),
         values=lambda: Flavor.objects.exclude(memory_ratio="").values_list("memory_ratio", flat=True).distinct(),
         help_text="Memory ratio as the document groups it: 1:N = N GB per vCPU.")
-    deployment = django_filters.ChoiceFilter(choices=Deployment.choices, label="ha or single",
-                                             help_text="ha (primary/standby) or single (single instance).")
+    deployment = KnownValueFilter(
+        field_name="deployment", label="ha or single", what=_("value"),
+        known=lambda v: v in Deployment.values and v != "", values=lambda: [v for v in Deployment.values if v],
+        help_text="ha (primary/standby) or single (single instance).")
     edition = KnownValueFilter(
         field_name="edition", label="SQL Server edition", what=_("edition"),
         **known_values(PublishedResult, "edition"),
@@ -296,24 +340,26 @@ class ResultFilter(django_filters.FilterSet):
             return queryset.none()
         data = dict(self.form.cleaned_data)
         queryset = queryset.visible(include_internal=bool(data.pop("include_internal", None)))
-        engine, version = data.pop("engine", None) or None, data.pop("version", None) or None
-        if engine or version:
+        engines, versions = data.pop("engine", None) or [], data.pop("version", None) or []
+        if engines or versions:
             # Engine versions as literal ids (from the pairs validation already loaded): the planner can
             # then walk the (engine_version, tps) index in order and stop after a page at a million rows.
-            wanted = None if version is None else from_param(version)
+            wanted = {from_param(v) for v in versions}
             ids = [pk for slug, name, pk in self.form.engine_versions()
-                   if pk is not None and (not engine or slug == engine) and (wanted is None or name == wanted)]
+                   if pk is not None and (not engines or slug in engines) and (not wanted or name in wanted)]
             queryset = queryset.filter(engine_version_id__in=ids)
         # The flavour's attributes (family, size, ratio, spec code) as one set of flavour ids: counting is
         # then an index-only scan of (engine_version, flavor), with no join, at a million rows.
         flavor_filters = {name: data.pop(name) for name in list(data)
-                          if data[name] not in (None, "") and self.filters[name].field_name.startswith("flavor__")}
+                          if data[name] not in (None, "", []) and self.filters[name].field_name.startswith("flavor__")}
         if flavor_filters:
             flavors = Flavor.objects.order_by()
             for name, value in flavor_filters.items():
                 flt = self.filters[name]
                 if isinstance(flt, NotStatedFilter):
-                    flavors = flavors.filter(**flt.lookup(value, strip="flavor__"))
+                    flavors = flavors.filter(flt.q(value, strip="flavor__"))
+                elif isinstance(flt, KnownValueFilter):
+                    flavors = flavors.filter(**{f"{flt.field_name.removeprefix('flavor__')}__in": value})
                 else:
                     field = flt.field_name.removeprefix("flavor__")
                     flavors = flavors.filter(**{f"{field}__{flt.lookup_expr}": value})

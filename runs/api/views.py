@@ -13,6 +13,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
+from config.api import error_body
 from whitepaper.api.pagination import CatalogPagination
 
 from .. import compare, history
@@ -263,6 +264,7 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         code = status.HTTP_202_ACCEPTED if changed else status.HTTP_409_CONFLICT
         body = RunSerializer(run, context={"request": request}).data
         if not changed:
-            body = {"detail": _("Run %(id)s has already finished (%(state)s).") % {"id": run.pk, "state": run.state}, "run": body}
+            body = error_body(_("Run %(id)s has already finished (%(state)s).") % {"id": run.pk, "state": run.state},
+                              "conflict", run=body)
         return Response(body, status=code)
 

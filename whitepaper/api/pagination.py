@@ -10,7 +10,7 @@ MAX_PAGE_SIZE = 500
 
 def positive_int_param(params, name, maximum=None):
     raw = params.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return None
     try:
         value = int(raw)

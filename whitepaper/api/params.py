@@ -14,10 +14,20 @@ from .pagination import MAX_PAGE_SIZE, positive_int_param
 ALWAYS_ALLOWED = {"format", "page", "page_size"}
 
 
-def check_params(params, allowed, *, filterset=None, required=(), checks=()):
-    """{parameter: [messages]} for every problem of `params`; empty when all is well."""
+def repeatable_params(filterset):
+    """The parameters of `filterset` that take a list (repeated: `?engine=mysql&engine=postgresql`)."""
+    return {name for name, flt in filterset.filters.items() if getattr(flt, "repeatable", False)} if filterset else set()
+
+
+def check_params(params, allowed, *, filterset=None, required=(), checks=(), repeatable=None):
+    """{parameter: [messages]} for every problem of `params`; empty when all is well. A parameter given
+    more than once is an error unless it is `repeatable` (default: the filterset's list filters)."""
     errors = {name: [f"Unknown parameter; this endpoint accepts: {', '.join(sorted(allowed))}."]
               for name in sorted(set(params) - set(allowed))}
+    repeatable = repeatable_params(filterset) if repeatable is None else set(repeatable)
+    getlist = getattr(params, "getlist", lambda name: [params[name]])
+    errors.update({name: ["Given more than once; this parameter takes one value."]
+                   for name in sorted(set(params) & set(allowed)) if name not in repeatable and len(getlist(name)) > 1})
     errors.update({name: ["This parameter is required."] for name in required if not params.get(name)})
     if filterset is not None and not filterset.is_valid():
         errors.update({name: [str(m) for m in messages] for name, messages in filterset.errors.items()})
@@ -37,6 +47,7 @@ class StrictQueryBackend(DjangoFilterBackend):
         listing = view.action == "list"
         filterset = self.get_filterset(request, queryset, view) if listing else None
         allowed = set(ALWAYS_ALLOWED)
+        repeatable = repeatable_params(filterset)
         checks = []
         if listing:
             allowed |= set(filterset.filters) if filterset is not None else set()
@@ -45,7 +56,9 @@ class StrictQueryBackend(DjangoFilterBackend):
                 if hasattr(backend, "check"):
                     allowed.add(backend.param)
                     checks.append(backend.check)
-        errors = check_params(request.query_params, allowed, filterset=filterset, checks=checks)
+                    if getattr(backend, "repeatable", False):
+                        repeatable.add(backend.param)
+        errors = check_params(request.query_params, allowed, filterset=filterset, checks=checks, repeatable=repeatable)
         if errors:
             raise ValidationError(errors)
         return filterset.qs if filterset is not None else queryset
@@ -60,16 +73,18 @@ SORT_UNITS = {"id": "", "published": "document date", "vcpus": "vCPUs", "memory_
 
 
 class ResultOrdering(BaseFilterBackend):
-    """?ordering=-tps,vcpus: the catalogue's sort keys (queries.SORTS), '-' for descending; results
-    without the value last in either direction. An unknown key is a 400 (DRF's OrderingFilter would
-    ignore it)."""
+    """?ordering=-tps&ordering=vcpus (repeated, as generated clients send a list; `-tps,vcpus` in one
+    value is the same): the catalogue's sort keys (queries.SORTS), '-' for descending; results without
+    the value last in either direction. An unknown key is a 400 (DRF's OrderingFilter would ignore it)."""
 
     param = "ordering"
+    repeatable = True
 
     @classmethod
     def check(cls, params):
         """The sort terms of `params`, or a ValidationError naming the bad ones."""
-        raw = params.get(cls.param, "")
+        values = params.getlist(cls.param) if hasattr(params, "getlist") else [params.get(cls.param, "")]
+        raw = ",".join(values)
         terms = [t.strip() for t in raw.split(",") if t.strip()]
         unknown = unknown_sort_terms(terms)
         if unknown or (raw and not terms):
@@ -84,8 +99,9 @@ class ResultOrdering(BaseFilterBackend):
     def get_schema_operation_parameters(self, view):
         choices = [f"{prefix}{name}" for name in SORTS for prefix in ("", "-")]
         return [{
-            "name": self.param, "required": False, "in": "query", "style": "form", "explode": False,
-            "description": "Comma-separated sort fields, '-' for descending; results without the value sort last "
+            "name": self.param, "required": False, "in": "query", "style": "form", "explode": True,
+            "description": "Sort fields, the parameter repeated for several (ordering=-tps&ordering=vcpus; "
+                           "'-tps,vcpus' in one value is the same), '-' for descending; results without the value sort last "
                            "in either direction, ties by id. Fields: "
                            + ", ".join(f"{k} ({SORT_UNITS[k]})" if SORT_UNITS.get(k) else k for k in SORTS)
                            + ". Default: document order (documents by date, then tables and rows as printed).",

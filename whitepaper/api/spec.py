@@ -7,11 +7,12 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import PARAMETER_ERRORS, THROTTLED
+from config.api import PARAMETER_ERRORS, THROTTLED, error_body
 
-from ..models import Deployment, PublishedResult
+from ..models import PublishedResult
 from ..queries import VARIANT_FIELDS, field_value
 from . import serializers as s
+from .caching import CatalogueCaching
 from .params import APIResultFilter, check_params
 
 SPEC_REQUIRED = ["engine", "version", "family", "vcpus", "memory_gb"]
@@ -39,6 +40,9 @@ class AmbiguousSpecSerializer(serializers.Serializer):
 
 class SpecNotFoundSerializer(serializers.Serializer):
     detail = serializers.CharField()
+    code = serializers.CharField(help_text="not_found")
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                   help_text="Empty: no parameter is wrong, nothing is published for them.")
     available = serializers.ListField(
         child=inline_serializer("Size", {"vcpus": serializers.IntegerField(), "memory_gb": serializers.IntegerField()}),
         help_text="Sizes published for this engine, version and family (empty if none).")
@@ -54,10 +58,11 @@ class SpecLookupSchema(AutoSchema):
             annotation = getattr(flt, "_spectacular_annotation", None)
             if annotation:
                 schema = dict(annotation["field"])
-                description = schema.pop("description", "")
-            else:  # deployment
-                schema = {"type": "string", "enum": [c for c, _ in Deployment.choices if c]}
-                description = str(flt.extra.get("help_text") or flt.label)
+                description = schema.pop("description", "").replace(" Repeat the parameter for several (any of them).", "")
+                if schema.get("type") == "array":  # one flavour: a single value here
+                    schema = schema["items"]
+            else:
+                raise AssertionError(name)
             parameters.append(OpenApiParameter(name, type=schema, location=OpenApiParameter.QUERY,
                                                required=name in SPEC_REQUIRED, description=description))
         return parameters
@@ -67,13 +72,14 @@ def spec_filterset(params):
     """The lookup's parameters as a validated ResultFilter; a 400 naming every problem otherwise."""
     data = {name: params[name] for name in SPEC_PARAMS if params.get(name)}
     filterset = APIResultFilter(data, queryset=PublishedResult.objects.with_provenance(prefetch=True))
-    errors = check_params(params, set(SPEC_PARAMS) | {"format"}, filterset=filterset, required=SPEC_REQUIRED)
+    errors = check_params(params, set(SPEC_PARAMS) | {"format"}, filterset=filterset, required=SPEC_REQUIRED,
+                          repeatable=())
     if errors:
         raise ValidationError(errors)
     return data, filterset
 
 
-class SpecLookupView(APIView):
+class SpecLookupView(CatalogueCaching, APIView):
     """The latest published numbers for one flavour: engine, version, family, vCPUs and memory.
 
     200: one answer (the newest document's row). 300 Multiple Choices: several variants match (other
@@ -97,7 +103,7 @@ class SpecLookupView(APIView):
                           [:MAX_CANDIDATES + 1])
         context = {"request": request}
         if not candidates:
-            return Response({"detail": self.not_found_text(data), "available": self.available(data)}, status=404)
+            return Response(error_body(self.not_found_text(data), "not_found", available=self.available(data)), status=404)
         if len(candidates) == 1:
             result = candidates[0]
             return Response({"document": s.DocumentSummarySerializer(result.table.document, context=context).data,

@@ -6,7 +6,19 @@ from rest_framework.routers import DefaultRouter
 from .. import converters  # noqa: F401  (registers <stated:…>)
 from . import spec, views
 
-router = DefaultRouter()
+class CatalogueRouter(DefaultRouter):
+    """The API root (/api/v1/) lists every endpoint: the catalogue's lists, the runs API, the spec
+    lookup, the CSV's column dictionary, the schema and its docs page."""
+
+    EXTRA = {"spec": "spec", "results-columns": "results-columns", "runs": "run-list", "targets": "target-list",
+             "profiles": "profile-list", "schema": "schema", "docs": "docs"}
+
+    def get_api_root_view(self, api_urls=None):
+        api_root_dict = {prefix: self.routes[0].name.format(basename=basename) for prefix, _v, basename in self.registry}
+        return self.APIRootView.as_view(api_root_dict={**api_root_dict, **self.EXTRA})
+
+
+router = CatalogueRouter()
 router.include_format_suffixes = False  # ?format=csv / ?format=json instead of results.csv
 router.register("vendors", views.VendorViewSet, basename="vendor")
 router.register("documents", views.DocumentViewSet, basename="document")
@@ -23,5 +35,6 @@ urlpatterns = [
     path("versions/<key:engine>/<stated:version>/", views.EngineVersionViewSet.as_view(retrieve), name="version-detail"),
     path("families/<key:vendor>/<key:slug>/", views.FamilyViewSet.as_view(retrieve), name="family-detail"),
     path("spec/", spec.SpecLookupView.as_view(), name="spec"),
+    path("results/columns/", views.ColumnsView.as_view(), name="results-columns"),
     *[url for url in router.urls if url.name not in ("version-detail", "family-detail")],
 ]

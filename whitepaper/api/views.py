@@ -9,18 +9,26 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import viewsets
 from rest_framework.renderers import JSONRenderer
 
-from config.api import COMMON_ERRORS
+from config.api import COMMON_ERRORS, THROTTLED
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework.exceptions import ValidationError
+from rest_framework.filters import BaseFilterBackend
+from rest_framework.response import Response
+from django.urls import reverse
+from rest_framework.views import APIView
 
-from ..export import iter_csv_lines
+from ..filters import StrictBooleanField
+from ..export import EXPORT_COLUMNS, column_schema, iter_csv_lines
 from ..models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor
 from . import filters as f
+from .caching import CatalogueCaching
 from . import serializers as s
 from .pagination import CatalogPagination
 from .params import APIResultFilter, ResultOrdering, StrictQueryBackend
 from .renderers import ResultCSVRenderer
 
 
-class CatalogueViewSet(viewsets.ReadOnlyModelViewSet):
+class CatalogueViewSet(CatalogueCaching, viewsets.ReadOnlyModelViewSet):
     pagination_class = CatalogPagination
     filter_backends = [StrictQueryBackend]
     lookup_value_regex = "[^/\x00]+"  # any key reaches the view (an unknown one is a JSON 404); NUL never does
@@ -115,7 +123,80 @@ class FlavorViewSet(CatalogueViewSet):
 # --- Published results ---------------------------------------------------------------------------
 
 CSV_RESPONSE = OpenApiResponse(OpenApiTypes.STR, description="With format=csv (or Accept: text/csv): every matching "
-                               "row, not one page, with the columns of `manage.py export_results`.")
+                               "row, not one page, with the columns of `manage.py export_results` (byte-identical). "
+                               "Column dictionary (types, units; a Frictionless table schema): /api/v1/results/columns/, "
+                               "also in the Link header (rel=describedby). pandas: read_csv(url, dtype={\"version\": str}, "
+                               "keep_default_na=False, na_values={<numeric column>: [\"\"]}).")
+
+
+class CSVOptions(BaseFilterBackend):
+    """`bom=true`: the CSV starts with a UTF-8 byte order mark (for spreadsheets)."""
+
+    param = "bom"
+
+    @classmethod
+    def check(cls, params):
+        try:
+            return bool(StrictBooleanField(required=False).clean(params.get(cls.param)))
+        except DjangoValidationError as exc:
+            raise ValidationError({cls.param: list(exc.messages)}) from None
+
+    def filter_queryset(self, request, queryset, view):
+        return queryset
+
+    def get_schema_operation_parameters(self, view):
+        return [{"name": self.param, "required": False, "in": "query", "schema": {"type": "boolean"},
+                 "description": "With format=csv: start with a UTF-8 byte order mark (spreadsheets); default false."}]
+
+
+class FieldsParam(BaseFilterBackend):
+    """`fields=id&fields=tps` (repeated; `id,tps` in one value is the same): only these fields of each
+    result (JSON: top-level fields of a result; CSV: these columns, in this order). One vocabulary for
+    both (the schema's enum): a CSV column without a JSON field of that name selects nothing in JSON, a
+    JSON-only field (printed, document...) is a 400 in CSV; a name given twice counts once."""
+
+    param = "fields"
+    repeatable = True
+
+    @classmethod
+    def check(cls, params, renderer_format=None):
+        values = params.getlist(cls.param) if hasattr(params, "getlist") else [params.get(cls.param, "")]
+        values = [v for v in values if v is not None]
+        names = list(dict.fromkeys(n.strip() for n in ",".join(values).split(",") if n.strip()))  # repeats once
+        known = EXPORT_COLUMNS if renderer_format == "csv" else cls.names()
+        unknown = [n for n in names if n not in known]
+        if unknown or (values and not names):
+            raise ValidationError({cls.param: [
+                f"Unknown field {', '.join(map(repr, unknown)) or repr(','.join(values))}; "
+                f"choose from {', '.join(known)}."]})
+        return names
+
+    def filter_queryset(self, request, queryset, view):
+        return queryset
+
+    @staticmethod
+    def names():
+        """Every name `fields` accepts (a fixed vocabulary, not data): JSON fields, then CSV-only columns."""
+        json_fields = list(s.ResultSerializer.Meta.fields)
+        return [*json_fields, *(c for c in EXPORT_COLUMNS if c not in json_fields)]
+
+    def get_schema_operation_parameters(self, view):
+        return [{"name": self.param, "required": False, "in": "query", "style": "form", "explode": True,
+                 "schema": {"type": "array", "items": {"type": "string", "enum": self.names()}},
+                 "description": "Only these fields, the parameter repeated for several (fields=id&fields=tps): "
+                                "a result's top-level fields in JSON, the columns (in this order) in CSV; a CSV "
+                                "column without a JSON field of that name selects nothing in JSON, a JSON-only "
+                                "field is a 400 in CSV."}]
+
+
+class ColumnsView(APIView):
+    """The CSV's column dictionary: a Frictionless table schema (name, type, unit, description per
+    column, in the CSV's order), plus the pandas options that read it with the right types."""
+
+    @extend_schema(summary="The CSV's column dictionary (Frictionless table schema)",
+                   responses={200: OpenApiTypes.OBJECT, 429: THROTTLED})
+    def get(self, request):
+        return Response(column_schema())
 
 
 @extend_schema_view(
@@ -137,7 +218,7 @@ class ResultViewSet(CatalogueViewSet):
     queryset = PublishedResult.objects.with_provenance(prefetch=True)
     serializer_class = s.ResultSerializer
     filterset_class = APIResultFilter
-    filter_backends = [StrictQueryBackend, ResultOrdering]
+    filter_backends = [StrictQueryBackend, ResultOrdering, CSVOptions, FieldsParam]
     renderer_classes = [JSONRenderer, ResultCSVRenderer]
 
     def get_renderers(self):
@@ -148,10 +229,25 @@ class ResultViewSet(CatalogueViewSet):
     def list(self, request, *args, **kwargs):
         if request.accepted_renderer.format == "csv":
             queryset = self.filter_queryset(self.get_queryset())  # validates every parameter first
-            response = StreamingHttpResponse(iter_csv_lines(queryset), content_type="text/csv; charset=utf-8")
+            columns = FieldsParam.check(request.query_params, "csv") or None
+            response = StreamingHttpResponse(iter_csv_lines(queryset, bom=CSVOptions.check(request.query_params),
+                                                            columns=columns),
+                                             content_type="text/csv; charset=utf-8")
             response["Content-Disposition"] = 'attachment; filename="published-results.csv"'
+            response["Link"] = f'<{request.build_absolute_uri(reverse("v1:results-columns"))}>; rel="describedby"'
             return response
         return super().list(request, *args, **kwargs)
+
+    def get_serializer(self, *args, **kwargs):
+        serializer = super().get_serializer(*args, **kwargs)
+        if self.action == "list":
+            names = FieldsParam.check(self.request.query_params)
+            if names:
+                fields = getattr(serializer, "child", serializer).fields
+                for name in list(fields):
+                    if name not in names:
+                        fields.pop(name)
+        return serializer
 
     def handle_exception(self, exc):
         # Errors are JSON even when CSV was asked for.
