@@ -128,7 +128,8 @@ def test_bad_parameters_share_the_shape(client):
 
 
 def test_writes_without_credentials_share_the_shape(client):
-    assert_error(client.post(f"{API}/runs/", {}, content_type="application/json"), 403, "not_authenticated")
+    # 401 with WWW-Authenticate: Token (the runs API checks tokens first: issue 10).
+    assert_error(client.post(f"{API}/runs/", {}, content_type="application/json"), 401, "not_authenticated")
 
 
 # --- HTTP caching and rate-limit headers ---------------------------------------------------------

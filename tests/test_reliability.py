@@ -29,14 +29,17 @@ def test_deeply_nested_json_is_a_400_naming_the_limit(client, staff_token, setti
     body = "[" * 2000 + "]" * 2000
     response = client.post("/api/v1/runs/", body, content_type="application/json", HTTP_AUTHORIZATION=f"Token {staff_token}")
     assert response.status_code == 400 and response["Content-Type"] == "application/json"
-    assert response.json() == {"detail": f"JSON nested deeper than {settings.API_MAX_JSON_DEPTH} levels (API_MAX_JSON_DEPTH)."}
+    # The API's one error shape (issue 13): {detail, code, errors}.
+    assert response.json() == {"detail": f"JSON nested deeper than {settings.API_MAX_JSON_DEPTH} levels (API_MAX_JSON_DEPTH).",
+                               "code": "parse_error", "errors": {}}
     # 33 levels is one too many, 32 is parsed (and then refused as a run, naming the fields).
     too_deep = json.dumps({"overrides": json.loads("[" * 31 + "]" * 31)})
     assert client.post("/api/v1/runs/", too_deep, content_type="application/json",
                        HTTP_AUTHORIZATION=f"Token {staff_token}").status_code == 400
     deep_enough = json.dumps({"target": 1, "overrides": json.loads("[" * 30 + "]" * 30)})
     response = client.post("/api/v1/runs/", deep_enough, content_type="application/json", HTTP_AUTHORIZATION=f"Token {staff_token}")
-    assert response.status_code == 400 and "target" in response.json() and "detail" not in response.json()
+    assert response.status_code == 400 and "target" in response.json()["errors"]
+    assert response.json()["code"] == "invalid"  # parsed: refused as a run, not as a body
 
 
 def test_a_10_mb_body_is_a_json_413_naming_the_limit(client, staff_token):
@@ -138,7 +141,7 @@ def test_runs_api_lists_are_paginated_and_their_filters_strict(db):
     assert api.get(f"/api/v1/runs/?target={target.pk + 1000}").json()["count"] == 0
     for query, field in (("mine=yes", "mine"), ("target=x", "target"), ("state=", "state"), ("page_size=501", "page_size")):
         response = api.get(f"/api/v1/runs/?{query}")
-        assert response.status_code == 400 and list(response.json()) == [field], query
+        assert response.status_code == 400 and list(response.json()["errors"]) == [field], query
     assert api.get("/api/v1/targets/").json()["count"] == 1
     assert api.get("/api/v1/profiles/?quick=true").json()["count"] == 5
     samples = api.get(f"/api/v1/runs/{Run.objects.first().pk}/samples/").json()

@@ -67,14 +67,14 @@ def test_compare_series_and_regressions_in_a_browser(committed, worker, live_ser
         assert not [a for g, a, _ in groups if g == "parameter"]
         text = page.inner_text("#compare-results")
         assert "baseline" in text
-        page.wait_for_function("() => Chart.getChart('compare-tps') && Chart.getChart('compare-tps').data.datasets.length === 2")
+        page.wait_for_function("() => window.Chart && Chart.getChart('compare-tps') && Chart.getChart('compare-tps').data.datasets.length === 2")
         assert page.evaluate(NO_OVERFLOW)
         if shots:
             page.screenshot(path=str(SCREENSHOTS / f"runs-compare-{width}.png"), full_page=True)
         # Series: the regression marked; the other thread count is its own set-up.
         page.goto(f"{live_server.url}/runs/{slowed.pk}/")
         page.click("#run-regression a:has-text('series')")
-        page.wait_for_function("() => Chart.getChart('series-chart')")
+        page.wait_for_function("() => window.Chart && Chart.getChart('series-chart')")
         assert page.locator("#series-runs .regression").count() == 1
         assert page.locator("#series-groups tbody tr").count() == 2
         assert page.evaluate(NO_OVERFLOW)

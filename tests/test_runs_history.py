@@ -118,7 +118,7 @@ def test_series_and_regressions_pages_name_bad_input_and_keep_their_query_count(
     page = client.get("/runs/series/?target=abc")
     assert page.status_code == 400 and 'data-field="target"' in page.content.decode() and 'data-field="profile"' in page.content.decode()
     response = api.get("/api/v1/runs/series/?target=999999")
-    assert response.status_code == 400 and set(response.json()) == {"target", "profile"}
+    assert response.status_code == 400 and set(response.json()["errors"]) == {"target", "profile"}
     target = Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="db", user="u")
     profile = BenchmarkProfile.objects.get(slug=PROFILE)
     counts = []

@@ -189,7 +189,7 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         """The server's counters (as rates) and the client's CPU, read by the worker at each report interval."""
         return self._incremental(request, pk, "server_samples", ServerSampleSerializer)
 
-    @extend_schema(parameters=[OpenApiParameter("run", int, many=True, description="2 to 6 run ids, in the order shown."),
+    @extend_schema(parameters=[OpenApiParameter("run", int, many=True, required=True, description="2 to 6 run ids, in the order shown."),
                                OpenApiParameter("base", int, description="The baseline run (one of them; default the earliest).")],
                    responses={(200, "application/json"): OpenApiTypes.OBJECT, **READ_ERRORS})
     @action(detail=False, methods=["get"])
@@ -206,7 +206,7 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         data["samples"] = compare.samples(runs)
         return Response(data)
 
-    @extend_schema(responses={200: RunSerializer(many=True), 401: UNAUTHENTICATED, 403: FORBIDDEN})
+    @extend_schema(responses={200: RunSerializer(many=True), **READ_ERRORS})
     @action(detail=False, methods=["get"])
     def regressions(self, request, version=None):
         """The runs judged regressions (newest first) and the rule they were judged by."""
