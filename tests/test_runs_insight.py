@@ -81,7 +81,9 @@ def histograms_in_log(log):
 def assert_sysbench_latency_is_the_tools(run):
     step = run.insight["steps"][0]["latency"]
     # The report's own lines: p95 and max as sysbench printed them, the count its number of events.
-    assert step["p95_ms"] == report(run.log, r"^\s*95th percentile:\s+([\d.]+)")[0]
+    # The histogram prints bucket values to 3 decimals, the report to 2 (from the unrounded value): a bucket
+    # printed 3.885 can be the report's 3.88 or 3.89, so the two agree to within one printed unit.
+    assert abs(step["p95_ms"] - report(run.log, r"^\s*95th percentile:\s+([\d.]+)")[0]) <= 0.011
     assert step["max_ms"] == report(run.log, r"^\s*max:\s+([\d.]+)")[0]
     assert step["count"] == report(run.log, r"^\s*total number of events:\s+(\d+)", int)[0]
     # p50 and p99 from the histogram sysbench printed, by the rule above.

@@ -210,7 +210,7 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     @action(detail=False, methods=["get"])
     def regressions(self, request, version=None):
         """The runs judged regressions (newest first) and the rule they were judged by."""
-        runs = self.get_queryset().filter(regression=True).order_by("-finished_at", "-id")
+        runs = self.filter_queryset(self.get_queryset()).filter(regression=True).order_by("-finished_at", "-id")
         page = self.paginate_queryset(runs)
         data = RunSerializer(page if page is not None else runs, many=True, context={"request": request}).data
         return self.get_paginated_response(data) if page is not None else Response({"rule": history.rule(), "results": data})

@@ -29,6 +29,11 @@ def check_params(params, allowed, *, filterset=None, required=(), checks=(), rep
     errors.update({name: ["Given more than once; this parameter takes one value."]
                    for name in sorted(set(params) & set(allowed)) if name not in repeatable and len(getlist(name)) > 1})
     errors.update({name: ["This parameter is required."] for name in required if not params.get(name)})
+    if filterset is not None:  # a true/false parameter given empty says neither (the schema's boolean)
+        from whitepaper.filters import StrictBooleanFilter
+
+        errors.update({name: [f"Expected true or false, got ''."] for name, f in filterset.filters.items()
+                       if isinstance(f, StrictBooleanFilter) and name in params and params.get(name) == ""})
     if filterset is not None and not filterset.is_valid():
         errors.update({name: [str(m) for m in messages] for name, messages in filterset.errors.items()})
     for check in checks:
