@@ -8,14 +8,18 @@ the prefix), migrates it and generates a catalogue of that many results with the
 ratios) server-side with INSERT ... SELECT over generate_series (fast on 2 cores), then VACUUM ANALYZE.
 It then times, in process through the whole Django stack (middleware, DRF, serialization; the Django
 test client, no network), requests of each kind over parameters sampled from the data (every one
-answers 200, or 300 for an ambiguous spec), switching between the databases every round so that
+answers 200, or 409 for an ambiguous spec), switching between the databases every round so that
 load from other processes on the machine falls on both sizes alike:
 
-  filtered list  /api/v1/results/?engine=E&version=V&min_vcpus=8&ordering=-tps&page_size=20
-  spec lookup    /api/v1/spec/?engine=E&version=V&family=F&vcpus=C&memory_gb=M&vendor=X
-  broad list     /api/v1/results/?engine=E&min_tps=T&ordering=-tps  (informational: counts ~1/4 of all rows)
+  filtered list     /api/v1/results/?engine=E&version=V&min_vcpus=8&ordering=-tps&page_size=20
+  spec lookup       /api/v1/spec/?engine=E&version=V&family=F&vcpus=C&memory_gb=M&vendor=X
+  broad list        /api/v1/results/?engine=E&min_tps=T&ordering=-tps&pagination=cursor  (~1/4 of all rows match)
+  broad list, next  the same list's `next` page (its cursor)
+  broad list, count /api/v1/results/?engine=E&min_tps=T&ordering=-tps  (informational: numbered pages count every match)
 
-and prints p50/p99 per size. Measured after gc.freeze() (see measure()), as a pre-forking server would run. Targets: p99 < 100 ms at 1,000,000 rows; 1M p50 within 1.5x of the 1k p50.
+and prints p50/p99 per size. Measured after gc.freeze() (see measure()), as a pre-forking server would run.
+Targets: the broad list (cursor) p50 at the largest size within 1.5x of the smallest's, p99 < 100 ms; the
+filtered list and the spec lookup within 1.3x.
 """
 
 import argparse
@@ -82,7 +86,6 @@ def use_database(rows):
 
 def setup_django():
     import django
-    from django.core.management import call_command
 
     django.setup()
 
@@ -112,13 +115,14 @@ def vocabulary():
 
 GENERATE_SQL = """
 -- documents, one methodology each
-INSERT INTO whitepaper_document (slug, vendor_id, title, title_en, edition, published, language, source_file, notes, changed_at)
+INSERT INTO whitepaper_document (slug, vendor_id, title, title_en, edition, published, language, source_file, notes, notes_zh, changed_at)
 SELECT 'bench-' || d, (SELECT id FROM whitepaper_vendor ORDER BY id OFFSET (d %% 3) LIMIT 1),
-       'Benchmark document ' || d, '', '01', DATE '2012-01-01' + ((d * 37) %% 5000), 'zh-hans', '', '', now()
+       'Benchmark document ' || d, '', '01', DATE '2012-01-01' + ((d * 37) %% 5000), 'zh-hans', '', '', '', now()
 FROM generate_series(1, %(documents)s) AS d;
 
-INSERT INTO whitepaper_methodology (slug, document_id, name, tool, tool_version, workload, client, parameters, description)
-SELECT 'm-' || doc.slug, doc.id, 'sysbench OLTP read-write', 'sysbench', '1.0.18', 'oltp', '', '{}'::jsonb, ''
+INSERT INTO whitepaper_methodology (slug, document_id, name, name_zh, tool, tool_version, workload, workload_zh, client,
+    client_zh, parameters, description, description_zh)
+SELECT 'm-' || doc.slug, doc.id, 'sysbench OLTP read-write', '', 'sysbench', '1.0.18', 'oltp', '', '', '', '{}'::jsonb, '', ''
 FROM whitepaper_document doc;
 
 -- tables: a random engine version, family (of the document's vendor) and memory ratio each
@@ -128,9 +132,10 @@ SELECT t, ((t - 1) / %(per_document)s) + 1 AS d, ((t - 1) %% %(per_document)s) +
        abs(hashtext('r' || t)) %% %(ratios)s AS r
 FROM generate_series(1, %(tables)s) AS t;
 
-INSERT INTO whitepaper_resulttable (document_id, position, label, label_printed, section, methodology_id, columns, notes)
+INSERT INTO whitepaper_resulttable (document_id, position, label, label_printed, section, methodology_id, columns, notes,
+    label_en, section_en, notes_zh, heading, heading_en)
 SELECT doc.id, bt.position, 'Table ' || bt.position, true, '1.' || bt.position, m.id,
-       '["vcpus", "memory_gb", "max_connections", "tps", "qps"]'::jsonb, ''
+       '["vcpus", "memory_gb", "max_connections", "tps", "qps"]'::jsonb, '', '', '', '', '', ''
 FROM bench_table bt JOIN whitepaper_document doc ON doc.slug = 'bench-' || bt.d
 JOIN whitepaper_methodology m ON m.document_id = doc.id;
 
@@ -200,11 +205,21 @@ def queries(kind, n):
         return [f"/api/v1/results/?engine={e}&version={v}&min_vcpus=8&ordering=-tps&page_size=20"
                 for e, v, _ in (rng.choice(combos) for _ in range(n))]
     engines = sorted({e for e, _, _ in combos})
-    return [f"/api/v1/results/?engine={rng.choice(engines)}&min_tps={rng.choice([500, 1000, 2000])}&ordering=-tps"
-            for _ in range(n)]
+    broad = [f"/api/v1/results/?engine={rng.choice(engines)}&min_tps={rng.choice([500, 1000, 2000])}&ordering=-tps"
+             for _ in range(n)]
+    if kind == "broad list, count":
+        return broad
+    cursor = [f"{url}&pagination=cursor" for url in broad]
+    if kind == "broad list":
+        return cursor
+    from django.test import Client  # "broad list, next": the first pages' `next` links
+
+    client = Client()
+    return [client.get(url).json()["next"].replace("http://testserver", "") for url in cursor]
 
 
-KINDS = ("filtered list", "spec lookup", "broad list")
+KINDS = ("filtered list", "spec lookup", "broad list", "broad list, next", "broad list, count")
+TARGETS = {"filtered list": 1.3, "spec lookup": 1.3, "broad list": 1.5, "broad list, next": 1.5}
 
 
 def measure(sizes, n_requests, rounds):
@@ -274,17 +289,19 @@ def main():
     for rows in sizes:
         for kind in KINDS:
             p50, p99, mean, status = results[rows, kind]
-            print(f"  {rows:>9,} rows  {kind:<14} p50 {p50:6.1f}  p99 {p99:6.1f}  mean {mean:6.1f}  statuses {status}")
+            print(f"  {rows:>9,} rows  {kind:<17} p50 {p50:6.1f}  p99 {p99:6.1f}  mean {mean:6.1f}  statuses {status}")
 
     small, large = sizes[0], sizes[-1]
     if small != large:
-        print("\nverdict (targets: p99 < 100 ms at the largest size; its p50 within 1.5 x of the smallest's)")
+        print("\nverdict (targets: p99 < 100 ms at the largest size; its p50 within 1.5 x (broad list) or 1.3 x "
+              "(filtered list, spec lookup) of the smallest's)")
         for kind in KINDS:
             p50_small, p50_large, p99_large = results[small, kind][0], results[large, kind][0], results[large, kind][1]
             ratio = p50_large / p50_small
-            target = "  (informational)" if kind == "broad list" else (
-                f"  p99: {'PASS' if p99_large < 100 else 'FAIL'}  p50 ratio: {'PASS' if ratio <= 1.5 else 'FAIL'}")
-            print(f"  {kind:<14} p50 {p50_small:.1f} -> {p50_large:.1f} ms (x{ratio:.2f}), p99 {p99_large:.1f} ms{target}")
+            target = "  (informational)" if kind not in TARGETS else (
+                f"  p99: {'PASS' if p99_large < 100 else 'FAIL'}  p50 ratio (<= {TARGETS[kind]}): "
+                f"{'PASS' if ratio <= TARGETS[kind] else 'FAIL'}")
+            print(f"  {kind:<17} p50 {p50_small:.1f} -> {p50_large:.1f} ms (x{ratio:.2f}), p99 {p99_large:.1f} ms{target}")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ in-process cache) so one command starts it on a laptop. Set DJANGO_PRODUCTION=1 
 secure settings below) for a deployment; that mode passes `manage.py check --deploy`.
 """
 
+import socket
 from pathlib import Path
 
 import environ
@@ -181,20 +182,25 @@ SPECTACULAR_SETTINGS = {
     "(the web pages also exist in Chinese).",
     # Semantic version of this schema (bumped on every change; see docs/API-CHANGELOG.md). The URL's
     # /api/v1/ changes only with an incompatible API.
-    "VERSION": "1.1.0",
+    "VERSION": "2.0.0",
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_postprocess"],
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {"MethodologyToolEnum": "whitepaper.models.Methodology.Tool"},
+    "ENUM_NAME_OVERRIDES": {"MethodologyToolEnum": "whitepaper.models.Methodology.Tool",
+                            "MethodologyDifferenceFieldEnum": "whitepaper.api.analysis.DIFFERENCE_FIELDS",
+                            "CompareSelectionKindEnum": "whitepaper.api.analysis.SELECTION_KINDS",
+                            "ComparisonModeEnum": "whitepaper.api.analysis.COMPARISON_MODES",
+                            "RunStateEnum": "runs.models.RunState",
+                            "ClientStateEnum": "runs.models.ClientState"},
 }
 
 CORS_ALLOWED_ORIGIN_REGEXES = [r"^https?://.*$"] if env.bool("CORS_ALLOW_ALL_READS", default=True) else []
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified", "Retry-After", "Link", "Content-Disposition",
-                       "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
+                       "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Deprecation", "Sunset"]
 # Cache-Control max-age (seconds) of anonymous catalogue API answers; 0: caches revalidate every time (a 304).
 API_CACHE_MAX_AGE = env.int("API_CACHE_MAX_AGE", default=0)
 
@@ -247,6 +253,17 @@ RUNS_PREPARE_TIME_LIMIT_SECONDS = env.int("RUNS_PREPARE_TIME_LIMIT_SECONDS", def
 # message; on a queue no live worker consumes for this long -> failed, naming the queue.
 RUNS_REQUEUE_AFTER_SECONDS = env.float("RUNS_REQUEUE_AFTER_SECONDS", default=30.0)
 RUNS_UNCLAIMED_FAIL_SECONDS = env.float("RUNS_UNCLAIMED_FAIL_SECONDS", default=600.0)
+# Multi-client runs (runs/clients.py): at most RUNS_MAX_CLIENT_HOSTS client hosts per run, or per pool (queue)
+# RUNS_POOL_CLIENT_HOSTS="benchmarks=4,zone-b=2"; every client must reach the barrier within
+# RUNS_CLIENT_ARRIVAL_SECONDS; a client silent for RUNS_CLIENT_LOST_SECONDS is lost (the run fails);
+# the agreed start lies RUNS_CLIENT_START_LEAD_SECONDS after the last arrival.
+RUNS_MAX_CLIENT_HOSTS = env.int("RUNS_MAX_CLIENT_HOSTS", default=4)
+RUNS_POOL_CLIENT_HOSTS = {k: int(v) for k, v in env.dict("RUNS_POOL_CLIENT_HOSTS", default={}).items()}
+RUNS_CLIENT_ARRIVAL_SECONDS = env.float("RUNS_CLIENT_ARRIVAL_SECONDS", default=120.0)
+RUNS_CLIENT_LOST_SECONDS = env.float("RUNS_CLIENT_LOST_SECONDS", default=15.0)
+RUNS_CLIENT_START_LEAD_SECONDS = env.float("RUNS_CLIENT_START_LEAD_SECONDS", default=1.0)
+# The name a worker records as its client host (default: the machine's host name).
+RUNS_CLIENT_HOST = env("RUNS_CLIENT_HOST", default="") or socket.gethostname()
 # Regressions (runs/history.py): a run's TPS more than THRESHOLD % below the median of the last WINDOW
 # comparable runs, and below their noise band (mean - 2 standard deviations), judged once MIN_RUNS exist.
 RUNS_REGRESSION_THRESHOLD_PCT = env.float("RUNS_REGRESSION_THRESHOLD_PCT", default=5.0)

@@ -1,7 +1,8 @@
 from django import forms
 from django.contrib import admin
 
-from .models import BenchmarkProfile, Run, Sample, Target, validate_password
+from .models import BenchmarkProfile, Run, Sample, Schedule, Target, validate_password
+from .schedules import save_schedule
 
 
 class TargetAdminForm(forms.ModelForm):
@@ -41,3 +42,19 @@ class RunAdmin(admin.ModelAdmin):
 @admin.register(Sample)
 class SampleAdmin(admin.ModelAdmin):
     list_display = ["run", "step", "t", "threads", "tps", "qps", "latency_p95_ms"]
+
+
+@admin.register(Schedule)
+class ScheduleAdmin(admin.ModelAdmin):
+    """Validated by the model (Schedule.clean) like the page and the API; saving writes the beat entry,
+    deleting (one or a selection) removes it (runs.models._drop_beat_entry)."""
+
+    list_display = ["name", "target", "profile", "cron", "repeats", "enabled", "last_error"]
+    list_filter = ["enabled"]
+    readonly_fields = ["last_error", "created_by", "created_at"]
+    fields = ["name", "target", "profile", "cron", "repeats", "overrides", "enabled", "last_error", "created_by", "created_at"]
+
+    def save_model(self, request, obj, form, change):
+        if not obj.pk:
+            obj.created_by = request.user
+        save_schedule(obj)

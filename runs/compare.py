@@ -21,6 +21,7 @@ PARAMETERS = {
     "report_interval_s": gettext_lazy("report interval (s)"), "warmup_s": gettext_lazy("warm-up (s)"),
     "tables": gettext_lazy("tables"), "rows_per_table": gettext_lazy("rows per table"), "scale": gettext_lazy("scale"),
     "range": gettext_lazy("range"), "jobs": gettext_lazy("jobs (-j)"), "prepared": gettext_lazy("prepared statements"),
+    "client_hosts": gettext_lazy("client hosts"),
 }
 
 
@@ -91,7 +92,7 @@ def aspects(runs):
     add("tool", "run", gettext_lazy("tool"), lambda r: r.profile.tool)
     for name, label in PARAMETERS.items():
         if any(name in (r.params or {}) for r in runs):
-            add(name, "parameter", label, lambda r, n=name: (r.params or {}).get(n))
+            add(name, "parameter", label, lambda r, n=name: (r.params or {}).get(n, 1 if n == "client_hosts" else None))
     add("tool_version", "run", gettext_lazy("tool version"), lambda r: r.tool_version)
     add("server_version", "run", gettext_lazy("server version"), lambda r: r.server_version)
     add("server_settings_hash", "run", gettext_lazy("server settings (sha256)"), lambda r: r.server_settings_hash[:12])

@@ -1,12 +1,9 @@
-import json
-
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from whitepaper import display
 
-from .models import BenchmarkProfile, Schedule, Target, validate_password
+from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_password
 from .params import PGBENCH_FIELDS, SYSBENCH_FIELDS
 
 
@@ -48,7 +45,7 @@ class TargetForm(forms.ModelForm):
 
 
 OVERRIDE_FIELDS = ["threads", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "tables",
-                   "rows_per_table", "scale", "range", "jobs", "prepared"]
+                   "rows_per_table", "scale", "range", "jobs", "prepared", "client_hosts"]
 
 
 def profile_initial(profile):
@@ -90,11 +87,18 @@ class RunForm(forms.Form):
     jobs = forms.CharField(label=_("jobs -j (pgbench)"), required=False, help_text=_("Empty: as many as clients."))
     prepared = forms.ChoiceField(label=_("prepared statements"), required=False,
                                  choices=[("", _("as the profile")), ("true", _("on")), ("false", _("off"))])
+    client_hosts = forms.CharField(label=_("client hosts"), required=False, help_text=_(
+        "Benchmark workers of the target's pool driving the run together, the threads split between them (1: one client)."))
     reproduces = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    repeats = forms.CharField(label=_("repeats"), required=False, initial=1,
+                              widget=forms.NumberInput(attrs={"min": 1, "max": MAX_REPEATS}))
 
     def __init__(self, *args, engine=None, **kwargs):
         super().__init__(*args, **kwargs)
         # Offered: the chosen target's engine's profiles. Accepted: any (launch_run says what is wrong).
+        self.fields["repeats"].help_text = _(
+            "Run the same set-up this many times in a row (1 to %(max)s): the run pages show their mean and standard "
+            "deviation, and the series judges them as one result.") % {"max": MAX_REPEATS}
         queryset = self.fields["profile"].queryset
         self.profile_choices = queryset.filter(engine=engine) if engine else queryset
 
@@ -138,48 +142,29 @@ class RetractForm(forms.Form):
 
 
 class ScheduleForm(forms.ModelForm):
-    """Staff schedule a profile on a target: when (cron), and the run's overrides as JSON (validated by
-    the profile, as a run's). The beat entry is written by runs.schedules.save_schedule."""
-
-    overrides_json = forms.CharField(label=_("overrides (JSON)"), required=False, initial="{}",
-                                     widget=forms.Textarea(attrs={"rows": 2}), help_text=_('e.g. {"threads": 8, "duration_s": 60}'))
+    """Staff schedule a profile on a target: when (cron), how many repeats, and the run's overrides as JSON.
+    The rules are the model's (Schedule.clean -> runs.schedules.schedule_errors), as for the API and the admin;
+    runs.schedules.save_schedule writes the beat entry."""
 
     class Meta:
         model = Schedule
-        fields = ["name", "target", "profile", "cron", "enabled"]
+        fields = ["name", "target", "profile", "cron", "repeats", "overrides", "enabled"]
+        labels = {"overrides": _("overrides (JSON)")}
+        help_texts = {"overrides": _('e.g. {"threads": 8, "duration_s": 60}')}
+        widgets = {"overrides": forms.Textarea(attrs={"rows": 2})}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["target"].queryset = Target.objects.usable()
         self.fields["profile"].queryset = BenchmarkProfile.objects.filter(tool__in=["sysbench", "pgbench"])
-        if self.instance.pk:
-            self.initial["overrides_json"] = json.dumps(self.instance.overrides or {})
+        self.fields["overrides"].required = False
+        self.fields["overrides"].initial = {}
+        self.fields["repeats"].required = False
 
-    def clean(self):
-        from .schedules import parse_cron
+    def clean_repeats(self):
+        value = self.cleaned_data.get("repeats")
+        return 1 if value is None else value
 
-        data = super().clean()
-        try:
-            overrides = json.loads(data.get("overrides_json") or "{}")
-        except ValueError:
-            self.add_error("overrides_json", _("Not JSON: write an object such as {\"threads\": 8}."))
-            return data
-        if not isinstance(overrides, dict):
-            self.add_error("overrides_json", _("Write an object of field: value."))
-            return data
-        target, profile = data.get("target"), data.get("profile")
-        if profile is not None:
-            try:
-                profile.resolve(overrides)
-            except ValidationError as exc:
-                self.add_error("overrides_json", [f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items()])
-            if target is not None and profile.engine != target.engine:
-                self.add_error("profile", _("This profile is for %(engine)s; the target is %(te)s.") % {
-                    "engine": profile.get_engine_display(), "te": target.get_engine_display()})
-        if data.get("cron"):
-            try:
-                parse_cron(data["cron"])
-            except ValidationError as exc:
-                self.add_error("cron", exc.message_dict["cron"])
-        self.instance.overrides = overrides
-        return data
+    def clean_overrides(self):
+        value = self.cleaned_data.get("overrides")
+        return {} if value in (None, "") else value

@@ -4,16 +4,23 @@ The one definition of a regression (thresholds in settings, RUNS_REGRESSION_*):
 
   a run regressed when its TPS is more than RUNS_REGRESSION_THRESHOLD_PCT % below the median of the last
   RUNS_REGRESSION_WINDOW earlier runs of its series AND below their noise band (mean - 2 sample standard
-  deviations); with fewer than RUNS_REGRESSION_MIN_RUNS earlier runs it is not judged (null)."""
+  deviations); with fewer than RUNS_REGRESSION_MIN_RUNS earlier runs it is not judged (null).
+
+Repeats: the N runs of one launch (a RepeatGroup) are one result, their mean TPS. The group is judged once,
+when its last run has ended (failed or cancelled members are left out of the mean), and its verdict is
+stored on each of its succeeded runs; a run is never judged against its own group. In the window each
+earlier group counts once, by its mean, so one launch of many repeats cannot fill the window by itself;
+a group still running is not an earlier result yet."""
 
 import logging
 import statistics
 
 from django.conf import settings
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from .models import Run, RunState
+from .models import FINAL_STATES, Run, RunState
 
 log = logging.getLogger(__name__)
 BAND_SIGMAS = 2
@@ -37,7 +44,7 @@ def judge(tps, earlier):
     window = earlier[-settings.RUNS_REGRESSION_WINDOW:]
     threshold = settings.RUNS_REGRESSION_THRESHOLD_PCT
     out = {"threshold_pct": threshold, "window": len(window), "min_runs": settings.RUNS_REGRESSION_MIN_RUNS,
-           "band_sigmas": BAND_SIGMAS, "tps": tps}
+           "band_sigmas": BAND_SIGMAS, "tps": round(tps, 2) if tps is not None else None}
     if tps is None or len(window) < settings.RUNS_REGRESSION_MIN_RUNS:
         return {**out, "regression": None}
     median = statistics.median(window)
@@ -51,37 +58,102 @@ def judge(tps, earlier):
             "regression": regression}
 
 
+def stats(values):
+    """n, mean and sample standard deviation (None with fewer than 2 values) of TPS values, rounded as shown."""
+    values = [v for v in values if v is not None]
+    return {"n": len(values), "mean": round(statistics.fmean(values), 2) if values else None,
+            "stdev": round(statistics.stdev(values), 2) if len(values) > 1 else None}
+
+
+def earlier_results(run, until, exclude):
+    """The results of the run's series (same target, profile and parameters) complete by `until`, oldest
+    first, the last RUNS_REGRESSION_WINDOW of them: [(run ids, TPS)], a single run's TPS or a repeat group's
+    mean over its succeeded runs (only once every run of the group has ended). `exclude`: a Q of the runs
+    being judged (the run itself, or its whole group)."""
+    rows = list(series_runs(run.target_id, run.profile_id, run.params).exclude(exclude).filter(finished_at__lte=until).values("id", "summary", "finished_at", "repeat_group_id"))
+    members = {}
+    for m in Run.objects.filter(repeat_group_id__in={r["repeat_group_id"] for r in rows if r["repeat_group_id"]}).values(
+            "repeat_group_id", "state", "finished_at"):
+        members.setdefault(m["repeat_group_id"], []).append(m)
+    complete_at = {gid: max(m["finished_at"] for m in ms) if all(m["state"] in FINAL_STATES and m["finished_at"] for m in ms)
+                   else None for gid, ms in members.items()}
+    results = {}
+    for r in rows:
+        tps = (r["summary"] or {}).get("tps")
+        gid = r["repeat_group_id"]
+        if tps is None or (gid and (complete_at.get(gid) is None or complete_at[gid] > until)):
+            continue
+        key = ("group", gid) if gid else ("run", r["id"])
+        result = results.setdefault(key, {"ids": [], "tps": [], "at": complete_at.get(gid) or r["finished_at"]})
+        result["ids"].append(r["id"])
+        result["tps"].append(tps)
+    ordered = sorted(results.values(), key=lambda x: (x["at"], x["ids"][0]))
+    return [(sorted(x["ids"]), statistics.fmean(x["tps"])) for x in ordered][-settings.RUNS_REGRESSION_WINDOW:]
+
+
+def _verdict(tps, earlier):
+    verdict = judge(tps, [v for _, v in earlier])
+    verdict["earlier_runs"] = [i for ids, _ in earlier for i in ids]
+    verdict["earlier_results"] = [ids for ids, _ in earlier]
+    return verdict
+
+
 def record_judgement(run):
-    """Judge a run that just succeeded against the earlier runs of its series and store it on the run.
-    Never fails the run: an error is logged and the run stays unjudged."""
+    """Judge a run (not in a repeat group) that just succeeded against the earlier results of its series
+    and store it on the run. Never fails the run: an error is logged and the run stays unjudged."""
     try:
-        earlier = list(series_runs(run.target_id, run.profile_id, run.params).exclude(pk=run.pk)
-                       .filter(finished_at__lte=run.finished_at).values("id", "summary"))
-        values = [(r["summary"] or {}).get("tps") for r in earlier]
-        pairs = [(r["id"], v) for r, v in zip(earlier, values) if v is not None][-settings.RUNS_REGRESSION_WINDOW:]
-        verdict = judge((run.summary or {}).get("tps"), [v for _, v in pairs])
-        verdict["earlier_runs"] = [i for i, _ in pairs]
+        verdict = _verdict((run.summary or {}).get("tps"), earlier_results(run, run.finished_at, Q(pk=run.pk)))
         Run.objects.filter(pk=run.pk).update(regression=verdict["regression"], trend=verdict)
         run.regression, run.trend = verdict["regression"], verdict
     except Exception:  # noqa: BLE001 - the judgement is extra: the measured run stands without it
         log.exception("could not judge run %s against its series", run.pk)
 
 
+def record_group_judgement(group_id):
+    """Once every run of a repeat group has ended, judge the group's mean TPS (its succeeded runs) against
+    the earlier results of its series and store the verdict, with the group's n, mean and standard
+    deviation, on each succeeded run of the group. Before that, or with no succeeded run, nothing."""
+    try:
+        members = list(Run.objects.filter(repeat_group_id=group_id).order_by("repeat_index", "id"))
+        if not members or any(m.state not in FINAL_STATES for m in members):
+            return None
+        succeeded = [m for m in members if m.state == RunState.SUCCEEDED and (m.summary or {}).get("tps") is not None]
+        if not succeeded:
+            return None
+        values = [m.summary["tps"] for m in succeeded]
+        until = max(m.finished_at for m in members)
+        verdict = _verdict(statistics.fmean(values), earlier_results(succeeded[0], until, Q(repeat_group_id=group_id)))
+        verdict["repeat_group"] = {"id": group_id, "count": len(members), "runs": [m.pk for m in succeeded],
+                                   "tps": values, **stats(values), "complete_at": until.isoformat()}
+        Run.objects.filter(pk__in=[m.pk for m in succeeded]).update(regression=verdict["regression"], trend=verdict)
+        return verdict
+    except Exception:  # noqa: BLE001 - as record_judgement
+        log.exception("could not judge repeat group %s against its series", group_id)
+        return None
+
+
 def series(target, profile):
     """The page's and the API's series: every succeeded run of target and profile, oldest first, grouped
-    by parameters (a group = repeats of one set-up: n, mean, standard deviation of TPS)."""
-    runs = list(series_runs(target.pk, profile.pk).defer("log", "command_line", "server_settings", "insight", "client_info"))
-    groups = {}
+    by parameters (a set-up: n, mean, standard deviation of TPS over all its runs), and the repeat groups
+    among them (the runs of one launch: n, mean, standard deviation, the group's verdict)."""
+    runs = list(series_runs(target.pk, profile.pk).select_related("repeat_group")
+                .defer("log", "command_line", "server_settings", "insight", "client_info"))
+    groups, repeats = {}, {}
     for run in runs:
         key = _params_key(run.params)
         group = groups.setdefault(key, {"key": key, "params": run.params, "runs": []})
         group["runs"].append(run)
+        if run.repeat_group_id:
+            repeats.setdefault(run.repeat_group_id, {"group": run.repeat_group, "runs": []})["runs"].append(run)
     for index, group in enumerate(groups.values()):
-        tps = [(r.summary or {}).get("tps") for r in group["runs"] if (r.summary or {}).get("tps") is not None]
-        group.update(index=index, n=len(tps), mean=round(statistics.fmean(tps), 2) if tps else None,
-                     stdev=round(statistics.stdev(tps), 2) if len(tps) > 1 else None,
-                     label=_params_label(group["params"]))
-    return runs, list(groups.values())
+        tps = [(r.summary or {}).get("tps") for r in group["runs"]]
+        group.update(index=index, label=_params_label(group["params"]), **stats(tps))
+    for repeat in repeats.values():
+        members = repeat["runs"] = sorted(repeat["runs"], key=lambda r: (r.repeat_index or 0, r.pk))
+        repeat.update(id=repeat["group"].pk, count=repeat["group"].count, label=_params_label(members[0].params),
+                      regression=members[0].regression, trend=members[0].trend,
+                      **stats([(r.summary or {}).get("tps") for r in members]))
+    return runs, list(groups.values()), list(repeats.values())
 
 
 def _params_key(params):

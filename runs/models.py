@@ -9,7 +9,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import IntegrityError, models, transaction
-from django.db.models import Q
+from django.db.models import Exists, Q
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -17,6 +19,8 @@ from django.utils.translation import gettext_lazy as _
 from . import crypto
 
 OPERATORS_GROUP = "benchmark operators"
+# A launch may ask for this many runs of one set-up at most (they queue one after another on the target).
+MAX_REPEATS = 10
 
 # Hostnames (RFC 1123 labels) and IPv4/IPv6 literals only: nothing a tool could read as an option.
 HOST_RE = re.compile(
@@ -188,7 +192,28 @@ class RunQuerySet(models.QuerySet):
         return self.filter(state__in=ACTIVE_STATES)
 
     def for_list(self):
-        return self.select_related("target", "profile", "requested_by")
+        return self.select_related("target", "profile", "requested_by", "repeat_group")
+
+    def regression_results(self):
+        """The runs judged regressions, one per result: a repeat group's members share its verdict, so only
+        its first flagged member stands for it (runs/history.py)."""
+        flagged_sibling = Run.objects.filter(repeat_group=models.OuterRef("repeat_group"), regression=True,
+                                             pk__lt=models.OuterRef("pk"))
+        return self.filter(regression=True).exclude(models.Exists(flagged_sibling))
+
+
+class RepeatGroup(models.Model):
+    """The runs of one launch that asked for N repeats of the same set-up: N ordinary runs, queued together
+    (one at a time on the target), counted as one result, their mean TPS, by the history (runs/history.py)."""
+
+    count = models.PositiveIntegerField(help_text=_("How many runs were launched together."))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"repeat group {self.pk} ({self.count} runs)"
 
 
 class Run(models.Model):
@@ -239,6 +264,11 @@ class Run(models.Model):
         "null: not judged (too few earlier runs)."))
     trend = models.JSONField(default=dict, blank=True, help_text=_(
         "The judgement: earlier runs, their median, mean, standard deviation, band, threshold, change in %."))
+    repeat_group = models.ForeignKey(RepeatGroup, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs",
+                                     help_text=_("The launch this run repeats with others (N runs of one set-up)."))
+    repeat_index = models.PositiveIntegerField(null=True, blank=True, help_text=_("Which of the group's runs (from 1)."))
+    # Multi-client runs (runs/clients.py): the agreed start of each step, {"run-1": ISO time, ...}.
+    barrier = models.JSONField(default=dict, blank=True, help_text=_("Per step: the moment every client starts it."))
 
     objects = RunQuerySet.as_manager()
 
@@ -273,9 +303,10 @@ class Run(models.Model):
         return (self.state == RunState.SUCCEEDED and self.published_result_id is None and self.retracted_at is None
                 and bool(self.summary.get("tps")))
 
-    def transition(self, to, *, allowed_from=None, **fields):
-        """Move to state `to` only if the row is still in one of the states that may precede it.
-        Returns True when this call made the move. The row in the database decides, not this object."""
+    def transition(self, to, *, allowed_from=None, unless=None, **fields):
+        """Move to state `to` only if the row is still in one of the states that may precede it (and
+        `unless`, a queryset, finds nothing). Returns True when this call made the move. The row in the
+        database decides, not this object."""
         sources = [s for s, targets in TRANSITIONS.items() if to in targets]
         if allowed_from is not None:
             sources = [s for s in sources if s in allowed_from]
@@ -285,16 +316,33 @@ class Run(models.Model):
             fields.setdefault("finished_at", now)
         try:
             with transaction.atomic():
-                moved = Run.objects.filter(pk=self.pk, state__in=sources).update(state=to, **fields)
+                moving = Run.objects.filter(pk=self.pk, state__in=sources)
+                if unless is not None:
+                    moving = moving.filter(~Exists(unless))
+                moved = moving.update(state=to, **fields)
         except IntegrityError:  # another run of the target is active: this one keeps waiting
             return False
         self.refresh_from_db()
+        if moved and to in FINAL_STATES and self.repeat_group_id:
+            # The group is one result: judged once all its runs have ended, however each one ended.
+            from .history import record_group_judgement
+
+            record_group_judgement(self.repeat_group_id)
+            self.refresh_from_db(fields=["regression", "trend"])
         return bool(moved)
 
     def claim(self, worker, pid, client_host, client_cores):
-        """queued -> preparing, unless another run of the same target is active (then False: wait)."""
-        return self.transition(RunState.PREPARING, allowed_from=[RunState.QUEUED], worker=worker, worker_pid=pid,
-                               client_host=client_host, client_cores=client_cores, started_at=timezone.now())
+        """queued -> preparing, unless another run of the same target is active or queued before it (then
+        False: wait). Runs of a target start in the order runs_ahead() says (first come, first served), so
+        "waiting for run #N" is true and a launch's repeats run in their order."""
+        return self.transition(RunState.PREPARING, allowed_from=[RunState.QUEUED], unless=self.queued_ahead(),
+                               worker=worker, worker_pid=pid, client_host=client_host, client_cores=client_cores,
+                               started_at=timezone.now())
+
+    def queued_ahead(self):
+        """The runs of the same target queued before this one (one definition of the queue's order)."""
+        return Run.objects.filter(target_id=self.target_id, state=RunState.QUEUED).exclude(pk=self.pk).filter(
+            Q(created_at__lt=self.created_at) | Q(created_at=self.created_at, pk__lt=self.pk))
 
     def mark_running(self):
         return self.transition(RunState.RUNNING)
@@ -304,7 +352,7 @@ class Run(models.Model):
 
     def succeed(self, summary):
         moved = self.transition(RunState.SUCCEEDED, summary=summary)
-        if moved:
+        if moved and not self.repeat_group_id:
             from .history import record_judgement
 
             record_judgement(self)
@@ -337,9 +385,8 @@ class Run(models.Model):
         before it, in the order they will run. Empty when nothing is ahead (it waits for a worker)."""
         if self.state != RunState.QUEUED:
             return []
-        ahead = Run.objects.filter(target_id=self.target_id).exclude(pk=self.pk).filter(
-            Q(state__in=ACTIVE_STATES) | Q(state=RunState.QUEUED, created_at__lt=self.created_at)
-            | Q(state=RunState.QUEUED, created_at=self.created_at, pk__lt=self.pk))
+        active = Run.objects.filter(target_id=self.target_id, state__in=ACTIVE_STATES).exclude(pk=self.pk)
+        ahead = list(active) + list(self.queued_ahead())
         return sorted(ahead, key=lambda r: (r.state == RunState.QUEUED, r.created_at, r.pk))
 
     @property
@@ -390,6 +437,8 @@ class Schedule(models.Model):
     cron = models.CharField(_("when (cron)"), max_length=100, help_text=_(
         "minute hour day-of-month month day-of-week, in the server's time zone: '0 3 * * *' daily at 03:00, "
         "'30 2 * * 1' Mondays at 02:30."))
+    repeats = models.PositiveIntegerField(_("repeats"), default=1, validators=[MinValueValidator(1), MaxValueValidator(MAX_REPEATS)],
+                                          help_text=_("Each due time runs the profile this many times in a row (mean and standard deviation)."))
     enabled = models.BooleanField(_("enabled"), default=True)
     periodic_task = models.OneToOneField("django_celery_beat.PeriodicTask", on_delete=models.SET_NULL, null=True, blank=True,
                                          related_name="+", editable=False)
@@ -403,24 +452,41 @@ class Schedule(models.Model):
     def __str__(self):
         return self.name
 
+    def clean(self):
+        """The schedule's rules (runs/schedules.py): a valid cron, a usable target, a profile of its engine,
+        overrides the profile accepts. Errors name the field."""
+        from .schedules import schedule_errors
+
+        errors = schedule_errors(self)
+        if errors:
+            raise ValidationError(errors)
+
     def recent_states(self, runs=None):
         """States of the schedule's last runs, newest first (runs: the prefetched runs, newest first)."""
         runs = runs if runs is not None else self.runs.order_by("-created_at", "-id")
         return [r.state for r in list(runs)[:settings.RUNS_SCHEDULE_FAILING_AFTER]]
 
     def keeps_failing(self, runs=None):
-        """Its last RUNS_SCHEDULE_FAILING_AFTER runs all failed (or the last due times could not start one)."""
+        """Its last RUNS_SCHEDULE_FAILING_AFTER runs all failed (a due time that could start no run is `last_error`)."""
         states = self.recent_states(runs)
         return len(states) >= settings.RUNS_SCHEDULE_FAILING_AFTER and all(s == RunState.FAILED for s in states)
 
 
-class Sample(models.Model):
-    """One interval line of the tool's output, stored as it arrives."""
+@receiver(post_delete, sender=Schedule)
+def _drop_beat_entry(sender, instance, **kwargs):
+    """However a schedule is deleted (page, API, admin, shell), beat forgets it: its PeriodicTask goes too."""
+    if instance.periodic_task_id:
+        from django_celery_beat.models import PeriodicTask
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="samples")
+        PeriodicTask.objects.filter(pk=instance.periodic_task_id).delete()
+
+
+class IntervalReading(models.Model):
+    """The numbers of one interval line of a tool (sysbench/pgbench), shared by the run's samples and
+    each client's (one definition of what an interval line holds)."""
+
     step = models.PositiveIntegerField(default=1)
     warmup = models.BooleanField(default=False)
-    t = models.FloatField(help_text=_("Seconds since the step started, as the tool prints it."))
     threads = models.PositiveIntegerField()
     tps = models.FloatField()
     qps = models.FloatField(null=True, blank=True)
@@ -431,6 +497,16 @@ class Sample(models.Model):
     latency_avg_ms = models.FloatField(null=True, blank=True)
     errors_per_s = models.FloatField(null=True, blank=True)
     reconnects_per_s = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class Sample(IntervalReading):
+    """One interval line of the tool's output, stored as it arrives."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="samples")
+    t = models.FloatField(help_text=_("Seconds since the step started, as the tool prints it."))
     received_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -464,3 +540,74 @@ class ServerSample(models.Model):
 
     def __str__(self):
         return f"run {self.run_id} step {self.step} server t={self.t}"
+
+
+class ClientState(models.TextChoices):
+    WAITING = "waiting", _("waiting for a worker")
+    ARRIVED = "arrived", _("arrived")
+    RUNNING = "running", _("running")
+    DONE = "done", _("done")
+    FAILED = "failed", _("failed")
+    STOPPED = "stopped", _("stopped")
+
+
+CLIENT_FINAL_STATES = [ClientState.DONE, ClientState.FAILED, ClientState.STOPPED]
+
+
+class RunClient(models.Model):
+    """One client host of a multi-client run (runs/clients.py): its share of the threads, where it ran,
+    when it started each step (its own clock), its final reports and its evidence. Client 1 is the worker
+    that claimed the run (it also prepares and cleans up); the others join through the barrier."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="clients")
+    index = models.PositiveSmallIntegerField(help_text=_("1-based; client 1 prepares and cleans up."))
+    state = models.CharField(max_length=20, choices=ClientState.choices, default=ClientState.WAITING)
+    threads = models.PositiveIntegerField(help_text=_("Its threads in the first step."))
+    host = models.CharField(max_length=200, blank=True)
+    cores = models.PositiveIntegerField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    worker_pid = models.PositiveIntegerField(null=True, blank=True)
+    ready_for = models.CharField(max_length=40, blank=True, help_text=_("The step it waits at the barrier for."))
+    step_starts = models.JSONField(default=dict, blank=True, help_text=_("Per step: when its tool started (its own clock, ISO)."))
+    reports = models.JSONField(default=list, blank=True, help_text=_("Its tool's final report per run step, with the histogram."))
+    cpu = models.JSONField(default=list, blank=True, help_text=_("Per run step: its CPU use (%) per interval."))
+    reason = models.TextField(blank=True)
+    log = models.TextField(blank=True, help_text=_("Its tool's output, password removed."))
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="one_client_per_index")]
+
+    def __str__(self):
+        return f"run {self.run_id} client {self.index}"
+
+    @property
+    def is_final(self):
+        return self.state in CLIENT_FINAL_STATES
+
+    def set(self, **fields):
+        """Write fields and the heartbeat (the row in the database is what the other clients read)."""
+        fields["heartbeat_at"] = timezone.now()
+        RunClient.objects.filter(pk=self.pk).update(**fields)
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    def lost(self, now=None):
+        """Silent for longer than RUNS_CLIENT_LOST_SECONDS while it should be reporting."""
+        if self.is_final or self.state == ClientState.WAITING or self.heartbeat_at is None:
+            return False
+        return ((now or timezone.now()) - self.heartbeat_at).total_seconds() > settings.RUNS_CLIENT_LOST_SECONDS
+
+
+class ClientSample(IntervalReading):
+    """One interval line of one client's tool, as it arrived. The run's own samples (Sample) are their sums
+    per interval, aligned by time from the agreed start."""
+
+    client = models.ForeignKey(RunClient, on_delete=models.CASCADE, related_name="samples")
+    t = models.FloatField(help_text=_("Seconds since its tool started, as the tool prints it."))
+    at = models.DateTimeField(help_text=_("When the interval ended: its tool's start (its clock) + t."))
+    merged = models.BooleanField(default=False, help_text=_("Already summed into the run's samples."))
+
+    class Meta:
+        ordering = ["id"]

@@ -17,9 +17,12 @@ LIMITS = {
     "rows_per_table": (1, 1_000_000_000),
     "scale": (1, 100_000),
     "range": (1, 10_000_000_000),
+    "client_hosts": (1, 64),
 }
-SYSBENCH_FIELDS = {"threads", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "tables", "rows_per_table", "prepared"}
-PGBENCH_FIELDS = {"threads", "jobs", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "scale", "range", "prepared"}
+SYSBENCH_FIELDS = {"threads", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "tables", "rows_per_table", "prepared",
+                   "client_hosts"}
+PGBENCH_FIELDS = {"threads", "jobs", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "scale", "range", "prepared",
+                  "client_hosts"}
 MAX_SWEEP = 10
 
 
@@ -87,6 +90,7 @@ def profile_defaults(profile):
         "scale": profile.scale,
         "range": profile.range,
         "prepared": profile.prepared,
+        "client_hosts": 1,
     }
 
 
@@ -134,6 +138,10 @@ def resolve_params(profile, overrides):
             for name in ("tables", "rows_per_table"):
                 if not params[name]:
                     errors[name] = _("%(field)s is required for sysbench.") % {"field": name}
+        fewest = min([params["threads"], *params["thread_sweep"]])
+        if params["client_hosts"] > fewest:
+            errors["client_hosts"] = _("client_hosts (%(c)s) must not exceed the threads of any step (%(t)s): each client host runs at "
+                                  "least one thread.") % {"c": params["client_hosts"], "t": fewest}
     if errors:
         raise ValidationError(errors)
     if profile.tool == "sysbench":
@@ -142,6 +150,8 @@ def resolve_params(profile, overrides):
     else:
         for name in ("tables", "rows_per_table"):
             params.pop(name, None)
+    if params["client_hosts"] == 1:
+        params.pop("client_hosts")  # one client: the parameters of a run as before multi-client runs existed
     params.update(tool=profile.tool, workload=profile.workload, engine=profile.engine)
     return params
 
@@ -149,3 +159,26 @@ def resolve_params(profile, overrides):
 def thread_steps(params):
     """The thread counts a run measures, one step each: the sweep, or the single thread count."""
     return params.get("thread_sweep") or [params.get("threads")]
+
+
+def client_count(params):
+    """How many client hosts drive the run (1 unless the run asked for more)."""
+    return int((params or {}).get("client_hosts") or 1)
+
+
+def share(total, clients, index):
+    """Client `index`'s (1-based) part of `total` threads: as equal as can be, the first ones one more."""
+    base, extra = divmod(int(total), clients)
+    return base + (1 if index <= extra else 0)
+
+
+def client_params(params, index):
+    """The parameters client `index` of a multi-client run runs with: its share of the threads of each step
+    (and of pgbench's jobs, never more than its threads)."""
+    n = client_count(params)
+    mine = dict(params)
+    mine["threads"] = share(params["threads"], n, index)
+    mine["thread_sweep"] = [share(t, n, index) for t in params.get("thread_sweep") or []]
+    if params.get("jobs"):
+        mine["jobs"] = max(1, min(share(params["jobs"], n, index), min([mine["threads"], *mine["thread_sweep"]])))
+    return mine

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from .insight import CLIENT_BOUND_CPU_PCT, CLIENT_BOUND_FRACTION
 
-FORMAT, FORMAT_VERSION = "perfdash-run", 1
+FORMAT, FORMAT_VERSION = "perfdash-run", 2  # 2: origin, regression, series, repeat_group
 
 FIELDS = {
     "run": "id, state, reason, times (ISO 8601, UTC), worker, who asked, the catalogue row it reproduces / was published as",
@@ -38,6 +38,21 @@ FIELDS = {
                       "lock_waits_per_s, buffer_hit_pct (%), client_cpu_pct (% of all cores), counters (cumulative, "
                       "as the server names them)",
     "log": "the tool's output, password removed",
+    "origin": "how the run was started: by hand (schedule null) or by a schedule (id, name, cron in the server's time "
+              "zone, repeats); requested_by; the catalogue row it reproduces",
+    "regression": "the run's verdict against its series: regression true / false / null (not judged: too few earlier "
+                  "results, or a repeat group not finished); rule (threshold_pct %, window, min_runs, band_sigmas); trend "
+                  "(tps judged, median, mean, stdev, band [low, high] in TPS, change_pct %, earlier_runs, earlier_results: "
+                  "run ids per earlier result, a repeat group counting once; repeat_group for a group's verdict)",
+    "series": "the runs of the same target, profile and parameters (the set-up the verdict compares with): target id, "
+              "profile slug, url of the series page, n, mean_tps and stdev_tps (sample standard deviation) of its "
+              "succeeded runs, and those runs oldest first (id, finished_at, tps, regression, repeat_group)",
+    "repeat_group": "null, or the launch this run repeats with others: id, count launched, index of this run, runs (id, "
+                    "state, tps), n, mean_tps and stdev_tps of the succeeded ones",
+    "clients": "a run driven by several client hosts (empty for one): index, host, cores, state, reason, threads (first "
+               "step), step_starts (each step's tool start, the client's clock), reports (its tool's final report, "
+               "latency and CPU per run step), samples (its interval lines: step, warmup, t, at, then as samples), log; "
+               "the run's samples are their sums per interval aligned by time, its summary their sum",
 }
 SAMPLE_FIELDS = ["step", "warmup", "t", "threads", "tps", "qps", "reads", "writes", "other", "latency_p95_ms",
                  "latency_avg_ms", "errors_per_s", "reconnects_per_s"]
@@ -49,8 +64,36 @@ def _iso(value):
     return value.isoformat() if value else None
 
 
+def _series(run):
+    from .history import series_runs, series_url, stats
+
+    runs = list(series_runs(run.target_id, run.profile_id, run.params).values_list(
+        "id", "finished_at", "summary", "regression", "repeat_group_id"))
+    tps = [(summary or {}).get("tps") for _i, _f, summary, _r, _g in runs]
+    st = stats(tps)
+    return {"target": run.target_id, "profile": run.profile.slug, "url": series_url(run), "n": st["n"], "mean_tps": st["mean"],
+            "stdev_tps": st["stdev"],
+            "runs": [{"id": i, "finished_at": _iso(f), "tps": t, "regression": r, "repeat_group": g}
+                     for (i, f, _s, r, g), t in zip(runs, tps)]}
+
+
+def _repeat_group(run):
+    from .history import stats
+
+    if not run.repeat_group_id:
+        return None
+    members = list(run.repeat_group.runs.order_by("repeat_index", "id").values_list("id", "state", "summary"))
+    st = stats([(summary or {}).get("tps") for _i, state, summary in members if state == "succeeded"])
+    return {"id": run.repeat_group_id, "count": run.repeat_group.count, "index": run.repeat_index,
+            "runs": [{"id": i, "state": state, "tps": (summary or {}).get("tps")} for i, state, summary in members],
+            "n": st["n"], "mean_tps": st["mean"], "stdev_tps": st["stdev"]}
+
+
 def run_record(run):
+    from .history import rule
+
     target, profile = run.target, run.profile
+    schedule = run.schedule if run.schedule_id else None
     flavor = target.flavor
     return {
         "format": FORMAT, "format_version": FORMAT_VERSION, "exported_at": timezone.now().isoformat(), "fields": FIELDS,
@@ -76,6 +119,18 @@ def run_record(run):
         "server_samples": [{**{f: getattr(s, f) for f in SERVER_FIELDS}, "sampled_at": _iso(s.sampled_at), "counters": s.counters}
                            for s in run.server_samples.all()],
         "log": run.log,
+        "origin": {"schedule": {"id": schedule.pk, "name": schedule.name, "cron": schedule.cron, "repeats": schedule.repeats}
+                   if schedule else None,
+                   "requested_by": run.requested_by.get_username() if run.requested_by_id else None,
+                   "reproduces": run.reproduces_id},
+        "regression": {"regression": run.regression, "rule": rule(), "trend": run.trend},
+        "series": _series(run),
+        "repeat_group": _repeat_group(run),
+        "clients": [{"index": c.index, "host": c.host, "cores": c.cores, "state": c.state, "reason": c.reason,
+                     "threads": c.threads, "step_starts": c.step_starts, "reports": c.reports,
+                     "samples": [{**{f: getattr(s, f) for f in SAMPLE_FIELDS}, "at": _iso(s.at)} for s in c.samples.all()],
+                     "log": c.log}
+                    for c in run.clients.prefetch_related("samples")],
     }
 
 

@@ -31,9 +31,41 @@ def parse_cron(expression):
     return fields
 
 
+def schedule_errors(schedule):
+    """{field: [messages]} for what is wrong with a schedule (Schedule.clean asks; forms, the API and the
+    admin reach it through full_clean): the cron expression, an archived target, a profile of another
+    engine or not runnable here, overrides the profile refuses."""
+    errors = {}
+    try:
+        parse_cron(schedule.cron)
+    except ValidationError as exc:
+        errors.update(exc.message_dict)
+    target = schedule.target if schedule.target_id else None
+    profile = schedule.profile if schedule.profile_id else None
+    if target is not None and target.archived_at:
+        errors["target"] = [_("Target %(t)s is archived: it takes no new runs.") % {"t": target.name}]
+    if not isinstance(schedule.overrides, dict):
+        errors["overrides"] = [_("Write an object of field: value, e.g. {\"threads\": 8}.")]
+    elif profile is not None:
+        try:
+            profile.resolve(schedule.overrides)
+        except ValidationError as exc:
+            for field, messages in exc.message_dict.items():
+                if field in ("profile", "overrides"):  # not runnable here; unknown override names
+                    errors.setdefault(field, []).extend(messages)
+                else:  # one override's value: named inside the overrides
+                    errors.setdefault("overrides", []).extend(f"{field}: {m}" for m in messages)
+        if target is not None and profile.engine != target.engine:
+            errors.setdefault("profile", []).append(_("This profile is for %(engine)s; the target is %(te)s.") % {
+                "engine": profile.get_engine_display(), "te": target.get_engine_display()})
+    return errors
+
+
 @transaction.atomic
 def save_schedule(schedule):
-    """Save the schedule and its beat entry (crontab in the server's time zone, task runs.scheduled_run)."""
+    """Validate and save the schedule and its beat entry (crontab in the server's time zone, task
+    runs.scheduled_run). Raises ValidationError naming each bad field; then nothing is written."""
+    schedule.full_clean(exclude=["periodic_task", "created_by"])
     fields = parse_cron(schedule.cron)
     from django.conf import settings
 
@@ -49,12 +81,16 @@ def save_schedule(schedule):
     return schedule
 
 
+def set_enabled(schedule, enabled):
+    """Pause (False) or resume (True) a schedule: beat skips a paused one."""
+    schedule.enabled = enabled
+    return save_schedule(schedule)
+
+
 def delete_schedule(schedule):
+    """Delete the schedule; its beat entry goes with it (models._drop_beat_entry); its runs stay, without origin."""
     with transaction.atomic():
-        task = schedule.periodic_task
         schedule.delete()
-        if task:
-            task.delete()
 
 
 def start_scheduled_run(schedule_id):
@@ -66,7 +102,7 @@ def start_scheduled_run(schedule_id):
         return None
     try:
         run = launch_run(target=schedule.target, profile=schedule.profile, overrides=schedule.overrides,
-                         user=schedule.created_by, schedule=schedule)
+                         user=schedule.created_by, schedule=schedule, repeats=schedule.repeats)
     except ValidationError as exc:
         reason = "; ".join(f"{field}: {' '.join(messages)}" for field, messages in exc.message_dict.items())
         Schedule.objects.filter(pk=schedule.pk).update(last_error=reason)

@@ -12,17 +12,37 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from .models import Run
-from .params import thread_steps
+from .clients import pool_limit
+from .models import MAX_REPEATS, RepeatGroup, Run
+from .params import client_count, thread_steps
 
 log = logging.getLogger(__name__)
 
 
-def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=None):
+def parse_repeats(value, errors):
+    """How many runs of the set-up a launch asks for: a whole number from 1 to MAX_REPEATS (empty: 1)."""
+    if value in (None, ""):
+        return 1
+    try:
+        number = int(str(value).strip()) if not isinstance(value, (bool, float)) else None
+    except ValueError:
+        number = None
+    if number is None or not 1 <= number <= MAX_REPEATS:
+        errors["repeats"] = [_("repeats must be a whole number from 1 to %(max)s, got %(value)s.") % {
+            "max": MAX_REPEATS, "value": str(value)[:40]}]
+        return None
+    return number
+
+
+def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=None, repeats=1):
     """The one place a run is validated and created (the form and the API only translate to and from it).
     Raises ValidationError {field: [messages]} naming every bad field, and then nothing is stored or
-    queued; otherwise the run is saved and queued once the row is committed."""
+    queued; otherwise the run is saved and queued once the row is committed.
+
+    repeats=N (N > 1) creates N ordinary runs of the same set-up in one repeat group, queued in order:
+    the one-active-run-per-target rule runs them one after another. Returns the first of them."""
     errors = {}
+    repeats = parse_repeats(repeats, errors)
     if target.archived_at:
         errors["target"] = [_("Target %(t)s is archived: it takes no new runs.") % {"t": target.name}]
     if profile.engine != target.engine:
@@ -34,13 +54,20 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
     except ValidationError as exc:
         for field, messages in exc.message_dict.items():
             errors.setdefault(field, []).extend(messages)
+    if params and client_count(params) > (limit := pool_limit(target.queue)):
+        errors["client_hosts"] = [_("client_hosts (%(n)s) exceeds the limit of pool \"%(queue)s\" (%(limit)s client hosts).") % {
+            "n": client_count(params), "queue": target.queue, "limit": limit}]
     if errors:
         raise ValidationError(errors)
     with transaction.atomic():
-        run = Run.objects.create(target=target, profile=profile, overrides=overrides or {}, params=params,
-                                 requested_by=user, reproduces=reproduces, schedule=schedule, step_count=len(thread_steps(params)))
-        transaction.on_commit(lambda: enqueue(run))
-    return run
+        group = RepeatGroup.objects.create(count=repeats) if repeats > 1 else None
+        runs = [Run.objects.create(target=target, profile=profile, overrides=overrides or {}, params=params,
+                                   requested_by=user, reproduces=reproduces, schedule=schedule,
+                                   step_count=len(thread_steps(params)), repeat_group=group,
+                                   repeat_index=index if group else None)
+                for index in range(1, repeats + 1)]
+        transaction.on_commit(lambda: [enqueue(run) for run in runs])
+    return runs[0]
 
 
 def time_limit_for(run):
@@ -67,3 +94,11 @@ def enqueue(run):
                     "again within %s s", run.pk, exc.__class__.__name__, exc, settings.RUNS_REQUEUE_AFTER_SECONDS)
         return False
     return True
+
+
+def enqueue_client(run, index):
+    """Send client `index`'s message of a multi-client run to the target's pool queue (runs/clients.py)."""
+    from .tasks import run_client
+
+    run_client.apply_async(args=[run.pk, index], queue=run.target.queue, time_limit=time_limit_for(run),
+                           task_id=f"client-{run.pk}-{index}-{uuid.uuid4().hex[:8]}")

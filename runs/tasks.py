@@ -7,7 +7,6 @@ import os
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -22,14 +21,15 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from . import insight, sampling
+from . import clients, insight, sampling
 from .connections import ConnectionFailed, server_version
 from .drivers import Connection, NotRunnable, get_driver, redact
-from .models import Run, RunState, Sample, ServerSample
+from .models import ClientSample, ClientState, Run, RunClient, RunState, Sample, ServerSample
+from .multiclient import HOST, ClientRole
+from .params import client_count, client_params
 from .runner import run_command
 
 log = logging.getLogger(__name__)
-HOST = socket.gethostname()
 MAX_LOG_CHARS = 1_000_000
 
 
@@ -73,7 +73,9 @@ def database_error_reason(exc):
     return f"Lost the database connection while running: {exc.__class__.__name__}: {text}"
 
 
-@shared_task(bind=True, name="runs.run_benchmark", acks_late=True, reject_on_worker_lost=True)
+# max_retries=None on the task: a run waiting for its target retries until it can start (retry(max_retries=None)
+# alone means "the task's default", 3, after which the run was left queued for the reconciler).
+@shared_task(bind=True, name="runs.run_benchmark", acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def run_benchmark(self, run_id):
     run = Run.objects.select_related("target", "profile").filter(pk=run_id).first()
     if run is None or run.is_final:
@@ -107,9 +109,47 @@ def run_benchmark(self, run_id):
         raise
 
 
-class Execution:
-    def __init__(self, run):
+@shared_task(bind=True, name="runs.run_client", acks_late=True, reject_on_worker_lost=True)
+def run_client(self, run_id, index):
+    """Client `index` (2..N) of a multi-client run (runs/clients.py): claims its row, then runs its share of
+    the threads at each step's agreed start. Idempotent like run_benchmark: the row says what was done."""
+    client = RunClient.objects.select_related("run__target", "run__profile").filter(run_id=run_id, index=index).first()
+    if client is None or client.is_final or client.run.is_final:
+        return "nothing to do"
+    claimed = RunClient.objects.filter(pk=client.pk, state=ClientState.WAITING).update(
+        state=ClientState.ARRIVED, host=HOST, cores=os.cpu_count(), worker=self.request.hostname or HOST,
+        worker_pid=os.getpid(), heartbeat_at=timezone.now())
+    if not claimed:  # redelivered after its worker died, or a duplicate
+        if client.lost() or (client.host == HOST and client.worker_pid and not _pid_alive(client.worker_pid)):
+            client.set(state=ClientState.FAILED, reason=f"Its worker ({client.worker}, pid {client.worker_pid}) died.")
+            return "failed: worker lost"
+        return "already running"
+    client.refresh_from_db()
+    try:
+        return Execution(client.run, client).execute()
+    except Exception as exc:  # noqa: BLE001 - any bug must end the client failed, which stops the run
+        log.exception("run %s client %s crashed", run_id, index)
+        _reopen_database()
+        client.set(state=ClientState.FAILED, reason=redact(f"Internal error in the worker: {exc.__class__.__name__}: {exc}",
+                                                            [client.run.target.password]))
+        raise
+
+
+class Execution(ClientRole):
+    """One worker's part of a run: the whole run (one client), or client `client.index` of a multi-client
+    run (runs/clients.py): client 1 prepares, meets the others at each step's barrier, merges and cleans up."""
+
+    def __init__(self, run, client=None):
         self.run = run
+        self.client = client  # RunClient of a multi-client run, None for a one-client run
+        self.count = client_count(run.params)
+        self.multi = self.count > 1
+        self.lead = client is None or client.index == 1  # prepares, samples the server, finishes the run
+        self.params = client_params(run.params, client.index if client else 1) if self.multi else run.params
+        self.stop_cause = ""  # a multi-client run: why the other clients made this one stop
+        self.tool_started_at = None
+        self.agreed_start = None
+        self.last_merge = 0.0
         self.secret_files = {}
         self.target = run.target
         self.password = self.target.password
@@ -143,7 +183,10 @@ class Execution:
             self.log_dirty = False
             self.last_flush = now
         if fields or now - self.last_beat >= settings.RUNS_HEARTBEAT_SECONDS:
-            self.run.beat(**fields)
+            if self.lead:
+                self.run.beat(**fields)
+            if self.client is not None:
+                self.client.set(**({"log": fields["log"]} if "log" in fields and not self.lead else {}))
             self.last_beat = now
 
     def should_stop(self):
@@ -154,7 +197,13 @@ class Execution:
         if not self.cancelled and self.run.cancel_is_requested():
             self.cancelled = True
             self.cancelled_during = self.where()
-        return self.cancelled
+        if self.multi and not self.cancelled and not self.stop_cause:
+            other, why = clients.first_problem(self.run, exclude=self.client)
+            if other is not None:
+                self.stop_cause = f"{clients.describe(other, self.count)} failed: {why}"
+            elif Run.objects.filter(pk=self.run.pk, state__in=[RunState.FAILED, RunState.CANCELLED]).exists():
+                self.stop_cause = "the run ended"
+        return self.cancelled or bool(self.stop_cause)
 
     def where(self):
         """The phase and step the run is in, in words: 'running step 1 of 3 (8 threads), 8 s in'."""
@@ -164,8 +213,9 @@ class Execution:
         seconds = int(time.monotonic() - self.step_started)
         if step.phase in ("run", "warmup"):
             verb = _("running") if step.phase == "run" else _("warming up")
+            threads = self.total_threads(step) if self.multi else step.threads  # the run's, not this client's share
             return _("%(verb)s step %(n)d of %(total)d (%(threads)d threads), %(s)d s in") % {
-                "verb": verb, "n": step.index, "total": self.run.step_count, "threads": step.threads, "s": seconds}
+                "verb": verb, "n": step.index, "total": self.run.step_count, "threads": threads, "s": seconds}
         words = {"reset": _("dropping tables left behind"), "prepare": _("preparing (loading the tables)"),
                  "cleanup": _("cleaning up")}
         return _("%(phase)s, %(s)d s in") % {"phase": words.get(step.phase, step.phase), "s": seconds}
@@ -176,7 +226,10 @@ class Execution:
         if step is None or step.phase not in ("run", "warmup"):
             return
         sample = self.driver.parse_interval(line, stream, threads=step.threads, interval_s=self.run.params["report_interval_s"])
-        if sample:
+        if sample and self.multi:
+            ClientSample.objects.create(client=self.client, step=step.index, warmup=step.phase == "warmup",
+                                        at=self.tool_started_at + timedelta(seconds=sample["t"]), **sample)
+        elif sample:
             Sample.objects.create(run=self.run, step=step.index, warmup=step.phase == "warmup", **sample)
 
     # --- the run ---------------------------------------------------------------------------------------
@@ -187,7 +240,7 @@ class Execution:
         lock = os.open(Path(workdir) / LOCK_NAME, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return self._execute(workdir)
+            return self._execute(workdir) if self.lead else self._execute_client(workdir)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
             os.close(lock)
@@ -215,15 +268,21 @@ class Execution:
         self.secret_files = {str(Path(workdir) / name): content
                              for name, content in driver.secret_files(conn, self.password).items()}
         env = driver.secret_env(conn, self.password)
-        steps = driver.plan(conn, {**run.params, "workload": run.profile.workload}, workdir)
+        steps = driver.plan(conn, {**self.params, "workload": run.profile.workload}, workdir)
         run.beat(command_line=redact("\n".join(shlex.join(s.argv) for s in steps), self.secrets))
 
         summaries, reason = [], ""
         for step in [s for s in steps if s.phase != "cleanup"]:
+            if self.multi and step.phase in ("run", "warmup"):
+                if self.client is None:  # prepared: now the other clients may come
+                    self.dispatch_clients()
+                reason = self.meet(step)
+                if reason or self.cancelled or self.stop_cause:
+                    break
             if step.phase in ("run", "warmup") and run.state == RunState.PREPARING:
                 run.mark_running()
             if step.phase in ("run", "warmup"):
-                run.beat(step=step.index, step_started_at=timezone.now())
+                run.beat(step=step.index, step_started_at=self.agreed_start if self.multi else timezone.now())
             sampled = step.phase in ("run", "warmup")
             if sampled:
                 self.start_sampling(step)
@@ -244,11 +303,23 @@ class Execution:
                 if not summary.get("tps") and summary.get("tps") != 0:
                     reason = f"{step.phase} step printed no final report"
                     break
-                summaries.append({"step": step.index, "threads": step.threads, **summary})
-                self.insight_steps.append(self.step_insight(step, outcome, summary, readings, workdir))
+                if self.multi:
+                    merged = self.merge_step(step, outcome, summary, readings, workdir)
+                    if merged is None:  # stopped by a cancel or another client, or a report never came
+                        break
+                    summary, step_insight = merged
+                    summaries.append({"step": step.index, "threads": self.total_threads(step), **summary})
+                    self.insight_steps.append(step_insight)
+                else:
+                    summaries.append({"step": step.index, "threads": step.threads, **summary})
+                    self.insight_steps.append(self.step_insight(step, outcome, summary, readings, workdir))
                 found = insight.run_insight(self.insight_steps)  # shown as each step ends
                 run.beat(insight=found, client_bound=found["client_bound"])
 
+        if self.multi:
+            if not reason and self.stop_cause and not self.cancelled:
+                reason = self.stop_cause
+            self.end_clients(reason)
         if not self.cancelled:
             run.mark_cleaning_up()
         cleanup = [s for s in steps if s.phase == "cleanup"]
@@ -280,9 +351,12 @@ class Execution:
         self.step_started = time.monotonic()
         self.add_log(f"$ {redact(shlex.join(step.argv), self.secrets)}")
         self.flush(force=True)
+        if self.multi and step.phase in ("run", "warmup"):
+            self.wait_for_start()
         outcome = run_command(
             step.argv, env_extra=env, cwd=workdir, time_limit_s=self._limit(step), on_line=self.on_line,
             should_stop=self.should_stop if stoppable else None, on_tick=self.tick, secret_files=self.secret_files,
+            on_start=self.on_tool_start,
         )
         if outcome.stopped:
             self.add_log(f"[dashboard] {step.phase} stopped ({outcome.stopped})")
@@ -291,8 +365,13 @@ class Execution:
 
     # --- insight: evidence beside the tool (runs/sampling.py reads, runs/insight.py judges) ------------
     def tick(self):
-        if self.sampler is not None:
+        if self.sampler is not None and self.lead:
             self.store_server_samples()
+        now = time.monotonic()
+        if (self.multi and self.lead and self.step is not None and self.step.phase in ("run", "warmup")
+                and now - self.last_merge >= self.run.params["report_interval_s"]):
+            self.last_merge = now
+            self.merge_samples()
         self.flush()
 
     def open_probe(self):
@@ -315,7 +394,7 @@ class Execution:
 
     def start_sampling(self, step):
         try:
-            probe = self.open_probe()
+            probe = self.open_probe() if self.lead else None  # the other clients read their own CPU only
         except sampling.ProbeFailed as exc:
             self.add_log(redact(f"[dashboard] server sampling unavailable for this step: {exc}", self.secrets))
             probe = None
@@ -340,7 +419,8 @@ class Execution:
         sampler, probe = self.sampler, self.sampler.probe
         # PostgreSQL backends flush their counters as they exit: read the last time a moment later.
         readings = sampler.finish(settle_s=0.5 if self.target.engine == "postgresql" else 0.0)
-        self.store_server_samples()
+        if self.lead:
+            self.store_server_samples()
         if probe is not None and not sampler.is_alive():
             probe.close()
         if sampler.error:
@@ -361,7 +441,8 @@ class Execution:
 
     def step_insight(self, step, outcome, summary, readings, workdir):
         interval = self.run.params["report_interval_s"]
-        found = {"step": step.index, "threads": step.threads}
+        # transactions: the tool's own count (pgbench's latency may come from a sample of them)
+        found = {"step": step.index, "threads": step.threads, "transactions": summary.get("transactions")}
         try:
             found["latency"] = self.driver.parse_latency(outcome.stdout, outcome.stderr, self.read_latency_log(step, workdir),
                                                          step.argv)

@@ -19,6 +19,7 @@ urlpatterns = [
     path("schedules/", views.schedule_list, name="schedule-list"),
     path("schedules/new/", views.schedule_form, name="schedule-new"),
     path("schedules/<int:pk>/", views.schedule_form, name="schedule-edit"),
+    path("schedules/<int:pk>/delete/", views.schedule_delete, name="schedule-delete"),
     path("targets/", views.target_list, name="target-list"),
     path("targets/new/", views.target_form, name="target-new"),
     path("targets/<int:pk>/", views.target_form, name="target-edit"),

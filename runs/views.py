@@ -18,6 +18,7 @@ from whitepaper.models import PublishedResult
 from whitepaper.pages import wants_partial
 
 from . import compare, history
+from .clients import client_rows
 from .connections import ConnectionFailed, server_version
 from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT
@@ -25,7 +26,7 @@ from .params import thread_steps
 from .models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
 from .publish import publish_preview, publish_run, retract_run
 from .record import csv_response, json_response
-from .schedules import save_schedule
+from .schedules import delete_schedule, save_schedule
 from .reproduce import is_faithful, methodology_differences, plan_reproduction
 from .services import launch_run
 
@@ -147,7 +148,7 @@ def run_new(request):
             try:
                 run = launch_run(target=form.cleaned_data["target"], profile=form.cleaned_data["profile"],
                                  overrides=form.cleaned_data["overrides"], user=request.user,
-                                 reproduces=plan.result if plan else None)
+                                 reproduces=plan.result if plan else None, repeats=form.cleaned_data.get("repeats"))
             except ValidationError as exc:
                 for field, errors in exc.message_dict.items():
                     form.add_error(field if field in form.fields else None, errors)
@@ -165,7 +166,7 @@ def run_new(request):
 def _run_form_initial(request, plan, engine):
     """What the form shows: the reproduction's methodology, else the chosen profile's values; on an htmx
     re-render after a target change, what the user had typed."""
-    initial = {k: v for k, v in request.GET.items() if k in ("target", "profile", *OVERRIDE_FIELDS)}
+    initial = {k: v for k, v in request.GET.items() if k in ("target", "profile", "repeats", *OVERRIDE_FIELDS)}
     profile = None
     if str(initial.get("profile", "")).isdigit():
         profile = BenchmarkProfile.objects.filter(pk=initial["profile"], tool__in=["sysbench", "pgbench"]).first()
@@ -203,13 +204,32 @@ def _run_context(run):
     if len(measured.get("steps") or []) > 1:
         best_step = max(measured["steps"], key=lambda s: s.get("tps") or 0)
     insight_steps = (run.insight or {}).get("steps") or []
+    # The tools' own transaction counts; a run recorded before they were kept shows the logged count when
+    # every transaction was logged, else none (a sample's count is not the run's).
+    counts = [s.get("transactions") if s.get("transactions") is not None else
+              ((s.get("latency") or {}).get("count") if (s.get("latency") or {}).get("sampling_rate", 1) == 1 else None)
+              for s in insight_steps]
+    all_steps_transactions = sum(counts) if counts and None not in counts else None
+    insight_steps = [{**s, "shown_transactions": c} for s, c in zip(insight_steps, counts)]
     histogram = ((run.insight or {}).get("latency") or {}).get("histogram") or []
     return {"run": run, "percent": percent, "eta": eta, "comparison": comparison, "client_heavy": client_heavy,
-            "insight_steps": insight_steps, "histogram_json": json.dumps(histogram),
+            "insight_steps": insight_steps, "all_steps_transactions": all_steps_transactions, "histogram_json": json.dumps(histogram),
             "server_settings": sorted((run.server_settings or {}).items()), "client_bound_pct": f"{CLIENT_BOUND_CPU_PCT:g}",
             "differences": differences, "faithful": is_faithful(differences) if differences else None,
             "waiting_for": run.waiting_for if run.state == RunState.QUEUED else None, "best_step": best_step,
-            "parameters": run_parameters(run), "log_tail": "\n".join(run.log.splitlines()[-40:])}
+            "parameters": run_parameters(run), "log_tail": "\n".join(run.log.splitlines()[-40:]),
+            "repeat": _repeat_context(run), "client_rows": client_rows(run)}
+
+
+def _repeat_context(run):
+    """A run launched with repeats: its group's runs (state, TPS) and their n, mean and standard deviation."""
+    if not run.repeat_group_id:
+        return None
+    members = list(run.repeat_group.runs.only("id", "state", "summary", "repeat_index").order_by("repeat_index", "id"))
+    succeeded = [m for m in members if m.state == RunState.SUCCEEDED]
+    return {"group": run.repeat_group, "runs": members, "complete": all(m.is_final for m in members),
+            **history.stats([(m.summary or {}).get("tps") for m in succeeded]),
+            "compare_ids": [m.pk for m in succeeded] if 2 <= len(succeeded) <= compare.MAX_RUNS else None}
 
 
 PARAMETER_LABELS = {
@@ -218,6 +238,7 @@ PARAMETER_LABELS = {
     "warmup_s": gettext_lazy("warm-up (s)"), "tables": gettext_lazy("tables"), "rows_per_table": gettext_lazy("rows per table"),
     "scale": gettext_lazy("scale"), "range": gettext_lazy("range"), "jobs": gettext_lazy("jobs (-j)"),
     "prepared": gettext_lazy("prepared statements"), "workload": gettext_lazy("workload"),
+    "client_hosts": gettext_lazy("client hosts"),
 }
 
 
@@ -241,7 +262,8 @@ def run_parameters(run):
 
 def _get_run(pk):
     return get_object_or_404(
-        Run.objects.select_related("target__flavor", "profile", "requested_by", "schedule", "reproduces__table__document",
+        Run.objects.select_related("target__flavor", "profile", "requested_by", "schedule", "repeat_group",
+                                   "reproduces__table__document",
                                    "reproduces__table__methodology", "reproduces__flavor__family",
                                    "published_result__table__document", "retracted_by"), pk=pk)
 
@@ -364,7 +386,7 @@ def run_series(request):
         errors = {name: [_("Choose an existing %(name)s (its id).") % {"name": name}]
                   for name, obj in (("target", target), ("profile", profile)) if obj is None}
         return render(request, "runs/run_series.html", {"errors": errors}, status=400)
-    runs, groups = history.series(target, profile)
+    runs, groups, repeats = history.series(target, profile)
     group_of = {r.pk: g["index"] for g in groups for r in g["runs"]}
     chart = {"labels": [f"#{r.pk} {r.finished_at:%Y-%m-%d %H:%M}" if r.finished_at else f"#{r.pk}" for r in runs],
              "groups": [{"label": g["label"], "points": [(r.summary or {}).get("tps") if group_of[r.pk] == g["index"] else None for r in runs]}
@@ -372,13 +394,14 @@ def run_series(request):
              "regressions": [i for i, r in enumerate(runs) if r.regression],
              "bands": [(r.trend or {}).get("band") for r in runs]}
     return render(request, "runs/run_series.html", {"target": target, "profile": profile, "runs": list(reversed(runs)),
-                                                    "groups": groups, "chart": chart, "settings": history.rule()})
+                                                    "groups": groups, "repeats": repeats, "chart": chart,
+                                                    "settings": history.rule()})
 
 
 @operator_required
 def run_regressions(request):
     """Every run judged a regression, newest first, with its series and the earlier run to compare."""
-    runs = (Run.objects.for_list().filter(regression=True)
+    runs = (Run.objects.for_list().regression_results()
             .defer("log", "command_line", "server_settings", "insight", "client_info").order_by("-finished_at", "-id")[:200])
     return render(request, "runs/run_regressions.html", {"runs": runs, "settings": history.rule()})
 
@@ -410,3 +433,16 @@ def schedule_form(request, pk=None):
         messages.success(request, _("Schedule %(name)s saved.") % {"name": schedule.name})
         return redirect("runs:schedule-list")
     return render(request, "runs/schedule_form.html", {"form": form, "schedule": schedule})
+
+
+@operator_required
+def schedule_delete(request, pk):
+    """GET asks for confirmation; POST deletes the schedule and its beat entry (its runs stay)."""
+    if not request.user.is_staff:
+        raise PermissionDenied(_("Only staff can delete schedules."))
+    schedule = get_object_or_404(Schedule.objects.select_related("target", "profile"), pk=pk)
+    if request.method != "POST":
+        return render(request, "runs/schedule_delete.html", {"schedule": schedule, "run_count": schedule.runs.count()})
+    delete_schedule(schedule)
+    messages.success(request, _("Schedule %(name)s deleted; its runs stay.") % {"name": schedule.name})
+    return redirect("runs:schedule-list")

@@ -90,11 +90,11 @@ def worker_env():
     return env
 
 
-def start_worker(queues="celery,benchmarks", concurrency=2, name="runs-test"):
+def start_worker(queues="celery,benchmarks", concurrency=2, name="runs-test", env=None):
     proc = subprocess.Popen(
         [str(Path(sys.executable).parent / "celery"), "-A", "config", "worker", "-Q", queues, "-c", str(concurrency),
          "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"],
-        cwd=ROOT, env=worker_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, text=True,
+        cwd=ROOT, env={**worker_env(), **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, text=True,
     )
     deadline = time.monotonic() + 30
     lines = []
@@ -138,7 +138,7 @@ def purge_queues():
     redis.Redis.from_url(os.environ["REDIS_URL"]).delete("unacked", "unacked_index", "unacked_mutex")
 
     with app.connection_for_write() as conn:
-        for queue in ("celery", "benchmarks", "kill-test"):
+        for queue in ("celery", "benchmarks", "kill-test", "multi-test"):
             try:
                 conn.default_channel.queue_purge(queue)
             except Exception:  # noqa: BLE001 - a queue that does not exist yet

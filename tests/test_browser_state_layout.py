@@ -35,8 +35,13 @@ def controls(page):
             for name in ("vendor", "engine", "version", "family", "min_vcpus")}
 
 
-def expected_ids(**filters):
-    return set(PublishedResult.objects.visible().filter(**filters).values_list("pk", flat=True))
+def expected_ids(all_editions=False, **filters):
+    """The explorer's first page (100 rows in document order): by default each flavour's newest edition
+    (the API's latest=true)."""
+    rows = PublishedResult.objects.visible()
+    if not all_editions:
+        rows = rows.newest_per_variant()
+    return set(rows.filter(**filters).document_order().values_list("pk", flat=True)[:100])
 
 
 def test_explorer_back_and_forward_restore_the_controls_with_the_rows(server, page):
@@ -107,6 +112,38 @@ def test_explorer_keeps_url_filters_that_have_no_control(server, page):
                                                      engine_version__version="5.7", flavor__vcpus=8)
 
 
+def test_explorer_older_editions_are_one_click_away_and_back_forward_agree(server, page):
+    mysql = dict(engine_version__engine__slug="mysql")
+    page.goto(f"{server}/explore/?engine=mysql")
+    assert page.input_value("select[name=latest]") == "true"
+    newest = rows_on_screen(page)
+    assert set(newest) == expected_ids(**mysql)
+    page.select_option("select[name=latest]", "false")
+    page.wait_for_url(re.compile(r"latest=false"))
+    settled(page)
+    assert dict(query(page)) == {"engine": "mysql", "latest": "false"}
+    assert set(rows_on_screen(page)) == expected_ids(all_editions=True, **mysql) != set(newest)
+    page.go_back()
+    page.wait_for_url(re.compile(r"\?engine=mysql$"))
+    page.wait_for_function("() => document.querySelector('#filters [name=latest]').value === 'true'")
+    assert rows_on_screen(page) == newest
+    page.go_forward()
+    page.wait_for_url(re.compile(r"latest=false$"))
+    page.wait_for_function("() => document.querySelector('#filters [name=latest]').value === 'false'")
+    assert set(rows_on_screen(page)) == expected_ids(all_editions=True, **mysql)
+    # The link beside the count does the same; choosing a document shows all of its rows.
+    page.goto(f"{server}/explore/?engine=mysql")
+    page.click("a.editions-link")
+    page.wait_for_url(re.compile(r"latest=false"))
+    assert set(rows_on_screen(page)) == expected_ids(all_editions=True, **mysql)
+    page.select_option("select[name=document]", "huawei-2023-08-03-rds")
+    page.wait_for_url(re.compile(r"document=huawei-2023"))
+    settled(page)
+    assert dict(query(page)) == {"engine": "mysql", "document": "huawei-2023-08-03-rds"}
+    assert page.input_value("select[name=latest]") == "false"
+    assert set(rows_on_screen(page)) == expected_ids(all_editions=True, table__document__slug="huawei-2023-08-03-rds", **mysql)
+
+
 def test_explorer_without_javascript_lands_on_the_url_without_empty_parameters(client):
     response = client.get("/explore/?vendor=&engine=mysql&min_vcpus=&cols=vendor&cols=tps")
     assert response.status_code == 302
@@ -160,6 +197,10 @@ LAYOUT_PAGES = [
     "/documents/huawei-2025-10-21-mysql/",
     "/documents/huawei-2025-10-21-postgresql/",
     "/engines/mysql/5.7/",
+    "/engines/mysql/5.6/?lang=zh-hans",
+    "/editions/huawei-2023-08-03-rds/huawei-2025-10-21-postgresql/",
+    "/editions/huawei-2023-08-03-rds/huawei-2025-10-21-postgresql/?lang=zh-hans",
+    "/editions/huawei-2018-12-11-rds/huawei-2023-08-03-rds/",
     "/explore/",
     "/explore/?engine=mysql&cols=vendor&cols=document&cols=engine&cols=family&cols=memory_ratio&cols=flavor"
     "&cols=deployment&cols=vcpus&cols=memory_gb&cols=max_connections&cols=iops&cols=tps&cols=qps&cols=table",

@@ -2,7 +2,6 @@
 row and field, leaving the catalogue exactly as it was."""
 
 import io
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command

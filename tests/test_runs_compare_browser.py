@@ -1,18 +1,20 @@
 """Compare, series and regressions as a new operator meets them, in Chromium at 1280 and 390 px, on real
 pgbench runs against the machine's PostgreSQL: three normal runs, one against a target slowed for the
-test's role (index scans off, restored afterwards), one with another thread count. In the runs list the
-user ticks two runs, presses Compare and reads what differs; the series marks the regression; the
-regressions page lists it. PERFDASH_SCREENSHOTS=1 writes docs/screenshots/runs-compare-*.png,
-runs-series-*.png and runs-regressions-*.png."""
+test's role (index scans off, restored afterwards), one with another thread count, then a launch with
+two repeats. In the runs list the user ticks two runs, presses Compare and reads what differs; the series
+marks the regression and shows the repeat group's mean and standard deviation; the regressions page lists
+the regression; a repeat's page shows its group. PERFDASH_SCREENSHOTS=1 writes
+docs/screenshots/runs-compare-*.png, runs-series-*.png, runs-regressions-*.png and runs-repeat-*.png."""
 
 import os
+import statistics
 from pathlib import Path
 
 import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from runs.models import RunState
+from runs.models import Run, RunState
 
 from .runs_support import (  # noqa: F401 - fixtures
     bench_users, committed, make_targets, make_user, restore_catalogue, wait_final, worker,
@@ -47,6 +49,13 @@ def test_compare_series_and_regressions_in_a_browser(committed, worker, live_ser
     other = run(api, target, threads=1)
     slowed.refresh_from_db()
     assert slowed.regression is True
+    launched = api.post("/api/v1/runs/", {"target": target.pk, "profile": "pgbench-ro-quick", "overrides": {"duration_s": 4},
+                                          "repeats": 2}, format="json").json()
+    repeats = [wait_final(r.pk, timeout=180) for r in Run.objects.filter(repeat_group_id=launched["repeat_group"]["id"])
+               .order_by("repeat_index")]
+    assert [r.state for r in repeats] == [RunState.SUCCEEDED] * 2, [r.reason for r in repeats]
+    mean = statistics.fmean(r.summary["tps"] for r in repeats)
+    stdev = statistics.stdev(r.summary["tps"] for r in repeats)
 
     client = Client()
     client.force_login(staff)
@@ -77,6 +86,8 @@ def test_compare_series_and_regressions_in_a_browser(committed, worker, live_ser
         page.wait_for_function("() => window.Chart && Chart.getChart('series-chart')")
         assert page.locator("#series-runs .regression").count() == 1
         assert page.locator("#series-groups tbody tr").count() == 2
+        group_row = page.inner_text(f"#series-repeats tr[data-repeat-group='{repeats[0].repeat_group_id}']")
+        assert f"{mean:.2f}" in group_row and f"{stdev:.2f}" in group_row and "2 / 2" in group_row
         assert page.evaluate(NO_OVERFLOW)
         if shots:
             page.screenshot(path=str(SCREENSHOTS / f"runs-series-{width}.png"), full_page=True)
@@ -85,5 +96,12 @@ def test_compare_series_and_regressions_in_a_browser(committed, worker, live_ser
         assert page.evaluate(NO_OVERFLOW)
         if shots:
             page.screenshot(path=str(SCREENSHOTS / f"runs-regressions-{width}.png"), full_page=True)
+        # A repeat's page: its place in the group, the other run, their mean and standard deviation.
+        page.goto(f"{live_server.url}/runs/{repeats[1].pk}/")
+        section = page.inner_text("#run-repeats")
+        assert f"#{repeats[0].pk}" in section and f"{mean:.2f}" in section and f"{stdev:.2f}" in section
+        assert page.evaluate(NO_OVERFLOW)
+        if shots:
+            page.screenshot(path=str(SCREENSHOTS / f"runs-repeat-{width}.png"), full_page=False)
         context.close()
     assert other.regression is None  # a set-up of its own: nothing earlier to judge it against

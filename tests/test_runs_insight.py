@@ -163,9 +163,10 @@ def test_sysbench_on_postgresql_latency_and_server_tps(worker, api, targets):
 
 
 def test_pgbench_latency_log_agrees_with_its_report(worker, api, targets):
-    run = run_to_end(api, targets["postgresql"], "pgbench-ro-quick", duration_s=4, threads=2)
+    # rw.sql waits for its commits: 2 clients x ~1,000 TPS assumed is within the 4,000 lines a second the
+    # log may cost, so every transaction is logged and the log's count, mean and stddev are the report's.
+    run = run_to_end(api, targets["postgresql"], "pgbench-rw-quick", duration_s=4, threads=2)
     lat = run.insight["steps"][0]["latency"]
-    # A short run logs every transaction: the log's count, mean and stddev are the report's.
     assert lat["sampling_rate"] == 1.0 and "--sampling-rate=1" in run.command_line
     assert lat["count"] == report(run.log, r"^number of transactions actually processed:\s*(\d+)", int)[0]
     assert abs(lat["mean_ms"] - report(run.log, r"^latency average = ([\d.]+) ms")[0]) <= 0.0015
@@ -175,6 +176,24 @@ def test_pgbench_latency_log_agrees_with_its_report(worker, api, targets):
     assert_agreement(run)
     # The log files were read and removed with the run's private directory.
     assert not [p for p in os.listdir(os.environ.get("TMPDIR", "/tmp")) if p.startswith(f"perfdash-run{run.pk}-")]
+
+
+def test_pgbench_select_only_log_is_sampled_and_still_agrees(worker, api, targets):
+    # ro.sql runs ~30,000 TPS a client here: by hand, 4,000 lines a second / (2 clients x 30,000) = 0.0667,
+    # printed to 2 significant digits.
+    run = run_to_end(api, targets["postgresql"], "pgbench-ro-quick", duration_s=4, threads=2)
+    lat = run.insight["steps"][0]["latency"]
+    assert lat["sampling_rate"] == 0.067 and "--sampling-rate=0.067" in run.command_line
+    assert lat["method"] == "pgbench -l --sampling-rate=0.067"
+    # pgbench logs each transaction with probability p: the count is binomial around N x p (5 sigma)...
+    n, p = report(run.log, r"^number of transactions actually processed:\s*(\d+)", int)[0], 0.067
+    assert abs(lat["count"] - n * p) <= 5 * math.sqrt(n * p * (1 - p)) + 1, (lat["count"], n)
+    # ...and the sample's mean is the report's mean within 5 standard errors (plus the printed unit).
+    mean, stddev = report(run.log, r"^latency average = ([\d.]+) ms")[0], report(run.log, r"^latency stddev = ([\d.]+) ms")[0]
+    assert abs(lat["mean_ms"] - mean) <= 5 * stddev / math.sqrt(lat["count"]) + 0.0015, (lat["mean_ms"], mean, stddev)
+    assert lat["p50_ms"] <= lat["p95_ms"] <= lat["p99_ms"] <= lat["max_ms"]
+    assert sum(c for _, c in lat["histogram"]) == lat["count"]
+    assert_agreement(run)
 
 
 # --- client saturation -----------------------------------------------------------------------------
@@ -256,7 +275,7 @@ def test_the_exported_run_is_self_describing(worker, api, targets, client, opera
     assert page.status_code == 200
     assert {k: v for k, v in json.loads(page.content).items() if k != "exported_at"} == {
         k: v for k, v in record.items() if k != "exported_at"}
-    assert record["format"] == "perfdash-run" and record["format_version"] == 1 and record["fields"]
+    assert record["format"] == "perfdash-run" and record["format_version"] == 2 and record["fields"]
     # Client host: the numbers the test reads from this machine (the worker runs here).
     with open("/proc/meminfo") as fh:
         mem_mb = int(next(ln for ln in fh if ln.startswith("MemTotal:")).split()[1]) // 1024
@@ -307,5 +326,8 @@ def test_losing_the_probe_connection_never_fails_the_run(worker, api, targets):
     assert "[dashboard] server sampling stopped:" in run.log
     assert run.summary["tps"] == report(run.log, r"^tps = ([\d.]+) \(without initial connection time\)")[0]
     step = run.insight["steps"][0]
-    assert step["latency"]["count"] == run.summary["transactions"] and step["server"] == {}
+    # ro.sql with 1 client logs 1 transaction in 7.5 (by hand: 4,000 / 30,000 = 0.13): the latency stands on a
+    # sample, the step's count is the tool's.
+    assert step["latency"]["method"] == "pgbench -l --sampling-rate=0.13" and 0 < step["latency"]["count"] < run.summary["transactions"]
+    assert step["transactions"] == run.summary["transactions"] and step["server"] == {}
     assert PASSWORD not in run.log

@@ -6,6 +6,7 @@ The row reproduced is itself an internal measurement of a quick profile (1 table
 a vendor row's methodology (64 x 10M rows, 3600 s) cannot run inside a test."""
 
 import re
+from urllib.parse import urljoin
 
 import pytest
 from django.test import Client
@@ -24,8 +25,15 @@ HTMX_SETTLED = "() => !document.querySelector('.htmx-request, .htmx-swapping, .h
 
 
 def explorer_rows(page, base, query):
+    """Every row the explorer lists for the query, following its "Next" links (it shows 100 a page)."""
     page.goto(f"{base}/explore/?{query}")
-    return page.evaluate("() => [...document.querySelectorAll('tr[data-result]')].map(r => Number(r.dataset.result))")
+    rows = []
+    while True:
+        rows += page.evaluate("() => [...document.querySelectorAll('tr[data-result]')].map(r => Number(r.dataset.result))")
+        following = page.locator("a[rel=next]")
+        if not following.count():
+            return rows
+        page.goto(urljoin(page.url, following.first.get_attribute("href")))
 
 
 def test_reproduce_publish_see_with_internal_only_and_retract(committed, worker, live_server, page):

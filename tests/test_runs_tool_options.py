@@ -105,13 +105,24 @@ def test_pgbench_logs_latency_only_in_run_steps_sampled_for_long_runs():
         assert logged == (step.phase == "run"), step
         if logged:
             assert f"--log-prefix=latency-step{step.index}" in step.argv and step.log_prefix == f"latency-step{step.index}"
-    # 2 s x 4 clients: every transaction; longer: ~100,000 lines at 10,000 TPS per client, by hand
-    # 1e5 / (5 x 4 x 1e4) = 0.5, 1e5 / (120 x 64 x 1e4) = 0.0013, 1e5 / (3600 x 64 x 1e4) = 0.000043.
-    short = pgbench.build_argv("run", PG, {**PG_PARAMS, "workload": "ro"}, "/w", 4, 2, "latency-step1")
-    assert "--sampling-rate=1" in short and "--sampling-rate=0.5" in steps[-2].argv
-    long = pgbench.build_argv("run", PG, {**PG_PARAMS, "workload": "ro"}, "/w", 64, 3600, "latency-step1")
-    assert "--sampling-rate=4.3e-05" in long
-    assert "--sampling-rate=0.0013" in pgbench.build_argv("run", PG, {**PG_PARAMS, "workload": "ro"}, "/w", 64, 120, "p")
+    # By hand, the rate is min(1, 4,000 lines/s / (clients x TPS a client), 500,000 lines / (seconds x clients
+    # x TPS a client)) with ro.sql at 30,000 TPS a client and rw.sql / TPC-B at 1,000:
+    # ro, 4 clients: 4000 / 120000 = 0.033 whatever the length; the sweep's 2-client step 4000 / 60000 = 0.067;
+    # ro, 64 clients, 120 s: min(4000 / 1.92e6 = 0.00208, 5e5 / 2.304e8 = 0.00217) = 0.0021;
+    # ro, 64 clients, 3600 s: 5e5 / 6.912e9 = 0.0000723; rw, 2 clients: 4000 / 2000 > 1, every transaction
+    # (TPC-B, 2 clients, 60 s: 5e5 / 120000 > 1 too, but 900 s: 5e5 / 1.8e6 = 0.28);
+    # rw, 8 clients, 120 s: min(4000 / 8000 = 0.5, 5e5 / 960000 = 0.52) = 0.5.
+    def rate(workload, threads, seconds):
+        argv = pgbench.build_argv("run", PG, {**PG_PARAMS, "workload": workload}, "/w", threads, seconds, "p")
+        return next(a for a in argv if a.startswith("--sampling-rate="))
+
+    assert [(s.threads, next(a for a in s.argv if a.startswith("--sampling"))) for s in steps if s.phase == "run"] == \
+        [(2, "--sampling-rate=0.067"), (4, "--sampling-rate=0.033")]
+    assert rate("ro", 4, 2) == "--sampling-rate=0.033"
+    assert rate("ro", 64, 120) == "--sampling-rate=0.0021"
+    assert rate("ro", 64, 3600) == "--sampling-rate=7.2e-05"
+    assert rate("rw", 2, 5) == rate("tpcb", 2, 60) == "--sampling-rate=1" and rate("tpcb", 2, 900) == "--sampling-rate=0.28"
+    assert rate("rw", 8, 120) == "--sampling-rate=0.5"
 
 
 def test_sysbench_prints_its_histogram_in_run_steps_only():

@@ -193,7 +193,7 @@ def test_form_and_api_give_the_same_errors_from_launch_run(client, operator, pro
     body = api.post("/api/v1/runs/", {"target": maria.pk, "profile": pg_profile.slug, "overrides": {"threads": 0}}, format="json").json()["errors"]
     form = client.post("/runs/new/", {"target": maria.pk, "profile": pg_profile.pk, "threads": "0"}).context["form"].errors
     assert set(body) == {"profile", "threads"}
-    assert body["profile"] == form["profile"] == [f"Profile pgbench-ro-quick is for PostgreSQL; target maria is MySQL / MariaDB."]
+    assert body["profile"] == form["profile"] == ["Profile pgbench-ro-quick is for PostgreSQL; target maria is MySQL / MariaDB."]
     assert body["threads"] == form["threads"]
     body = api.post("/api/v1/runs/", {"target": archived.pk, "profile": "sysbench-oltp-rw-mysql-quick"}, format="json").json()["errors"]
     assert body == {"target": ["Target old is archived: it takes no new runs."]}

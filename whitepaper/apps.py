@@ -8,6 +8,7 @@ class WhitepaperConfig(AppConfig):
 
     def ready(self):
         from . import freshness  # noqa: F401  (connects the signals that keep the catalogue stamp fresh)
+        from . import newest  # noqa: F401  (connects the signals that keep PublishedResult.is_newest true)
         from django.db.models import fields
 
         # The empty choice of model selects (Django 6.1's default label has no Chinese translation

@@ -9,8 +9,8 @@ from decimal import Decimal
 
 from django.utils.translation import gettext as _
 
-from .metrics import METRICS_BY_NAME
-from .display import date, edition_name, vendor_name
+from .metrics import METRICS_BY_NAME, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
+from .display import date, edition_name, memory_ratio_text, same_in, vendor_name
 from .pages import family_name, origin_name
 from .queries import SERIES_FIELDS, field_value
 
@@ -31,7 +31,7 @@ def number(value):
 SERIES_SHOWN = {
     "engine_version": lambda r, v: str(v),
     "family": lambda r, v: family_name(v),
-    "memory_ratio": lambda r, v: v,
+    "memory_ratio": lambda r, v: memory_ratio_text(r.flavor),  # derived where the document states none
     "deployment": lambda r, v: r.get_deployment_display() if v else "",
     "edition": lambda r, v: edition_name(v),
     "vendor": lambda r, v: origin_name(r) if r.is_internal else vendor_name(v),
@@ -45,8 +45,11 @@ def series_key(result):
 
 
 def edition_series_key(result):
-    """A series and the document publishing it (each edition of a number its own line)."""
-    return (*series_key(result), date(result.table.document.published))
+    """A series and the document publishing it: each edition of a number its own line, except where
+    editions print the series identically (editions.merge_identical_series sets `same_in`): one line,
+    "same in 2023 and 2025"."""
+    documents = getattr(result, "same_in", None) or [result.table.document]
+    return (*series_key(result), date(documents[0].published) if len(documents) == 1 else same_in(documents))
 
 
 def series_label(key, varying, fallback):
@@ -78,13 +81,26 @@ def point(result):
     p = {"x": flavor.vcpus, "memory_gb": flavor.memory_gb, "flavor": flavor.spec_code, "id": result.pk}
     for name in CHART_METRICS:
         p[name] = number(getattr(result, name))
+    p["qps_normalised"] = number(result.qps_normalised)
     return p
 
 
-def available_metrics(results):
+def qps_definitions(results):
+    """The QPS definitions (statements per transaction) among these rows."""
+    return sorted({r.qps_definition for r in results} - {None})
+
+
+def available_metrics(results, wanted=None):
+    """The metrics these rows have. Where QPS of two definitions meet, QPS is "as published" and QPS
+    normalised to one definition is offered beside it, never mixed silently."""
     present = [name for name in CHART_METRICS if any(getattr(r, name) is not None for r in results)]
-    return [{"name": name, "label": str(METRICS_BY_NAME[name].label), "unit": METRICS_BY_NAME[name].unit}
-            for name in present]
+    metrics = [{"name": name, "label": str(METRICS_BY_NAME[name].label), "unit": METRICS_BY_NAME[name].unit}
+               for name in present]
+    if "qps" in present and (len(qps_definitions(results)) > 1 or wanted == "qps_normalised"):
+        at = present.index("qps")
+        metrics[at]["label"] = str(QPS_PUBLISHED_LABEL)
+        metrics.insert(at + 1, {"name": "qps_normalised", "label": str(QPS_NORMALISED_LABEL), "unit": "queries per second"})
+    return metrics
 
 
 def build_chart(chart_id, title, labelled_groups, metric=None, kind="line"):
@@ -96,7 +112,7 @@ def build_chart(chart_id, title, labelled_groups, metric=None, kind="line"):
     for label, rs in labelled_groups:
         pts = sorted((point(r) for r in rs), key=lambda p: (p["x"], p["memory_gb"]))
         series.append({"label": label, "points": pts})
-    metrics = available_metrics(all_results)
+    metrics = available_metrics(all_results, metric)
     per_core = metric == "tps_per_core"
     first = "tps" if per_core else metric
     if first not in {m["name"] for m in metrics}:

@@ -7,6 +7,8 @@ printed Chinese visible beside it where it is a citation (table labels, sections
 marked `lang="zh-Hans"`. Row counts printed with 亿/万 stay as printed in Chinese pages and are
 numbers in English pages. Numbers otherwise stay exactly as printed (843.00 is 843.00) in both."""
 
+import re
+
 from django.utils import formats, translation
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -49,6 +51,15 @@ def document_title(document):
     return plain(document.title_en, document.title)
 
 
+_TITLE_NOISE = re.compile(r"^(云数据库|Cloud Database|ApsaraDB)\s*|\s*(性能白皮书|Performance Whitepaper)$")
+
+
+def document_short_title(document):
+    """Date and short name for dense lists: "2025-10-21 RDS for MySQL" (the vendor is shown beside it;
+    the full title goes on hover)."""
+    return f"{document.published:%Y-%m-%d} {_TITLE_NOISE.sub('', document_title(document)) or document_title(document)}"
+
+
 def family_name(family):
     """'' when the document states no family."""
     return "" if family is None else plain(family.name, family.name_zh)
@@ -86,6 +97,11 @@ def section_html(table):
     return bilingual(table.section_en, table.section)
 
 
+def heading_html(table):
+    """The engine heading above a table's section ("1.2 RDS for MySQL 5.6 测试数据"), '' when none."""
+    return bilingual(table.heading_en, table.heading)
+
+
 def edition_name(edition):
     """SQL Server editions ('enterprise+standard') in the reader's language."""
     return " + ".join(str(EDITIONS.get(e, e)) for e in edition.split("+") if e)
@@ -103,3 +119,25 @@ def metric_shown(result, name):
     if metric is not None and metric.kind == "rows" and value is not None and not chinese():
         return formats.number_format(value, force_grouping=True)
     return result.display(name)
+
+
+def same_in(documents):
+    """Editions printing the same numbers: "same in 2023 and 2025" (years; dates where a year repeats)."""
+    years = [str(d.published.year) for d in documents]
+    names = years if len(set(years)) == len(years) else [date(d.published) for d in documents]
+    return _("same in %(older)s and %(newer)s") % {
+        "older": translation.pgettext("list separator", ", ").join(names[:-1]), "newer": names[-1]}
+
+
+def memory_ratio_text(flavor):
+    """The memory ratio as the document groups it, or the one derived from vCPUs and memory, said so."""
+    if not flavor.ratio_is_derived:
+        return flavor.memory_ratio
+    return _("%(ratio)s (derived)") % {"ratio": flavor.ratio}
+
+
+def memory_ratio_html(flavor):
+    if not flavor.ratio_is_derived:
+        return flavor.memory_ratio
+    return format_html('<span class="derived" title="{}">{}</span>', _("Derived from vCPUs and memory: the document "
+                       "groups these flavours by no ratio."), memory_ratio_text(flavor))

@@ -12,13 +12,12 @@ import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
-from django.db import DatabaseError
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from .metrics import METRICS_BY_NAME
-from .models import (MEMORY_RATIO_RE, Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily,
-                     Methodology, PublishedResult, Vendor)
+from .models import (MEMORY_RATIO_RE, Deployment, Document, Engine, Flavor, InstanceFamily,
+                     Methodology, PublishedResult, Vendor, memory_ratio_q)
 from .queries import NOT_STATED, InIdSubquery, from_param
 
 MAX_INTEGER = 2**31 - 1  # PostgreSQL integer
@@ -76,25 +75,30 @@ def unknown(what, value):
 
 class KnownValueFilter(django_filters.CharFilter):
     """A filter on one or several values (repeated parameter: any of them), each of which must exist
-    (`known(value) -> bool`); `values()` lists the known values for the OpenAPI schema (an enum, so a
-    client and a fuzzer know what is accepted)."""
+    (`known(value) -> bool`). The OpenAPI schema declares a plain string with an `example` (the values
+    grow with the catalogue: an enum would change the schema on every import and make generated
+    clients reject new values); `enum` only for a fixed vocabulary of the code (deployment), `pattern`
+    where the form is fixed (memory ratio 1:N)."""
 
     field_class = KnownValueField
     repeatable = True
 
-    def __init__(self, *args, values=None, **kwargs):
+    def __init__(self, *args, example=None, enum=None, pattern=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.values = values
+        self.example, self.enum, self.pattern = example, enum, pattern
 
     @property
     def _spectacular_annotation(self):  # read by drf-spectacular when it builds the schema
-        item = {"type": "string"}
-        try:
-            item["enum"] = sorted(set(self.values()))
-        except DatabaseError:  # no catalogue tables yet (`manage.py check` before `migrate`): no enum
-            pass
+        item = {"type": "string", "minLength": 1, "maxLength": KnownValueField.max_length}
+        if self.enum:
+            item["enum"] = list(self.enum)
+        if self.pattern:
+            item["pattern"] = self.pattern
         description = str(self.extra.get("help_text") or self.label) + " Repeat the parameter for several (any of them)."
-        return {"field": {"type": "array", "items": item, "description": description}}
+        field = {"type": "array", "items": item, "description": description}
+        if self.example is not None:
+            field["example"] = [self.example]
+        return {"field": field}
 
     def filter(self, qs, value):
         if not value:
@@ -103,9 +107,8 @@ class KnownValueFilter(django_filters.CharFilter):
 
 
 def known_values(model, field="slug"):
-    """`known` and `values` for a KnownValueFilter whose values are `model.field`."""
-    return {"known": lambda value: model.objects.filter(**{field: value}).exists(),
-            "values": lambda: model.objects.exclude(**{field: ""}).values_list(field, flat=True).distinct()}
+    """`known` for a KnownValueFilter whose values are `model.field`."""
+    return {"known": lambda value: model.objects.filter(**{field: value}).exists()}
 
 
 class NotStatedFilter(KnownValueFilter):
@@ -113,12 +116,11 @@ class NotStatedFilter(KnownValueFilter):
     and is always a valid value (no such result: an empty answer, not an error). `not_stated` is
     the lookup meaning "none stated", relative to the filtered model. The one place filters read '-'."""
 
-    def __init__(self, *args, not_stated, known=None, values=None, **kwargs):
+    def __init__(self, *args, not_stated, known=None, **kwargs):
         def known_or_not_stated(value):
             return value == NOT_STATED or known(value)
 
-        super().__init__(*args, known=known_or_not_stated if known else None,
-                         values=lambda: [*values(), NOT_STATED], **kwargs)
+        super().__init__(*args, known=known_or_not_stated if known else None, **kwargs)
         self.not_stated = not_stated
 
     def lookup(self, value, strip=""):
@@ -232,10 +234,6 @@ def number_filter(name, lookup_expr="exact", field_name=None):
                                                           label=f"{what} {name} ({unit})")
 
 
-def _version_values():
-    return EngineVersion.objects.exclude(version="").values_list("version", flat=True).distinct()
-
-
 class ResultFilterForm(forms.Form):
     """Checks engine and version together against one query of the catalogue's (engine, version) pairs."""
 
@@ -265,46 +263,46 @@ class ResultFilterForm(forms.Form):
 class ResultFilter(django_filters.FilterSet):
     vendor = KnownValueFilter(
         field_name="table__document__vendor__slug", label="Vendor slug", what=_("vendor"),
-        **known_values(Vendor),
+        **known_values(Vendor), example="huawei",
         help_text="Vendor slug (see /api/v1/vendors/), e.g. huawei.")
     document = KnownValueFilter(
         field_name="table__document__slug", label="Document slug", what=_("document"),
-        **known_values(Document),
-        help_text="Document slug (see /api/v1/documents/).")
+        **known_values(Document), example="huawei-2023-08-03-rds",
+        help_text="Document slug (see /api/v1/documents/), e.g. huawei-2023-08-03-rds.")
     methodology = KnownValueFilter(
         field_name="table__methodology__slug", label="Methodology slug", what=_("methodology"),
-        **known_values(Methodology),
+        **known_values(Methodology), example="huawei-2023-08-03-rds-sysbench-mysql-c3",
         help_text="Methodology slug (see /api/v1/methodologies/).")
     engine = KnownValueFilter(
         field_name="engine_version__engine__slug", label="Engine slug", what=_("engine"),
-        values=known_values(Engine)["values"],
-        help_text="Engine slug: mysql, postgresql, sqlserver, ppas.")
+        example="mysql",
+        help_text="Engine slug (see /api/v1/engines/), e.g. mysql, postgresql, sqlserver, ppas.")
     version = NotStatedFilter(
         field_name="engine_version__version", label="Engine version, e.g. 5.7", what=_("version"),
-        not_stated={"engine_version__version": ""}, values=_version_values,
+        not_stated={"engine_version__version": ""}, example="8.0",
         help_text="Engine version as the document names it, e.g. 5.7, 8.0, 12; '-' for not stated.")
     family = NotStatedFilter(
         field_name="flavor__family__slug", label="Instance family slug", what=_("instance family"),
-        not_stated={"flavor__family__isnull": True}, **known_values(InstanceFamily),
+        not_stated={"flavor__family__isnull": True}, **known_values(InstanceFamily), example="dedicated",
         help_text="Instance family slug, e.g. general, dedicated, general-enhanced; '-' for none stated "
                   "(SQL Server).")
     memory_ratio = KnownValueFilter(
         field_name="flavor__memory_ratio", label="Memory ratio, 1:N", what=_("memory ratio"),
         known=lambda v: bool(MEMORY_RATIO_RE.match(v)) and Flavor.objects.filter(memory_ratio=v).exists(),
-        values=lambda: Flavor.objects.exclude(memory_ratio="").values_list("memory_ratio", flat=True).distinct(),
+        example="1:4", pattern=MEMORY_RATIO_RE.pattern,
         help_text="Memory ratio as the document groups it: 1:N = N GB per vCPU.")
     deployment = KnownValueFilter(
         field_name="deployment", label="ha or single", what=_("value"),
-        known=lambda v: v in Deployment.values and v != "", values=lambda: [v for v in Deployment.values if v],
+        known=lambda v: v in Deployment.values and v != "", enum=[v for v in Deployment.values if v],
         help_text="ha (primary/standby) or single (single instance).")
     edition = KnownValueFilter(
         field_name="edition", label="SQL Server edition", what=_("edition"),
-        **known_values(PublishedResult, "edition"),
+        **known_values(PublishedResult, "edition"), example="enterprise",
         help_text="SQL Server edition(s) as recorded, e.g. enterprise, enterprise+standard.")
     flavor = KnownValueFilter(
         field_name="flavor__spec_code", label="Spec code", what=_("spec code"),
-        **known_values(Flavor, "spec_code"),
-        help_text="Spec code as the document prints it, e.g. rds.mysql.s2.large.")
+        **known_values(Flavor, "spec_code"), example="mysql.x8.medium.2",
+        help_text="Spec code as the document prints it, e.g. mysql.x8.medium.2.")
     vcpus = number_filter("vcpus")
     min_vcpus = number_filter("vcpus", "gte")
     max_vcpus = number_filter("vcpus", "lte")
@@ -332,6 +330,10 @@ class ResultFilter(django_filters.FilterSet):
         fields = []
         form = ResultFilterForm
 
+    # memory_ratio also matches flavours whose document states no ratio by the ratio derived from their
+    # size (models.memory_ratio_q; the explorer, where such rows are labelled "derived"). The API keeps
+    # the documents' ratios only.
+    derived_ratios = False
     # Flavour filters as a literal id list (API: best plans at a million rows) or a subquery (no extra query).
     literal_flavor_ids = False
 
@@ -356,7 +358,9 @@ class ResultFilter(django_filters.FilterSet):
             flavors = Flavor.objects.order_by()
             for name, value in flavor_filters.items():
                 flt = self.filters[name]
-                if isinstance(flt, NotStatedFilter):
+                if name == "memory_ratio" and self.derived_ratios:
+                    flavors = flavors.filter(memory_ratio_q(value))
+                elif isinstance(flt, NotStatedFilter):
                     flavors = flavors.filter(flt.q(value, strip="flavor__"))
                 elif isinstance(flt, KnownValueFilter):
                     flavors = flavors.filter(**{f"{flt.field_name.removeprefix('flavor__')}__in": value})
@@ -384,3 +388,9 @@ def include_internal(params):
         return bool(StrictBooleanField().clean(params.get("include_internal")))
     except ValidationError:
         return False
+
+
+class ExplorerFilter(ResultFilter):
+    """The explorer's filters: ResultFilter's, with derived memory ratios matching (`derived_ratios`)."""
+
+    derived_ratios = True

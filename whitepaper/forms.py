@@ -4,8 +4,11 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
+from .metrics import QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
+
 SIZING_METRICS = [("tps", _("TPS")), ("qps", _("QPS"))]
-COMPARE_METRICS = [("tps", _("TPS")), ("qps", _("QPS")), ("tps_per_core", _("TPS per vCPU")), ("tpm", _("TPM")),
+COMPARE_METRICS = [("tps", _("TPS")), ("qps", QPS_PUBLISHED_LABEL), ("qps_normalised", QPS_NORMALISED_LABEL),
+                   ("tps_per_core", _("TPS per vCPU")), ("tpm", _("TPM")),
                    ("ro_qps", _("Read-only QPS")), ("rw_qps", _("Read-write QPS"))]
 
 

@@ -6,7 +6,6 @@ writes one parsed document in one transaction: a second import of the same file 
 """
 
 import datetime
-import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -15,8 +14,9 @@ import yaml
 from django.db import transaction
 from django.db.models import ProtectedError
 
+from . import newest
 from .freshness import touch
-from .metrics import METRICS, METRICS_BY_NAME
+from .metrics import METRICS
 from .models import (
     MEMORY_RATIO_RE,
     Deployment,
@@ -83,6 +83,8 @@ class ParsedTable:
     label_en: str = ""
     section_en: str = ""
     notes_zh: str = ""
+    heading: str = ""
+    heading_en: str = ""
     rows: list = field(default_factory=list)
 
 
@@ -244,7 +246,9 @@ def _parse_table(path, position, raw, methodology_slugs):
                         _text(path, raw.get("notes"), "notes", label),
                         _text(path, raw.get("label_en"), "label_en", label),
                         _text(path, raw.get("section_en"), "section_en", label),
-                        _text(path, raw.get("notes_zh"), "notes_zh", label))
+                        _text(path, raw.get("notes_zh"), "notes_zh", label),
+                        _text(path, raw.get("heading"), "heading", label),
+                        _text(path, raw.get("heading_en"), "heading_en", label))
     seen = {}
     for row_position, cells in enumerate(raw["rows"], start=1):
         row = _parse_row(path, label, row_position, cells, columns, defaults)
@@ -371,6 +375,11 @@ def _resolve(parsed, path):
 @transaction.atomic
 def import_document(parsed):
     """Write one parsed document; everything or nothing."""
+    with newest.batch():  # is_newest: one refresh for the document, in its transaction
+        return _import_document(parsed)
+
+
+def _import_document(parsed):
     path = parsed.path
     vendor, engines, families = _resolve(parsed, path)
     report = ImportReport(parsed.document["slug"])
@@ -395,7 +404,8 @@ def import_document(parsed):
             clash.update(position=10**6 + table.position)
         values = {"position": table.position, "label_printed": table.label_printed, "section": table.section,
                   "methodology": methodologies[table.methodology], "columns": table.columns, "notes": table.notes,
-                  "label_en": table.label_en, "section_en": table.section_en, "notes_zh": table.notes_zh}
+                  "label_en": table.label_en, "section_en": table.section_en, "notes_zh": table.notes_zh,
+                  "heading": table.heading, "heading_en": table.heading_en}
         if existing is None:
             report.created += 1
             table_obj = ResultTable.objects.create(document=document, label=table.label, **values)

@@ -9,7 +9,7 @@ from django.db.models import F, OrderBy, Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from .metrics import METRICS, METRICS_BY_NAME
+from .metrics import METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
 from .queries import DOCUMENT_ORDER, PublishedResultQuerySet
 
 MEMORY_RATIO_RE = re.compile(r"^1:[1-9][0-9]*$")
@@ -194,9 +194,36 @@ class Flavor(models.Model):
                                    name="flavor_memory_ratio_form"),
         ]
 
+    @property
+    def ratio_is_derived(self):
+        return not self.memory_ratio
+
+    @property
+    def ratio(self):
+        """The memory ratio as the document groups it, else derived from vCPUs and memory (ratio_is_derived)."""
+        return self.memory_ratio or derived_memory_ratio(self.vcpus, self.memory_gb)
+
     def __str__(self):
         size = f"{self.vcpus} vCPU / {self.memory_gb} GB"
         return f"{self.spec_code} ({size})" if self.spec_code else size
+
+
+def derived_memory_ratio(vcpus, memory_gb):
+    """GB per vCPU as 1:N, computed from the size: the ratio of a flavour whose document groups by none
+    (Alibaba's). One decimal when it is not whole (30 vCPUs, 220 GB: 1:7.3)."""
+    n = Decimal(memory_gb) / Decimal(vcpus)
+    return f"1:{n.quantize(Decimal('1')) if n == n.to_integral_value() else n.quantize(Decimal('0.1'))}"
+
+
+def memory_ratio_q(ratios):
+    """Flavours of these ratios: the document's own ratio, or the derived one where the document states
+    none (derived_memory_ratio, as a query: memory = N x vCPUs)."""
+    q = Q(memory_ratio__in=ratios)
+    for ratio in ratios:
+        n = ratio.split(":", 1)[1]
+        if n.isdigit():
+            q |= Q(memory_ratio="", memory_gb=F("vcpus") * int(n))
+    return q
 
 
 class NullsLastIndex(models.Index):
@@ -238,6 +265,10 @@ class ResultTable(models.Model):
     # text stays the citation, shown beside them.
     label_en = models.CharField(max_length=200, blank=True)
     section_en = models.CharField(max_length=200, blank=True)
+    # The heading above the section that names the engine and version ("1.2 RDS for MySQL 5.6 测试数据"),
+    # as printed; empty when the section names them itself.
+    heading = models.CharField(max_length=200, blank=True, help_text=_("The engine heading above the section, as printed."))
+    heading_en = models.CharField(max_length=200, blank=True)
     methodology = models.ForeignKey(Methodology, on_delete=models.PROTECT, related_name="result_tables")
     columns = models.JSONField(default=list, help_text=_("Column names in the document's order."))
     notes = models.TextField(blank=True, help_text=_("Transcription notes, English."))
@@ -275,6 +306,9 @@ class PublishedResult(models.Model):
     iops_depends_on_disk = models.BooleanField(
         default=False, help_text=_("The document says IOPS depends on the EVS disk and gives no number.")
     )
+    # Whether this row is its variant's newest edition (queries.newest_rank), kept by whitepaper/newest.py
+    # on every catalogue write: the explorer's default "newest edition only" is then an indexed filter.
+    is_newest = models.BooleanField(default=False, db_default=False, editable=False)
     # Each metric exactly as the document prints it ("843.00", "100亿"), for display and export.
     printed = models.JSONField(default=dict, blank=True)
 
@@ -307,9 +341,21 @@ class PublishedResult(models.Model):
             models.Index(fields=["qps"], name="result_qps"),
             # API at a million rows: a page of one engine version by TPS stops after a page (benchmarks/api_scale.py).
             NullsLastIndex(F("engine_version"), F("tps").desc(nulls_last=True), F("id"), name="result_version_tps_desc"),
+            # Engine-wide and unfiltered lists by TPS (several engine versions): the cursor's page walks this
+            # index and stops after a page whatever the number of rows.
+            NullsLastIndex(F("tps").desc(nulls_last=True), F("id"), name="result_tps_desc"),
+            # "Newest edition only" (latest=true, the explorer's default) per engine version.
+            models.Index(fields=["engine_version"], name="result_newest_version", condition=Q(is_newest=True)),
             # The edition filter checks that a value exists (most results have none).
             models.Index(fields=["edition"], name="result_edition", condition=~Q(edition="")),
         ]
+
+    @classmethod
+    def from_db(cls, db, field_names, values, **kwargs):
+        instance = super().from_db(db, field_names, values, **kwargs)
+        # whitepaper/newest.py: a saved row moved to another engine version refreshes the old one too.
+        instance._loaded_engine_version_id = instance.__dict__.get("engine_version_id")
+        return instance
 
     def __str__(self):
         return f"{self.table} #{self.position}"
@@ -337,6 +383,19 @@ class PublishedResult(models.Model):
             return self.printed[metric_name]
         value = getattr(self, metric_name)
         return "" if value is None else str(value)
+
+    @property
+    def qps_definition(self):
+        """Statements per transaction this row's QPS counts (its methodology's), None when not stated."""
+        return self.table.methodology.statements_per_transaction if self.qps is not None else None
+
+    @property
+    def qps_normalised(self):
+        """QPS on one definition (metrics.QPS_NORMALISED_STATEMENTS per transaction); None without QPS or
+        without a stated definition. Computed, never a printed number: labelled wherever shown."""
+        if self.qps_definition is None:
+            return None
+        return (self.qps * QPS_NORMALISED_STATEMENTS / Decimal(self.qps_definition)).quantize(Decimal("0.01"))
 
     @property
     def tps_per_core(self):

@@ -187,7 +187,9 @@ def cell(result, column):
     flavor = result.flavor
     if column == "flavor":
         return flavor.spec_code
-    if column in ("vcpus", "memory_gb", "storage", "memory_ratio"):
+    if column == "memory_ratio":
+        return display.memory_ratio_html(flavor)
+    if column in ("vcpus", "memory_gb", "storage"):
         return getattr(flavor, column)
     if column == "family":
         return display.family_html(flavor.family)

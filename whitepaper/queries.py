@@ -18,8 +18,8 @@ This module imports no model (models.py imports it): the queryset reaches the mo
 import re
 
 from django.db import models
-from django.db.models import BooleanField, Expression, F, OuterRef, Subquery, Value, Window
-from django.db.models.functions import Coalesce, Rank
+from django.db.models import BooleanField, Count, Expression, F, Q, Subquery, Window
+from django.db.models.functions import Rank
 
 # --- "Not stated" -------------------------------------------------------------------------------
 
@@ -73,6 +73,14 @@ NEWEST_DOCUMENT_FIRST = ("-table__document__published", "-table__document__slug"
 SORT_TIE_BREAK = "id"
 
 
+def keyset_fields(terms):
+    """What rows sorted by `terms` (sort keys; none: document order) are ordered by, as (path,
+    descending), ending with the id: a row's values of these place it in the order exactly (a cursor)."""
+    if not terms:
+        return [(path, False) for path in DOCUMENT_ORDER] + [(SORT_TIE_BREAK, False)]
+    return [(path, term.startswith("-")) for term in terms for path in SORTS[term.lstrip("-")]] + [(SORT_TIE_BREAK, False)]
+
+
 def unknown_sort_terms(terms):
     """The terms ('-tps', 'vcpus') that name no sort key."""
     return [t for t in terms if t.lstrip("-") not in SORTS]
@@ -98,8 +106,6 @@ VARIANT_FIELDS = {
     "memory_gb": "flavor__memory_gb",
     "flavor": "flavor__spec_code",
 }
-# The variant fields that may be NULL in the database (NULL must equal NULL within a variant).
-_NULLABLE = {"flavor__family"}
 
 
 def field_value(result, path):
@@ -118,6 +124,13 @@ def series_key(result):
 
 def variant_key(result):
     return tuple(field_value(result, path) for path in VARIANT_FIELDS.values())
+
+
+def newest_rank():
+    """The rule "the newest edition of a row": 1 for the rows of the newest document (NEWEST_DOCUMENT_FIRST)
+    among those publishing the row's variant (VARIANT_FIELDS; NULL equals NULL in a partition)."""
+    return Window(Rank(), partition_by=[F(path) for path in VARIANT_FIELDS.values()],
+                  order_by=[F(f[1:]).desc() for f in NEWEST_DOCUMENT_FIRST])
 
 
 # --- The queryset -------------------------------------------------------------------------------
@@ -153,7 +166,7 @@ class PublishedResultQuerySet(models.QuerySet):
         rest by prefetch (the API: keeps the page query's plan small at a million rows)."""
         if not prefetch:
             return self.select_related("table__document__vendor", "table__methodology", "engine_version__engine",
-                                       "flavor__family")
+                                       "flavor__family__vendor")
         table_model = self.model._meta.get_field("table").related_model
         family_model = self.model._meta.get_field("flavor").related_model._meta.get_field("family").related_model
         return self.select_related("flavor", "engine_version").prefetch_related(
@@ -188,23 +201,79 @@ class PublishedResultQuerySet(models.QuerySet):
                 order.append(F(field).desc(nulls_last=True) if term.startswith("-") else F(field).asc(nulls_last=True))
         return self.order_by(*order, SORT_TIE_BREAK)
 
+    def keyset_sorted(self, terms):
+        """`sorted_by(terms)`, always ending with the id (document order gets it too): a total order."""
+        if not terms:
+            return self.order_by(*DOCUMENT_ORDER, SORT_TIE_BREAK)
+        return self.sorted_by(terms)
+
+    def after(self, terms, values):
+        """The rows that come after the row whose `keyset_fields(terms)` values are `values`, in
+        `keyset_sorted(terms)` order (missing values last in either direction): a cursor's next page.
+        Rows inserted before that row do not shift it, as an offset would."""
+        condition, equal = None, Q()
+        for (path, descending), value in zip(keyset_fields(terms), values):
+            if value is not None:  # after a value: further in its direction, or missing (last)
+                later = Q(**{f"{path}__{'lt' if descending else 'gt'}": value}) | Q(**{f"{path}__isnull": True})
+                step = equal & later
+                condition = step if condition is None else condition | step
+                equal &= Q(**{path: value})
+            else:  # missing values come last: only rows missing it too can follow on a later field
+                equal &= Q(**{f"{path}__isnull": True})
+        return self.filter(condition) if condition is not None else self.none()
+
+    def page_after(self, terms, values, size):
+        """Up to `size` rows of `keyset_sorted(terms)` after the row with these keyset values (`values`
+        None: from the start). The rows with the first sort value are read within an index range
+        (`tps <= v`, which PostgreSQL starts the index walk at: the same cost at any depth), then, if the
+        page is not full, the rows missing it (always last)."""
+        rows = self.keyset_sorted(terms)
+        if values is None:
+            return list(rows[:size])
+        rows = rows.after(terms, values)
+        (path, descending), first = keyset_fields(terms)[0], values[0]
+        if first is None:
+            return list(rows[:size])
+        page = list(rows.filter(**{f"{path}__{'lte' if descending else 'gte'}": first})[:size])
+        if len(page) < size:
+            page += list(rows.filter(**{f"{path}__isnull": True})[:size - len(page)])
+        return page
+
+    def rows(self, start, stop):
+        """The rows [start, stop) of this sorted queryset in one query: the order and the offset are
+        decided over narrow rows (ids and the sort keys' joins, not every shown column of every match),
+        then only those rows are read with what they show (`id = ANY(ARRAY(...))`, evaluated once)."""
+        return self.filter(InIdSubquery("pk", self.values("pk")[start:stop]))
+
     def newest_per_variant(self, among_these=False):
         """Only the rows of the newest document (NEWEST_DOCUMENT_FIRST) publishing each variant
         (VARIANT_FIELDS), so editions never repeat one number. Newest among every published result
-        (`latest=true`: a filter on a size or a number then applies to that row), or `among_these` rows
-        only (the spec lookup: a window over its few matching rows)."""
+        (`latest=true`: a filter on a size or a number then applies to that row): the stored
+        `is_newest`, which `refresh_newest` computes by this rule (`newest_rank`) whenever the catalogue
+        changes (whitepaper/newest.py says when); or `among_these` rows only (the spec lookup: the rule
+        as a window over its few matching rows)."""
         if among_these:
-            return self.alias(_newest=Window(Rank(), partition_by=[F(path) for path in VARIANT_FIELDS.values()],
-                                             order_by=[F(f[1:]).desc() for f in NEWEST_DOCUMENT_FIRST])
-                              ).filter(_newest=1)
-        newest = self.model.objects.order_by(*NEWEST_DOCUMENT_FIRST, "position")
-        for path in VARIANT_FIELDS.values():
-            if path in _NULLABLE:  # NULL equals NULL within a variant (as in a window's partition)
-                newest = newest.alias(**{f"_v_{path}": Coalesce(path, Value(0))}).filter(
-                    **{f"_v_{path}": Coalesce(OuterRef(path), Value(0))})
-            else:
-                newest = newest.filter(**{path: OuterRef(path)})
-        return self.filter(table__document_id=Subquery(newest.values("table__document_id")[:1]))
+            return self.alias(_newest=newest_rank()).filter(_newest=1)
+        return self.filter(is_newest=True)
+
+    def refresh_newest(self):
+        """Store the rule (`newest_rank`) in `is_newest` for these rows. The rows must hold every row of
+        each variant they hold (e.g. every row of some engine versions: the engine version is part of
+        the variant), since the rank is taken among them. Bulk updates: no signal, no recursion."""
+        newest = set(self.order_by().alias(_newest=newest_rank()).filter(_newest=1).values_list("pk", flat=True))
+        self.filter(is_newest=True).exclude(pk__in=newest).update(is_newest=False)
+        self.filter(is_newest=False, pk__in=newest).update(is_newest=True)
+
+    def best_per_variant(self, metric=None):
+        """Per variant (VARIANT_FIELDS, "the same flavour") among these rows, across documents: the
+        row of the newest document (NEWEST_DOCUMENT_FIRST), or with `metric` the row with the highest
+        value of it (rows without it last; ties: the newer document). Each row is annotated with
+        `variant_rows`, how many of these rows publish its variant (its editions)."""
+        partition = [F(path) for path in VARIANT_FIELDS.values()]
+        newest = [F(f[1:]).desc() for f in NEWEST_DOCUMENT_FIRST]
+        order = ([F(metric).desc(nulls_last=True)] if metric else []) + newest
+        return (self.annotate(variant_rows=Window(Count("id"), partition_by=partition))
+                .alias(_best=Window(Rank(), partition_by=partition, order_by=order)).filter(_best=1))
 
     def smallest_reaching(self, metric, target):
         """Per document and series (SERIES_FIELDS): the smallest flavour whose `metric` reaches
@@ -284,11 +353,16 @@ def version_sort_key(version):
                  for part in re.findall(r"\d+|\D+", version))
 
 
-def methodology_differences(methodologies):
+# The methodology fields a comparison checks, as `methodology_differences_data` names them.
+METHODOLOGY_DIFFERENCE_FIELDS = ["tool", "tool_version", "client", "scale", "threads", "duration"]
+
+
+def methodology_differences_data(methodologies):
     """What differs between the methodologies behind compared numbers (besides the QPS definition,
-    which the compare page states on its own): [(field, [values as stated])] for each field that more
-    than one distinct stated value has. Fields: tool, tool version, client, scale (tables x rows),
-    threads, duration. Values not stated by a document are left out, not counted as a difference."""
+    which a comparison states on its own): for each field with more than one distinct stated value,
+    {"field", "label", "values" (as stated, in English), "shown" (as the pages show them, in the
+    reader's language)}. Fields: tool, tool_version, client, scale (tables x rows), threads, duration.
+    Values not stated by a document are left out, not counted as a difference."""
     from django.utils.translation import gettext as _
 
     from .templatetags.catalogue import methodology_text  # the client as the pages show it (language, quotes marked)
@@ -297,21 +371,27 @@ def methodology_differences(methodologies):
         return f"{m.tables} × {m.rows_per_table}" if m.tables and m.rows_per_table else ""
 
     fields = [
-        (_("Tool"), lambda m: m.get_tool_display() if m.tool else ""),
-        (_("Tool version"), lambda m: m.tool_version),
-        (_("Client"), lambda m: (m.client, methodology_text(m, "client")) if m.client else ""),
-        (_("Tables × rows"), scale),
-        (_("Threads"), lambda m: str(m.threads) if m.threads else ""),
-        (_("Duration"), lambda m: f"{m.duration_s} s" if m.duration_s else ""),
+        ("tool", _("Tool"), lambda m: m.tool or ""),
+        ("tool_version", _("Tool version"), lambda m: m.tool_version),
+        ("client", _("Client"), lambda m: m.client),
+        ("scale", _("Tables × rows"), scale),
+        ("threads", _("Threads"), lambda m: str(m.threads) if m.threads else ""),
+        ("duration", _("Duration"), lambda m: f"{m.duration_s} s" if m.duration_s else ""),
     ]
+    assert [f[0] for f in fields] == METHODOLOGY_DIFFERENCE_FIELDS
+    shown = {"tool": lambda m: m.get_tool_display(), "client": lambda m: methodology_text(m, "client")}
     differences = []
-    for label, value in fields:
-        values = {}  # compared as stated (in English), shown in the page's language
+    for key, label, value in fields:
+        values = {}  # stated value -> as shown
         for m in methodologies:
-            v = value(m)
-            stated, shown = v if isinstance(v, tuple) else (v, v)
+            stated = value(m)
             if stated and stated not in values:
-                values[stated] = shown
+                values[stated] = shown[key](m) if key in shown else stated
         if len(values) > 1:
-            differences.append((label, list(values.values())))
+            differences.append({"field": key, "label": label, "values": list(values), "shown": list(values.values())})
     return differences
+
+
+def methodology_differences(methodologies):
+    """`methodology_differences_data` as the pages list it: [(label, [values as shown])]."""
+    return [(d["label"], d["shown"]) for d in methodology_differences_data(methodologies)]

@@ -10,6 +10,7 @@ urlpatterns = [
     path("documents/<slug:slug>/", views.document_detail, name="document"),
     path("engines/<slug:engine>/", views.engine_index, name="engine"),
     path("engines/<slug:engine>/<stated:version>/", views.engine_version, name="engine-version"),
+    path("editions/<slug:older>/<slug:newer>/", views.edition_diff, name="edition-diff"),
     path("explore/", views.explore, name="explore"),
     path("explore/results.csv", views.explore_csv, name="explore-csv"),
     path("compare/", views.compare, name="compare"),

@@ -7,21 +7,26 @@ import re
 from itertools import chain, groupby
 from urllib.parse import urlencode
 
-from django.db.models import Count
-from django.http import QueryDict, StreamingHttpResponse
+from django.core.cache import cache
+from django.db.models import Count, Q
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext
 
-from . import charts, display
+from . import charts, display, editions
 from .export import iter_csv_lines
-from .filters import ResultFilter, include_internal
+from .filters import ExplorerFilter, ResultFilter, include_internal
 from .forms import COMPARE_METRICS, SizingForm
+from .metrics import METRIC_NAMES, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
+from .freshness import catalogue_stamp
 from .models import Document, Engine, EngineVersion, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, origin_name, wants_partial
-from .queries import SORTS, methodology_differences, version_sort_key
+from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison
+from .queries import SORTS, version_sort_key
+from .sizing import sizing_form, smallest_flavours
 
 
 def _origin_toggle(request):
@@ -78,6 +83,7 @@ def document_sections(document):
     for result in results:
         by_table.setdefault(result.table_id, []).append(result)
     groups = []
+    previous_heading = None
     for (section, _methodology), group_tables in groupby(tables, key=lambda t: (t.section, t.methodology_id)):
         group_tables = list(group_tables)
         for table in group_tables:
@@ -91,8 +97,20 @@ def document_sections(document):
                                    display.section_title(first) if section else display.table_label(first),
                                    charts.split_series(group_results))
         groups.append({"section": section, "tables": group_tables, "chart": chart,
-                       "chart_rows": charts.chart_rows(chart), "methodology": group_tables[0].methodology})
+                       "chart_rows": charts.chart_rows(chart), "methodology": group_tables[0].methodology,
+                       "heading": first.heading, "new_heading": bool(first.heading) and first.heading != previous_heading})
+        previous_heading = first.heading
     return groups
+
+
+def contents(groups):
+    """The contents: groups under their engine heading, [{"heading": first table or None, "groups": [...]}]."""
+    chapters = []
+    for group in groups:
+        if not chapters or group["new_heading"] or (chapters[-1]["heading"] and not group["heading"]):
+            chapters.append({"heading": group["tables"][0] if group["heading"] else None, "groups": []})
+        chapters[-1]["groups"].append(group)
+    return chapters
 
 
 @catalogue_page
@@ -101,7 +119,68 @@ def document_detail(request, slug):
     return render(request, "whitepaper/document.html", {
         "document": document,
         "methodologies": list(document.methodologies.all()),
-        "groups": document_sections(document),
+        "groups": (groups := document_sections(document)), "contents": contents(groups),
+        "editions": [p for p in edition_links(vendor_coverage(document.vendor)) if document in p[:2]],
+    })
+
+
+# --- Edition diff -----------------------------------------------------------------------------
+
+def edition_links(pairs):
+    """[(older, newer, shared engine versions)] (editions.edition_pairs) from (document, engine version)
+    pairs; no query."""
+    documents = {}
+    for document, engine_version in pairs:
+        documents.setdefault(document.pk, document).__dict__.setdefault("engine_versions", set()).add(engine_version)
+    return editions.edition_pairs(documents.values())
+
+
+def vendor_coverage(vendor):
+    """(document, engine version) for every engine version each of a vendor's documents publishes: one query."""
+    rows = (PublishedResult.objects.filter(table__document__vendor=vendor).order_by()
+            .values_list("table__document_id", "table__document__slug", "table__document__published",
+                         "engine_version_id", "engine_version__version", "engine_version__engine__name").distinct())
+    documents, versions = {}, {}
+    for doc_id, slug, published, ev_id, version, engine in rows:
+        document = documents.setdefault(doc_id, Document(pk=doc_id, slug=slug, published=published, vendor=vendor))
+        ev = versions.setdefault(ev_id, EngineVersion(pk=ev_id, version=version, engine=Engine(name=engine)))
+        yield document, ev
+
+
+def _diff_rows(table_diff):
+    """A table's rows for the page: each metric either edition prints, as printed, with its % change."""
+    metrics = [m for m in METRIC_NAMES if any(getattr(r.result, m) is not None
+                                              or (r.old and getattr(r.old, m) is not None) for r in table_diff.rows)]
+    rows = []
+    for r in table_diff.rows:
+        changed = {m: pct for m, _old, _new, pct in r.changes}
+        cells = [{"old": display.metric_shown(r.old, m) if r.old else "", "new": display.metric_shown(r.new, m) if r.new else "",
+                  "changed": m in changed, "pct": changed.get(m)} for m in metrics]
+        rows.append({"diff": r, "cells": cells})
+    return [column_label(m) for m in metrics], rows
+
+
+@catalogue_page
+def edition_diff(request, older, newer):
+    """Two editions of one vendor's numbers, per table: same, changed (with % change), new and gone."""
+    docs = {d.slug: d for d in Document.objects.select_related("vendor").filter(slug__in=[older, newer])}
+    if older not in docs or newer not in docs or older == newer or docs[older].vendor_id != docs[newer].vendor_id:
+        raise Http404(_("No two editions of one vendor at this address."))
+    old, new = docs[older], docs[newer]
+    if (old.published, old.slug) > (new.published, new.slug):
+        return redirect("whitepaper:edition-diff", new.slug, old.slug)
+    results = list(PublishedResult.objects.filter(table__document__in=[old, new]).with_provenance().document_order())
+    old_rows = [r for r in results if r.table.document_id == old.pk]
+    new_rows = [r for r in results if r.table.document_id == new.pk]
+    tables = editions.diff(old_rows, new_rows)
+    for t in tables:
+        t.headers, t.row_cells = _diff_rows(t)
+    shared = editions.shared_engine_versions(old_rows, new_rows)
+    only = [(doc, sorted({r.engine_version for r in rows} - shared, key=lambda ev: (ev.engine.name, version_sort_key(ev.version))))
+            for doc, rows in ((old, old_rows), (new, new_rows))]
+    return render(request, "whitepaper/edition_diff.html", {
+        "old": old, "new": new, "tables": tables, "only": [(d, evs) for d, evs in only if evs],
+        "totals": {s: sum(t.counts[s] for t in tables) for s in editions.STATUSES},
     })
 
 
@@ -131,8 +210,9 @@ def engine_version(request, engine, version):
     toggle = _origin_toggle(request)
     results = list(PublishedResult.objects.visible(toggle["include_internal"]).filter(engine_version=version_obj)
                    .with_provenance().document_order())
+    drawn = editions.merge_identical_series(results)  # a series several editions print identically: one line
     by_family = {}
-    for result in results:
+    for result in drawn:
         by_family.setdefault(family_name(result.flavor.family) or _("No family stated"), []).append(result)
     family_charts = []
     for i, (family, rows) in enumerate(by_family.items(), 1):
@@ -143,6 +223,8 @@ def engine_version(request, engine, version):
     for result in results:
         tables.setdefault(result.table_id, result.table)
     return render(request, "whitepaper/engine_version.html", {
+        "editions": edition_links((r.table.document, r.engine_version) for r in results),
+        "same_in": sorted({display.same_in(r.same_in) for r in drawn if len(r.same_in) > 1}),
         "engine_version": version_obj, "family_charts": family_charts, "tables": list(tables.values()),
         "n_results": len(results), **toggle,
     })
@@ -164,13 +246,15 @@ EXPLORER_COLUMNS = {
     "max_connections": column_label("max_connections"),
     "iops": column_label("iops"),
     "tps": column_label("tps"),
-    "qps": column_label("qps"),
+    "qps": QPS_PUBLISHED_LABEL,
+    "qps_normalised": QPS_NORMALISED_LABEL,  # computed (PublishedResult.qps_normalised): not a sort key
     "tpm": column_label("tpm"),
     "ro_qps": column_label("ro_qps"),
     "rw_qps": column_label("rw_qps"),
     "table": gettext_lazy("Table"),
 }
-assert set(EXPLORER_COLUMNS) <= set(SORTS)
+COMPUTED_COLUMNS = {"qps_normalised"}
+assert set(EXPLORER_COLUMNS) - COMPUTED_COLUMNS <= set(SORTS)
 TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment", "table"}  # left-aligned; numbers right
 DEFAULT_COLUMNS = ["vendor", "document", "engine", "family", "memory_ratio", "flavor", "vcpus", "memory_gb",
                    "max_connections", "tps", "qps"]
@@ -179,27 +263,59 @@ FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ra
                  "min_qps", "max_qps", "min_max_connections", "max_max_connections", "latest", "include_internal"]
 
 
+def latest_default(params):
+    """The explorer shows each flavour's newest edition only (`latest=true`), older editions one click
+    away (`latest=false`); a chosen document shows all of its own rows (`latest=false`)."""
+    return "false" if params.get("document") else "true"
+
+
+def explorer_params(params):
+    """The query string with the explorer's default for `latest` filled in."""
+    if params.get("latest"):
+        return params
+    params = params.copy()
+    params["latest"] = latest_default(params)
+    return params
+
+
 def explorer_state(request):
-    cols = [c for c in request.GET.getlist("cols") if c in EXPLORER_COLUMNS] or DEFAULT_COLUMNS
-    sort = request.GET.get("sort", "")
+    params = explorer_params(request.GET)
+    cols = [c for c in params.getlist("cols") if c in EXPLORER_COLUMNS] or DEFAULT_COLUMNS
+    sort = params.get("sort", "")
     sort_key = sort.lstrip("-")
-    filterset = ResultFilter(request.GET, queryset=PublishedResult.objects.with_provenance())
+    filterset = ExplorerFilter(params, queryset=PublishedResult.objects.with_provenance())
     if filterset.is_valid():
-        queryset = filterset.qs.sorted_by([sort] if sort_key in EXPLORER_COLUMNS else [])
+        queryset = filterset.qs.sorted_by([sort] if sort_key in SORTS and sort_key in EXPLORER_COLUMNS else [])
     else:
         queryset = PublishedResult.objects.none()
     return filterset, queryset, cols, sort
 
 
-def explorer_cell(result, column):
+def same_in_editions(results, internal):
+    """{result id: the documents printing that row identically} (editions.same_in), in one query."""
+    if not results:
+        return {}
+    # this page's rows only, and only other rows that may print them the same: a few rows, not every edition
+    # with what editions.same_in reads (row_key, numbers, document), not a shown row's whole provenance
+    candidates = PublishedResult.objects.visible(internal).select_related(
+        "table__document", "engine_version", "flavor__family").filter(editions.may_print_the_same(results))
+    return editions.same_in(results, candidates)
+
+
+def explorer_cell(result, column, same=None):
     flavor = result.flavor
     if column == "vendor":
         return display.vendor_name(result.table.document.vendor)
     if column == "document":
         document = result.table.document
         title = display.document_title(document)
-        return format_html('<a href="{}" title="{}">{} {}</a>', document.get_absolute_url(), title,
-                           display.date(document.published), title)
+        link = format_html('<a href="{}" title="{}">{}</a>', document.get_absolute_url(),
+                           title + pgettext("list separator", ", ") + display.date(document.published),
+                           display.document_short_title(document))
+        documents = (same or {}).get(result.pk, [])
+        if len(documents) > 1:  # printed identically by several editions
+            return format_html('{} <span class="same-in">{}</span>', link, display.same_in(documents))
+        return link
     if column == "engine":
         return str(result.engine_version)
     if column == "family":
@@ -211,12 +327,45 @@ def explorer_cell(result, column):
     return cell(result, column)
 
 
+EXPLORER_PAGE_SIZE = 100
+
+
+def explorer_page(queryset, number):
+    """One page of the explorer's rows (EXPLORER_PAGE_SIZE, `page` from 1), read with one query of a page
+    and one row more, never a count: the work stays the same at 1,000 or 100,000 results. The total is
+    known (and shown) when everything fits on the first page."""
+    try:
+        number = max(1, int(number or 1))
+    except ValueError:
+        number = 1
+    start = (number - 1) * EXPLORER_PAGE_SIZE
+    rows = list(queryset.rows(start, start + EXPLORER_PAGE_SIZE + 1))
+    has_next = len(rows) > EXPLORER_PAGE_SIZE
+    rows = rows[:EXPLORER_PAGE_SIZE]
+    return {"results": rows, "number": number, "first": start + 1, "last": start + len(rows),
+            "has_next": has_next, "has_previous": number > 1, "complete": number == 1 and not has_next,
+            "next": number + 1, "previous": number - 1}
+
+
+def catalogue_facets(request, internal, engine):
+    """The filters' choices (queries.facets), kept in the cache under the catalogue stamp and language:
+    they change only with the catalogue, and reading them walks every result."""
+    changed, n = catalogue_stamp(request)
+    key = f"facets:{changed.isoformat() if changed else '-'}:{n}:{internal}:{engine}:{get_language()}"
+    facets = cache.get(key)
+    if facets is None:
+        facets = PublishedResult.objects.visible(internal).facets(engine=engine)
+        cache.set(key, facets, 3600)
+    return facets
+
+
 def canonical_query(params):
-    """The query string without empty values and without the default columns (what the explorer
+    """The query string without empty values, the default columns and the default `latest` (what the explorer
     pushes and links to; static/js/explorer.js does the same in the browser)."""
     default_cols = params.getlist("cols") == DEFAULT_COLUMNS
+    default_latest = params.getlist("latest") == [latest_default(params)]
     return urlencode([(k, v) for k, vs in params.lists() for v in vs
-                      if v != "" and not (k == "cols" and default_cols)])
+                      if v != "" and not (k == "cols" and default_cols) and not (k == "latest" and default_latest)])
 
 
 def hidden_filters(params):
@@ -234,26 +383,38 @@ def explore(request):
         query = canonical_query(request.GET)
         return redirect(request.path + (f"?{query}" if query else ""))
     filterset, queryset, cols, sort = explorer_state(request)
-    results = list(queryset)
-    rows = [{"result": r, "cells": [(explorer_cell(r, c), c in TEXT_COLUMNS) for c in cols], "origin": origin_name(r)} for r in results]
+    page = explorer_page(queryset, request.GET.get("page"))
+    results = page["results"]
+    same = same_in_editions(results, include_internal(request.GET))
+    rows = [{"result": r, "cells": [(explorer_cell(r, c, same), c in TEXT_COLUMNS) for c in cols], "origin": origin_name(r)}
+            for r in results]
     query = canonical_query(request.GET)
     context = {
-        "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query,
+        "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query, "page": page,
         "headers": [(c, EXPLORER_COLUMNS[c]) for c in cols],
         "all_columns": list(EXPLORER_COLUMNS.items()), "default_cols": DEFAULT_COLUMNS, "text_cols": TEXT_COLUMNS,
         "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs if v != ""]),
     }
     # The version control lists the chosen engine's versions (every engine's, grouped, when none is
     # chosen); an htmx update sends it along (out of band), so it follows the engine.
-    context["choices"] = PublishedResult.objects.visible(include_internal(request.GET)).facets(
-        engine=request.GET.get("engine") or None)
-    context["values"] = request.GET
+    context["choices"] = catalogue_facets(request, include_internal(request.GET), request.GET.get("engine") or None)
+    context["values"] = explorer_params(request.GET)
+    for name, latest in (("all_editions_query", "false"), ("newest_query", "true")):
+        params = request.GET.copy()
+        params["latest"] = latest
+        context[name] = canonical_query(params)
     version = request.GET.get("version")
     if version and not request.GET.get("engine"):  # version=10: PostgreSQL 10 and PPAS 10 are not one version
         engines = [name for _e, name, versions in context["choices"]["engine_versions"] if version in versions]
         if len(engines) > 1:
             context["version_engines"] = pgettext("list separator", ", ").join(engines)
     context["compare_series_url"] = compare_series_url(request.GET, results)
+    context["qps_definitions"] = charts.qps_definitions(results)
+    context["computed_cols"] = COMPUTED_COLUMNS
+    context["qps_normalised_shown"] = "qps_normalised" in cols
+    params = request.GET.copy()
+    params.setlist("cols", [c for c in cols if c != "qps"] + ["qps", "qps_normalised"])
+    context["add_qps_normalised_query"] = canonical_query(params)
     if wants_partial(request):
         return render(request, "whitepaper/explore.html#update", context)
     context["hidden_filters"] = hidden_filters(request.GET)
@@ -262,7 +423,7 @@ def explore(request):
 
 def csv_filename(params):
     """A filename that says what was filtered: published-results_engine-mysql_version-8.0_min_vcpus-16.csv
-    (filters in the URL's order; sort, columns and the BOM switch are not filters)."""
+    (filters in the URL's order; sort, columns, page and the BOM switch are not filters)."""
     parts = [f"{k}-{v}" for k, vs in params.lists() if k in ResultFilter.base_filters for v in vs if v != ""]
     name = "_".join(["published-results", *parts])
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name)[:180] + ".csv"
@@ -283,11 +444,22 @@ def compare_series_url(params, results):
     return reverse("whitepaper:compare") + "?" + urlencode([("sel", s) for s in selections] + internal)
 
 
+# The export columns (export.EXPORT_COLUMNS) behind each explorer column; the computed normalised QPS has none.
+CSV_COLUMNS = {"vendor": ["vendor"], "document": ["document", "published"], "engine": ["engine", "version"],
+               "deployment": ["deployment", "edition"], "qps_normalised": []}
+
+
+def csv_columns(cols):
+    return [c for col in cols for c in CSV_COLUMNS.get(col, [col])]
+
+
 def explore_csv(request):
-    """The explorer's rows as CSV. `bom=true` starts it with a UTF-8 byte order mark, for spreadsheets
-    that otherwise read UTF-8 (亿, 独享型) as another encoding."""
-    filterset, queryset, _cols, _sort = explorer_state(request)
-    lines = iter_csv_lines(queryset)
+    """The explorer's rows as CSV: every matching row (not one page), the visible columns (as export
+    columns; `columns=all`: every column of the export). `bom=true` starts it with a UTF-8 byte order
+    mark, for spreadsheets that otherwise read UTF-8 (亿, 独享型) as another encoding."""
+    filterset, queryset, cols, _sort = explorer_state(request)
+    columns = None if request.GET.get("columns") == "all" else csv_columns(cols)
+    lines = iter_csv_lines(queryset, columns=columns)
     if request.GET.get("bom") == "true":
         lines = chain(["\ufeff"], lines)
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
@@ -296,121 +468,6 @@ def explore_csv(request):
 
 
 # --- Compare ---------------------------------------------------------------------------------------
-
-SERIES_KEYS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "latest"]
-MAX_SELECTIONS = 6
-
-
-def describe_series(data, rows):
-    """A readable name for a filter-defined series, from its first row."""
-    if not rows:
-        return " ".join(f"{k}={v}" for k, v in data.items())
-    r = rows[0]
-    parts = []
-    if "vendor" in data:
-        parts.append(display.vendor_name(r.table.document.vendor))
-    if "document" in data:
-        parts.append(f"{display.vendor_name(r.table.document.vendor)} {display.date(r.table.document.published)}")
-    if "engine" in data or "version" in data:
-        parts.append(str(r.engine_version) if "version" in data else r.engine_version.engine.name)
-    if "family" in data:
-        parts.append(family_name(r.flavor.family))
-    if "memory_ratio" in data:
-        parts.append(r.flavor.memory_ratio)
-    if "deployment" in data:
-        parts.append(r.get_deployment_display())
-    if any(row.is_internal for row in rows):
-        parts.append(_("includes internal measurements"))
-    return " · ".join(parts)
-
-
-def describe_result(r):
-    family = family_name(r.flavor.family)
-    spec = r.flavor.spec_code or f"{r.flavor.vcpus} vCPU / {r.flavor.memory_gb} GB"
-    label = f"{r.engine_version} · {family} · {spec} ({display.vendor_name(r.table.document.vendor)} {r.table.document.published:%Y})"
-    return f"{label} · {origin_name(r)}" if r.is_internal else label
-
-
-def parse_selections(values, internal=False):
-    """`sel` values: a result id, or a ResultFilter query string (a whole series). Returns
-    [(raw, label, rows, error)] in the given order, at most MAX_SELECTIONS; a fixed number of queries
-    for the single results, one per series. Internal measurements only when `internal`."""
-    ids = [int(v) for v in values if v.isdigit()]
-    singles = {r.pk: r for r in PublishedResult.objects.visible(internal).with_provenance().filter(pk__in=ids)}
-    selections = []
-    for raw in values[:MAX_SELECTIONS]:
-        if raw.isdigit():
-            r = singles.get(int(raw))
-            if r is None:
-                selections.append({"raw": raw, "label": raw, "rows": [], "error": _("No published result %(id)s.") % {"id": raw}})
-            else:
-                selections.append({"raw": raw, "label": describe_result(r), "rows": [r], "error": ""})
-            continue
-        data = {k: v for k, v in QueryDict(raw).items() if k in SERIES_KEYS and v}
-        filterset = ResultFilter({**data, "include_internal": internal},
-                                 queryset=PublishedResult.objects.with_provenance().document_order())
-        if not data or not filterset.is_valid():
-            selections.append({"raw": raw, "label": raw, "rows": [],
-                               "error": _("Not a valid selection: %(raw)s") % {"raw": raw}})
-            continue
-        rows = list(filterset.qs)
-        selections.append({"raw": raw, "label": describe_series(data, rows), "rows": rows, "series": True,
-                           "error": "" if rows else _("No published result matches %(raw)s.") % {"raw": raw}})
-    return selections
-
-
-def metric_value(result, metric):
-    if metric == "tps_per_core":
-        return result.tps_per_core
-    return getattr(result, metric)
-
-
-def metric_shown(result, metric):
-    """The number as the document prints it (per-core TPS is computed)."""
-    if metric == "tps_per_core":
-        value = result.tps_per_core
-        return "" if value is None else str(value)
-    return result.display(metric)
-
-
-def compare_table(selections, metric, baseline):
-    """Single flavours: one row per selection. Series: one row per (vCPUs, memory), the newest
-    document's value where a series has several."""
-    if all(not s.get("series") for s in selections):
-        base_value = metric_value(selections[baseline]["rows"][0], metric) if selections[baseline]["rows"] else None
-        rows = []
-        for i, s in enumerate(selections):
-            value = metric_value(s["rows"][0], metric) if s["rows"] else None
-            rows.append({"label": s["label"], "value": value, "baseline": i == baseline,
-                         "shown": metric_shown(s["rows"][0], metric) if s["rows"] else "",
-                         "diff": None if i == baseline else charts.percent_difference(value, base_value),
-                         "result": s["rows"][0] if s["rows"] else None})
-        return {"mode": "flavours", "rows": rows}
-    points = []
-    per_selection = []
-    for s in selections:
-        values = {}
-        n_rows = 0
-        for r in s["rows"]:
-            v = metric_value(r, metric)
-            if v is not None:
-                n_rows += 1
-                values[(r.flavor.vcpus, r.flavor.memory_gb)] = (v, metric_shown(r, metric))  # newest wins
-        if n_rows > len(values):  # say so: several rows (documents, vendors, ratios) share a size
-            s["merged"] = {"rows": n_rows, "points": len(values)}
-        per_selection.append(values)
-        points.extend(k for k in values if k not in points)
-    rows = []
-    for key in sorted(points):
-        base_value = per_selection[baseline].get(key, (None, ""))[0]
-        cells = []
-        for i, values in enumerate(per_selection):
-            v, shown = values.get(key, (None, ""))
-            cells.append({"value": v, "shown": shown,
-                          "diff": None if i == baseline else charts.percent_difference(v, base_value)})
-        rows.append({"vcpus": key[0], "memory_gb": key[1], "cells": cells})
-    return {"mode": "series", "rows": rows}
-
 
 def _compare_url(sel, base=0, metric="tps", internal=False):
     internal = [("include_internal", "true")] if internal else []
@@ -432,27 +489,26 @@ def compare(request):
         baseline = int(request.GET.get("base", 0))
     except ValueError:
         baseline = 0
-    selections = parse_selections(sel, internal)
-    baseline = baseline if 0 <= baseline < len(selections) else 0
+    result = comparison(sel, baseline, metric, internal)
+    selections, valid = result["selections"], result["valid"]
     for i, s in enumerate(selections):
         s["remove_url"] = _compare_url(sel[:i] + sel[i + 1:], 0, metric, internal)
         s["baseline_url"] = _compare_url(sel, i, metric, internal)
-    valid = [s for s in selections if s["rows"]]
     chart = None
     if valid:
         groups = [(s["label"], s["rows"]) for s in valid]
         single = all(not s.get("series") for s in valid)
         chart = charts.build_chart("chart-compare", _("Comparison"), groups, metric=metric,
                                    kind="bar" if single else "line")
-    spt = sorted({r.table.methodology.statements_per_transaction for s in valid for r in s["rows"]} - {None})
-    methodologies = {r.table.methodology.pk: r.table.methodology for s in valid for r in s["rows"]}
-    differences = methodology_differences(sorted(methodologies.values(), key=lambda m: m.slug))
     return render(request, "whitepaper/compare.html", {
-        "selections": selections, "baseline": baseline, "metric": metric, "metric_label": dict(COMPARE_METRICS)[metric],
+        "selections": selections, "baseline": result["baseline"], "metric": metric,
+        "metric_label": dict(COMPARE_METRICS)[metric],
         "metrics": COMPARE_METRICS, "chart": chart, "chart_rows": charts.chart_rows(chart) if chart else [],
-        "table": compare_table(selections, metric, baseline) if selections else None,
-        "qps_definitions_differ": len(spt) > 1, "statements_per_transaction": spt,
-        "methodology_differences": differences,
+        "table": result["table"],
+        "qps_definitions_differ": result["qps_definitions_differ"],
+        "statements_per_transaction": result["statements_per_transaction"],
+        "methodology_differences": [(d["label"], d["shown"]) for d in result["methodology_differences"]],
+        "qps_normalised_url": _compare_url(sel, baseline, "qps_normalised", internal),
         "too_many": len(sel) > MAX_SELECTIONS, "sel": sel,
         "choices": PublishedResult.objects.visible(toggle["include_internal"]).facets(),
         "max_selections": MAX_SELECTIONS, **toggle,
@@ -461,21 +517,9 @@ def compare(request):
 
 # --- Sizing ------------------------------------------------------------------------------------
 
-def smallest_flavours(form):
-    """Per document and series: the smallest flavour whose published metric reaches the target."""
-    data = form.cleaned_data
-    filter_data = {"engine": data["engine"], "include_internal": data["include_internal"]}
-    for key in ("version", "vendor"):
-        if data.get(key):
-            filter_data[key] = data[key]
-    return ResultFilter(filter_data, queryset=PublishedResult.objects.all()).qs.smallest_reaching_once(
-        data["metric"], data["target"])
-
-
 @catalogue_page
 def sizing(request):
-    engines = list(Engine.objects.filter(versions__results__isnull=False).distinct())
-    form = SizingForm(request.GET or None, engines=engines)
-    answers = smallest_flavours(form) if form.is_valid() else None
+    form = sizing_form(request.GET)
+    answers = smallest_flavours(form.cleaned_data) if form.is_valid() else None
     return render(request, "whitepaper/sizing.html", {"form": form, "answers": answers,
                                                        "metric": form.cleaned_data["metric"] if answers is not None else ""})

@@ -1,9 +1,10 @@
 import re
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
-from ..models import BenchmarkProfile, Run, Sample, ServerSample, Target
+from ..models import MAX_REPEATS, BenchmarkProfile, Run, RunClient, RunState, Sample, Schedule, ServerSample, Target
 from ..params import LIMITS, MAX_SWEEP
 
 
@@ -44,6 +45,12 @@ class OverridesField(serializers.JSONField):
     takes tables and rows_per_table, pgbench scale, range and jobs; report_interval_s <= duration_s."""
 
 
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_REPEATS, "default": 1})
+class RepeatsField(serializers.IntegerField):
+    """How many runs of one set-up (1 to MAX_REPEATS). The range is checked by the rule's one definition
+    (launch_run, the Schedule model) together with every other field, so one 400 names them all."""
+
+
 class SlugField(serializers.SlugRelatedField):
     """A slug: anything that cannot be one (a NUL byte, which PostgreSQL refuses in a query) is simply
     not found, a 400 like any unknown slug."""
@@ -54,13 +61,23 @@ class SlugField(serializers.SlugRelatedField):
         return super().to_internal_value(data)
 
 
+class RunClientSerializer(serializers.ModelSerializer):
+    step_starts = serializers.JSONField(read_only=True, help_text=(
+        "Per step ('run-1', 'warmup-1', ...): when this client's tool started, by the client host's clock (ISO 8601)."))
+
+    class Meta:
+        model = RunClient
+        fields = ["index", "host", "cores", "state", "threads", "reason", "step_starts"]
+
+
 class RunSerializer(serializers.ModelSerializer):
     target = serializers.PrimaryKeyRelatedField(queryset=Target.objects.all(), help_text="The target's id.")
     profile = SlugField(slug_field="slug", queryset=BenchmarkProfile.objects.all(),
                                            help_text="The profile's slug, e.g. sysbench-oltp-rw-mysql-quick.")
     overrides = OverridesField(required=False, default=dict,
                                help_text="threads, thread_sweep, duration_s, report_interval_s, warmup_s, tables, "
-                                         "rows_per_table, scale, range, jobs, prepared")
+                                         "rows_per_table, scale, range, jobs, prepared, client_hosts (benchmark workers "
+                                         "of the target's pool driving the run together, at most the pool's limit)")
     requested_by = serializers.CharField(source="requested_by.get_username", read_only=True, default=None, allow_null=True)
     reproduces = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True,
                                                     help_text="The published result this run reproduces, if any.")
@@ -83,7 +100,18 @@ class RunSerializer(serializers.ModelSerializer):
         "true: TPS more than the threshold (%) below the median of the series' last runs and below their noise band; "
         "null: not judged (too few earlier runs of the same target, profile and parameters)."))
     trend = serializers.JSONField(read_only=True, help_text=(
-        "The judgement: earlier_runs (ids), median, mean, stdev, band [low, high] (TPS), change_pct (%), threshold_pct, window."))
+        "The judgement: earlier_runs (ids), earlier_results (ids per result: a repeat group counts once), median, mean, "
+        "stdev, band [low, high] (TPS), change_pct (%), threshold_pct, window; for a repeat group also repeat_group "
+        "(id, count, runs, tps, n, mean, stdev in TPS)."))
+    repeats = RepeatsField(write_only=True, required=False, default=1, help_text="Launch this many runs of the same set-up, queued one after another on the "
+                                                 "target as one repeat group (the answer is the first; the others are "
+                                                 "?repeat_group=<id>). Default 1.")
+    repeat_group = serializers.SerializerMethodField(help_text=(
+        "The launch this run belongs to when it asked for repeats: id, count (runs launched), index (this run's, from 1); "
+        "null for a single run. The group is judged as one result (its mean TPS) once all its runs have ended."))
+    clients = RunClientSerializer(many=True, read_only=True, help_text=(
+        "The client hosts of a multi-client run (empty for one client): each one's threads (first step), state and "
+        "start times; summary.clients has each one's TPS and share (%)."))
 
     class Meta:
         model = Run
@@ -92,8 +120,8 @@ class RunSerializer(serializers.ModelSerializer):
                   "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
                   "command_line", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
                   "retraction_reason", "client_bound", "latency", "insight", "client_info", "server_settings_hash",
-                  "regression", "trend"]
-        read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides")]
+                  "regression", "trend", "repeats", "repeat_group", "clients"]
+        read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats")]
 
     def get_progress_percent(self, run) -> int | None:
         return run.progress()[0]
@@ -104,6 +132,13 @@ class RunSerializer(serializers.ModelSerializer):
 
     def get_latency(self, run) -> dict:
         return (run.insight or {}).get("latency") or {}
+
+    @extend_schema_field(inline_serializer("RepeatGroupRef", {
+        "id": serializers.IntegerField(), "count": serializers.IntegerField(help_text="Runs launched together."),
+        "index": serializers.IntegerField(help_text="This run's place in the group, from 1.")}, allow_null=True))
+    def get_repeat_group(self, run):
+        group = run.repeat_group if run.repeat_group_id else None
+        return {"id": group.pk, "count": group.count, "index": run.repeat_index} if group else None
 
     def get_waiting_for(self, run) -> int | None:
         blocker = run.waiting_for
@@ -123,3 +158,54 @@ class ServerSampleSerializer(serializers.ModelSerializer):
         model = ServerSample
         fields = ["id", "step", "warmup", "t", "sampled_at", "server_tps", "rollbacks_per_s", "queries_per_s", "running",
                   "lock_waiting", "lock_waits_per_s", "buffer_hit_pct", "client_cpu_pct"]
+
+
+class ScheduleSerializer(serializers.ModelSerializer):
+    """A schedule as staff write it and everyone allowed to see runs reads it. The rules are the model's
+    (Schedule.clean: cron, archived target, the profile's engine, overrides); errors name the field."""
+
+    target = serializers.PrimaryKeyRelatedField(queryset=Target.objects.all(), help_text="The target's id.")
+    profile = SlugField(slug_field="slug", queryset=BenchmarkProfile.objects.all(),
+                        help_text="The profile's slug, e.g. pgbench-ro-quick.")
+    cron = serializers.CharField(max_length=100, help_text=(
+        "Five fields: minute hour day-of-month month day-of-week, in the server's time zone "
+        "('0 3 * * *' daily at 03:00, '30 2 * * 1' Mondays at 02:30)."))
+    repeats = RepeatsField(required=False, default=1, help_text="Runs of the set-up at each due time, one after another (a repeat group).")
+    overrides = OverridesField(required=False, default=dict, help_text="The run's overrides, as for POST /runs/.")
+    enabled = serializers.BooleanField(required=False, default=True, help_text="false: paused (beat skips it).")
+    created_by = serializers.SerializerMethodField(help_text="Who created it (its runs are requested by them); null if deleted.")
+    last_error = serializers.CharField(read_only=True, help_text="Why the last due time started no run (empty: it did).")
+    keeps_failing = serializers.SerializerMethodField(help_text=(
+        "true when its last RUNS_SCHEDULE_FAILING_AFTER (3) runs all failed."))
+    recent_runs = serializers.SerializerMethodField(help_text="Its last runs, newest first: id and state.")
+
+    class Meta:
+        model = Schedule
+        fields = ["id", "name", "target", "profile", "cron", "repeats", "overrides", "enabled", "created_by", "created_at",
+                  "last_error", "keeps_failing", "recent_runs"]
+        read_only_fields = ["created_at"]
+
+    def get_created_by(self, schedule) -> str | None:
+        return schedule.created_by.get_username() if schedule.created_by_id else None
+
+    def _runs(self, schedule):
+        return list(schedule.runs.all())  # prefetched, newest first (ScheduleViewSet.get_queryset)
+
+    def get_keeps_failing(self, schedule) -> bool:
+        return schedule.keeps_failing(self._runs(schedule))
+
+    @extend_schema_field(inline_serializer("ScheduleRun", {"id": serializers.IntegerField(),
+                                                            "state": serializers.ChoiceField(choices=RunState.choices)}, many=True))
+    def get_recent_runs(self, schedule):
+        return [{"id": r.pk, "state": r.state} for r in self._runs(schedule)[:5]]
+
+    def validate(self, attrs):
+        schedule = Schedule(**{f.attname: getattr(self.instance, f.attname) for f in Schedule._meta.concrete_fields}) \
+            if self.instance else Schedule()
+        for name, value in attrs.items():
+            setattr(schedule, name, value)
+        try:
+            schedule.full_clean(exclude=["periodic_task", "created_by"], validate_unique=False)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return attrs

@@ -17,11 +17,15 @@ from config.api import error_body
 from whitepaper.api.pagination import CatalogPagination
 
 from .. import compare, history
-from ..models import BenchmarkProfile, Run, RunState, Target, is_operator
+from django.db.models import Prefetch
+
+from ..models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
+from ..schedules import delete_schedule, save_schedule, set_enabled
 from ..record import csv_response, json_response
 from ..services import launch_run
 from ..views import RunFilter, may_change
-from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, ServerSampleSerializer, TargetSerializer
+from .serializers import (ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer,
+                          TargetSerializer)
 
 MAX_SAMPLES = 5000
 MAX_ID = 2**63 - 1  # PostgreSQL bigint
@@ -94,6 +98,8 @@ class RunAPIFilter(RunFilter):
 
     mine = strict_boolean("mine", "Only my runs (true).", method="filter_mine")
     target = IdFilter(field_name="target_id", label="Only the runs of this target (id).")
+    repeat_group = IdFilter(field_name="repeat_group_id", label="Only the runs launched together in this repeat group (id).")
+    schedule = IdFilter(field_name="schedule_id", label="Only the runs this schedule started (id).")
 
 
 class IsOperator(permissions.BasePermission):
@@ -156,13 +162,14 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        return Run.objects.for_list().select_related("reproduces", "published_result")
+        return Run.objects.for_list().select_related("reproduces", "published_result", "schedule").prefetch_related("clients")
 
     def perform_create(self, serializer):
         data = serializer.validated_data
         try:  # launch_run is the one place a run is validated; its errors come back field by field
             serializer.instance = launch_run(target=data["target"], profile=data["profile"],
-                                             overrides=data.get("overrides") or {}, user=self.request.user)
+                                             overrides=data.get("overrides") or {}, user=self.request.user,
+                                             repeats=data.get("repeats", 1))
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
 
@@ -209,8 +216,9 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     @extend_schema(responses={200: RunSerializer(many=True), **READ_ERRORS})
     @action(detail=False, methods=["get"])
     def regressions(self, request, version=None):
-        """The runs judged regressions (newest first) and the rule they were judged by."""
-        runs = self.filter_queryset(self.get_queryset()).filter(regression=True).order_by("-finished_at", "-id")
+        """The runs judged regressions (newest first), one per result: a repeat group judged a regression is
+        listed once, by its first run (its `trend.repeat_group` names the others)."""
+        runs = self.filter_queryset(self.get_queryset()).regression_results().order_by("-finished_at", "-id")
         page = self.paginate_queryset(runs)
         data = RunSerializer(page if page is not None else runs, many=True, context={"request": request}).data
         return self.get_paginated_response(data) if page is not None else Response({"rule": history.rule(), "results": data})
@@ -221,7 +229,9 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     @action(detail=False, methods=["get"])
     def series(self, request, version=None):
         """The succeeded runs of one target and profile, oldest first (id, finished_at, TPS, regression,
-        trend), and the repeats of each set-up (n, mean and standard deviation of TPS)."""
+        trend, repeat_group), the runs of each set-up (n, mean and standard deviation of TPS) and the repeat
+        groups (runs launched together: count launched, n succeeded, mean and standard deviation of TPS, the
+        group's verdict)."""
         target_id, slug = request.query_params.get("target", ""), request.query_params.get("profile", "")
         errors = {}
         target = Target.objects.filter(pk=target_id).first() if target_id.isdigit() else None
@@ -232,12 +242,15 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
             errors["profile"] = [_("Give an existing profile slug.")]
         if errors:
             raise serializers.ValidationError(errors)
-        runs, groups = history.series(target, profile)
+        runs, groups, repeats = history.series(target, profile)
         return Response({"target": target.pk, "profile": profile.slug, "rule": history.rule(),
                          "runs": [{"id": r.pk, "finished_at": r.finished_at, "tps": (r.summary or {}).get("tps"), "params": r.params,
-                                   "regression": r.regression, "trend": r.trend} for r in runs],
+                                   "regression": r.regression, "trend": r.trend, "repeat_group": r.repeat_group_id} for r in runs],
                          "setups": [{"params": g["params"], "runs": [r.pk for r in g["runs"]], "n": g["n"], "mean_tps": g["mean"],
-                                     "stdev_tps": g["stdev"]} for g in groups]})
+                                     "stdev_tps": g["stdev"]} for g in groups],
+                         "repeat_groups": [{"id": g["id"], "count": g["count"], "runs": [r.pk for r in g["runs"]], "n": g["n"],
+                                            "mean_tps": g["mean"], "stdev_tps": g["stdev"], "regression": g["regression"]}
+                                           for g in repeats]})
 
     @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND})
     @action(detail=True, methods=["get"])
@@ -268,3 +281,77 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
                               "conflict", run=body)
         return Response(body, status=code)
 
+
+
+class IsStaffToWrite(IsOperator):
+    """Operators read schedules; only staff create, change, pause or delete them (as on the pages)."""
+
+    message = "Only staff can create, change, pause or delete schedules."
+
+    def has_permission(self, request, view):
+        if request.method in permissions.SAFE_METHODS:
+            return super().has_permission(request, view)
+        return bool(request.user and request.user.is_authenticated and request.user.is_active and request.user.is_staff)
+
+
+STAFF_FORBIDDEN = OpenApiResponse(ERROR, description="Authenticated, but not staff (reading needs staff or a benchmark operator).")
+SCHEDULE_WRITE_ERRORS = {**WRITE_ERRORS, 403: STAFF_FORBIDDEN}
+
+
+@extend_schema_view(
+    list=extend_schema(responses={200: ScheduleSerializer(many=True), **READ_ERRORS}),
+    retrieve=extend_schema(responses={200: ScheduleSerializer, **READ_ERRORS}),
+    create=extend_schema(responses={201: ScheduleSerializer, **SCHEDULE_WRITE_ERRORS}),
+    update=extend_schema(responses={200: ScheduleSerializer, **SCHEDULE_WRITE_ERRORS}),
+    partial_update=extend_schema(responses={200: ScheduleSerializer, **SCHEDULE_WRITE_ERRORS}),
+    destroy=extend_schema(responses={204: None, 401: UNAUTHENTICATED, 403: STAFF_FORBIDDEN, 404: NOT_FOUND}),
+)
+class ScheduleViewSet(OperatorAPIMixin, viewsets.ModelViewSet):
+    """Scheduled runs: a profile on a target at cron-like times (Celery beat, database scheduler); each due
+    time starts `repeats` ordinary runs whose `schedule` is this one. Staff write; operators read. Deleting
+    a schedule keeps its runs."""
+
+    permission_classes = [IsStaffToWrite]
+    serializer_class = ScheduleSerializer
+    lookup_value_regex = r"\d+"
+
+    def get_queryset(self):
+        recent = Run.objects.only("id", "state", "schedule_id", "created_at").order_by("-created_at", "-id")
+        return (Schedule.objects.select_related("target", "profile", "created_by")
+                .prefetch_related(Prefetch("runs", queryset=recent)).order_by("name", "id"))
+
+    def _save(self, serializer, **extra):
+        try:  # save_schedule validates again (the one gate) and writes the beat entry in one transaction
+            schedule = serializer.instance or Schedule()
+            for name, value in {**serializer.validated_data, **extra}.items():
+                setattr(schedule, name, value)
+            serializer.instance = save_schedule(schedule)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        serializer.instance = self.get_queryset().get(pk=serializer.instance.pk)
+
+    def perform_create(self, serializer):
+        self._save(serializer, created_by=self.request.user)
+
+    def perform_update(self, serializer):
+        self._save(serializer)
+
+    def perform_destroy(self, instance):
+        delete_schedule(instance)
+
+    def _set_enabled(self, enabled):
+        schedule = self.get_object()
+        set_enabled(schedule, enabled)
+        return Response(ScheduleSerializer(self.get_queryset().get(pk=schedule.pk), context={"request": self.request}).data)
+
+    @extend_schema(request=None, responses={200: ScheduleSerializer, 401: UNAUTHENTICATED, 403: STAFF_FORBIDDEN, 404: NOT_FOUND})
+    @action(detail=True, methods=["post"])
+    def pause(self, request, pk=None, version=None):
+        """Pause the schedule (enabled = false): its due times start no run until it is resumed. Idempotent."""
+        return self._set_enabled(False)
+
+    @extend_schema(request=None, responses={200: ScheduleSerializer, 401: UNAUTHENTICATED, 403: STAFF_FORBIDDEN, 404: NOT_FOUND})
+    @action(detail=True, methods=["post"])
+    def resume(self, request, pk=None, version=None):
+        """Resume a paused schedule (enabled = true). Idempotent."""
+        return self._set_enabled(True)

@@ -13,13 +13,18 @@ from ..params import thread_steps
 from . import Connection, Step, latency, to_float
 
 BINARY = "pgbench"
-# The per-transaction log (-l) of a run step is sampled (--sampling-rate) to about LOG_BUDGET lines at
-# ASSUMED_TPS_PER_CLIENT (what one pgbench client reaches with ro.sql on loopback here): a buffered line
-# costs ~1 us, a few percent of a 30 us transaction if every one were logged (benchmarks/runs_overhead.py
-# saw it). Runs of <= 10 client-seconds log every transaction; longer ones log ~100,000 lines at 10,000
-# TPS per client, ~10,000 at 1,000 (120 s x 64 clients: 1 transaction in 770).
-LOG_BUDGET = 100_000
-ASSUMED_TPS_PER_CLIENT = 10_000
+# The per-transaction log (-l) of a run step is sampled (--sampling-rate) so that it never slows the
+# run measurably: a logged line costs pgbench a few microseconds of CPU (benchmarks/pgbench_log_cost.py:
+# its own CPU per ro.sql transaction was 33.3 us without the log, 36.2 us logging every transaction),
+# a few percent of a select-only transaction but nothing beside a commit. So the rate keeps the log to about
+# LOG_LINES_PER_SECOND at the TPS a client is expected to reach with the workload, and to LOG_BUDGET
+# lines a step. Commit-bound scripts (rw.sql, TPC-B) with a few clients log every transaction; ro.sql
+# with 2 clients logs about 1 in 15 (~4,000 lines a second, ~32,000 in 8 s: plenty for a p99).
+LOG_LINES_PER_SECOND = 4_000
+LOG_BUDGET = 500_000
+# One pgbench client on loopback, measured on this 2-core machine: ro.sql ~30,000 TPS; rw.sql and the
+# built-in TPC-B ~1,000 (they wait for their commit).
+ASSUMED_TPS_PER_CLIENT = {"ro": 30_000, "rw": 1_000, "tpcb": 1_000}
 SCRIPTS_DIR = Path(__file__).resolve().parent / "scripts"
 SCRIPTS = {"ro": SCRIPTS_DIR / "ro.sql", "rw": SCRIPTS_DIR / "rw.sql"}
 
@@ -60,10 +65,11 @@ def _conn_args(conn):
     return ["-h", conn.host, "-p", str(int(conn.port)), "-U", conn.user, conn.database]
 
 
-def sampling_rate(duration_s, clients):
-    """The fraction of transactions pgbench logs: 1 for short runs, less for long or wide ones."""
-    expected = max(1, int(duration_s) * int(clients) * ASSUMED_TPS_PER_CLIENT)
-    rate = min(1.0, LOG_BUDGET / expected)
+def sampling_rate(duration_s, clients, workload="tpcb"):
+    """The fraction of transactions pgbench logs: 1 where the log costs nothing measurable, less for fast
+    (select-only) or wide or long steps."""
+    expected_tps = max(1, int(clients) * ASSUMED_TPS_PER_CLIENT.get(workload, ASSUMED_TPS_PER_CLIENT["ro"]))
+    rate = min(1.0, LOG_LINES_PER_SECOND / expected_tps, LOG_BUDGET / (max(1, int(duration_s)) * expected_tps))
     return 1.0 if rate >= 1 else float(f"{rate:.2g}")
 
 
@@ -91,7 +97,7 @@ def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None,
         # (-v vacuums all four tables first, -r reports per-statement latencies).
         argv += ["-v", "-r", "-f", str(SCRIPTS[workload]), "-D", f"scale={int(params['scale'])}", "-D", f"range={int(params['range'])}"]
     if log_prefix:  # the per-transaction latency log, written into the working directory (the run's workdir)
-        argv += ["-l", f"--log-prefix={log_prefix}", f"--sampling-rate={sampling_rate(duration_s, threads):g}"]
+        argv += ["-l", f"--log-prefix={log_prefix}", f"--sampling-rate={sampling_rate(duration_s, threads, workload):g}"]
     return argv + _conn_args(conn)
 
 

@@ -10,6 +10,10 @@ document.addEventListener("htmx:configRequest", (event) => {
   // new engine's versions with the rows).
   const changed = event.detail.triggeringEvent && event.detail.triggeringEvent.target;
   if (changed && changed.name === "engine") params.delete("version");
+  // Another document: its default applies (a document's own rows all; otherwise the newest edition).
+  if (changed && changed.name === "document") params.delete("latest");
+  // The default of `latest` is what no `latest` means (as whitepaper.views.canonical_query).
+  if (params.get("latest") === (params.get("document") ? "false" : "true")) params.delete("latest");
   for (const name of new Set([...params.keys()])) {
     const kept = params.getAll(name).filter((value) => value !== "");
     params.delete(name);

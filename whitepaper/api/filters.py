@@ -7,7 +7,8 @@ from ..models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Me
 
 
 class VendorParamFilter(django_filters.FilterSet):
-    vendor = KnownValueFilter(field_name="vendor__slug", what="vendor", **known_values(Vendor), help_text="Vendor slug.")
+    vendor = KnownValueFilter(field_name="vendor__slug", what="vendor", **known_values(Vendor), example="huawei",
+                              help_text="Vendor slug.")
 
 
 class DocumentFilter(VendorParamFilter):
@@ -18,7 +19,7 @@ class DocumentFilter(VendorParamFilter):
 
 class MethodologyFilter(django_filters.FilterSet):
     document = KnownValueFilter(field_name="document__slug", what="document", **known_values(Document),
-                                help_text="Document slug.")
+                                example="huawei-2023-08-03-rds", help_text="Document slug.")
 
     class Meta:
         model = Methodology
@@ -26,7 +27,8 @@ class MethodologyFilter(django_filters.FilterSet):
 
 
 class EngineVersionFilter(django_filters.FilterSet):
-    engine = KnownValueFilter(field_name="engine__slug", what="engine", **known_values(Engine), help_text="Engine slug.")
+    engine = KnownValueFilter(field_name="engine__slug", what="engine", **known_values(Engine), example="mysql",
+                            help_text="Engine slug.")
 
     class Meta:
         model = EngineVersion
@@ -41,7 +43,7 @@ class FamilyFilter(VendorParamFilter):
 
 class FlavorFilter(VendorParamFilter):
     family = KnownValueFilter(field_name="family__slug", what="instance family", **known_values(InstanceFamily),
-                              help_text="Instance family slug.")
+                              example="dedicated", help_text="Instance family slug.")
     vcpus = number_filter("vcpus", field_name="vcpus")
     memory_gb = number_filter("memory_gb", field_name="memory_gb")
 

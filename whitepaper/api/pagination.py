@@ -1,9 +1,18 @@
 """Page-number pagination with a capped, validated page size: a bad `page` or `page_size` is a 400
-naming the parameter (DRF would silently clamp the size and answer 404 for page=abc)."""
+naming the parameter (DRF would silently clamp the size and answer 404 for page=abc). The results list
+also pages by cursor (`pagination=cursor`): no count, stable under inserts, the same cost at any depth
+and data size (queries.after)."""
+
+import base64
+import datetime
+import json
+from decimal import Decimal
 
 from django.core.paginator import InvalidPage
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 
 MAX_PAGE_SIZE = 500
 
@@ -51,4 +60,98 @@ class CatalogPagination(PageNumberPagination):
              "description": f"Results per page, 1 to {self.max_page_size} (default {self.page_size}); "
                             "more is a 400.",
              "schema": {"type": "integer", "minimum": 1, "maximum": self.max_page_size}},
+        ]
+
+
+PAGINATION_MODES = ["page", "cursor"]
+
+
+def _plain(value):
+    if isinstance(value, (datetime.date, Decimal)):
+        return str(value)
+    return value
+
+
+def encode_cursor(terms, values):
+    text = json.dumps({"o": terms, "v": [_plain(v) for v in values]}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def decode_cursor(token, terms, n_values):
+    """The values a cursor carries, or a 400 naming `cursor` (malformed, or made for another ordering)."""
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        values = data["v"]
+        ok = isinstance(values, list) and len(values) == n_values and data["o"] == terms and all(
+            v is None or isinstance(v, (str, int)) and not isinstance(v, bool) for v in values)
+    except (ValueError, TypeError, KeyError, UnicodeDecodeError):
+        ok = False
+    if not ok:
+        raise ValidationError({"cursor": ["Not a cursor of this list and ordering; follow the `next` link of a "
+                                          "pagination=cursor answer."]})
+    return values
+
+
+class ResultPagination(CatalogPagination):
+    """`pagination=page` (default: `page`, `count`) or `pagination=cursor`: pages by the last row's sort
+    values, `next` carries the cursor, `count` and `previous` are null. A row inserted before the
+    cursor does not shift the next page (no row twice, none skipped)."""
+
+    mode_param, cursor_param = "pagination", "cursor"
+
+    @classmethod
+    def check(cls, params):
+        mode = params.get(cls.mode_param) or "page"
+        if mode not in PAGINATION_MODES:
+            raise ValidationError({cls.mode_param: [f"Unknown pagination {mode!r}; choose from page, cursor."]})
+        if cls.cursor_param in params and mode != "cursor":
+            raise ValidationError({cls.cursor_param: ["Only with pagination=cursor."]})
+        if mode == "cursor" and cls.page_query_param in params:
+            raise ValidationError({cls.page_query_param: ["Not with pagination=cursor (follow `next`)."]})
+        return mode
+
+    def paginate_queryset(self, queryset, request, view=None):
+        self.mode = self.check(request.query_params)
+        if self.mode == "page":
+            return super().paginate_queryset(queryset, request, view)
+        from whitepaper.queries import field_value, keyset_fields
+
+        from .params import ResultOrdering
+
+        terms = ResultOrdering.check(request.query_params)
+        fields = keyset_fields(terms)
+        token = request.query_params.get(self.cursor_param)
+        values = decode_cursor(token, terms, len(fields)) if token is not None else None
+        size = self.get_page_size(request)
+        rows = queryset.page_after(terms, values, size + 1)
+        self.request, self.page_rows = request, rows[:size]
+        self.next_cursor = (encode_cursor(terms, [field_value(rows[size - 1], path) for path, _d in fields])
+                            if len(rows) > size else None)
+        return self.page_rows
+
+    def get_paginated_response(self, data):
+        if self.mode == "page":
+            return super().get_paginated_response(data)
+        url = self.request.build_absolute_uri()
+        next_url = replace_query_param(url, self.cursor_param, self.next_cursor) if self.next_cursor else None
+        return Response({"count": None, "next": next_url, "previous": None, "results": data})
+
+    def get_paginated_response_schema(self, schema):
+        response = super().get_paginated_response_schema(schema)
+        response["properties"]["count"] = {"type": "integer", "nullable": True, "example": 123,
+                                           "description": "Matching results; null with pagination=cursor."}
+        response["properties"]["previous"]["description"] = "null with pagination=cursor (pages go forward)."
+        response["properties"]["next"]["description"] = "The next page (with pagination=cursor: its cursor)."
+        return response
+
+    def get_schema_operation_parameters(self, view):
+        return [
+            *super().get_schema_operation_parameters(view),
+            {"name": self.mode_param, "required": False, "in": "query",
+             "schema": {"type": "string", "enum": PAGINATION_MODES, "default": "page"},
+             "description": "page (default): numbered pages with a count; cursor: pages by position in the "
+                            "ordering, follow `next` (no count; stable when results are added; the same cost at "
+                            "any depth)."},
+            {"name": self.cursor_param, "required": False, "in": "query", "schema": {"type": "string"},
+             "description": "With pagination=cursor: the position to continue from, as given in `next`."},
         ]

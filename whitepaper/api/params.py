@@ -29,10 +29,12 @@ def check_params(params, allowed, *, filterset=None, required=(), checks=(), rep
     errors.update({name: ["Given more than once; this parameter takes one value."]
                    for name in sorted(set(params) & set(allowed)) if name not in repeatable and len(getlist(name)) > 1})
     errors.update({name: ["This parameter is required."] for name in required if not params.get(name)})
+    errors.update({name: ["Empty value; give a value or leave the parameter out."]
+                   for name in sorted(set(params) & repeatable) if "" in getlist(name) and name not in errors})
     if filterset is not None:  # a true/false parameter given empty says neither (the schema's boolean)
         from whitepaper.filters import StrictBooleanFilter
 
-        errors.update({name: [f"Expected true or false, got ''."] for name, f in filterset.filters.items()
+        errors.update({name: ["Expected true or false, got ''."] for name, f in filterset.filters.items()
                        if isinstance(f, StrictBooleanFilter) and name in params and params.get(name) == ""})
     if filterset is not None and not filterset.is_valid():
         errors.update({name: [str(m) for m in messages] for name, messages in filterset.errors.items()})
@@ -57,6 +59,10 @@ class StrictQueryBackend(DjangoFilterBackend):
         if listing:
             allowed |= set(filterset.filters) if filterset is not None else set()
             checks += [lambda p: positive_int_param(p, "page"), lambda p: positive_int_param(p, "page_size", MAX_PAGE_SIZE)]
+            paginator = getattr(view, "pagination_class", None)
+            if hasattr(paginator, "check"):  # the results list: pagination=cursor, cursor=
+                allowed |= {paginator.mode_param, paginator.cursor_param}
+                checks.append(paginator.check)
             for backend in view.filter_backends:
                 if hasattr(backend, "check"):
                     allowed.add(backend.param)
@@ -103,6 +109,9 @@ class ResultOrdering(BaseFilterBackend):
 
     def get_schema_operation_parameters(self, view):
         choices = [f"{prefix}{name}" for name in SORTS for prefix in ("", "-")]
+        # Readable enum member names in generated clients (TPS_DESC, not VALUE_29): openapi-python-client
+        # and openapi-generator read x-enum-varnames.
+        varnames = [f"{name.upper()}{suffix}" for name in SORTS for suffix in ("", "_DESC")]
         return [{
             "name": self.param, "required": False, "in": "query", "style": "form", "explode": True,
             "description": "Sort fields, the parameter repeated for several (ordering=-tps&ordering=vcpus; "
@@ -110,5 +119,5 @@ class ResultOrdering(BaseFilterBackend):
                            "in either direction, ties by id. Fields: "
                            + ", ".join(f"{k} ({SORT_UNITS[k]})" if SORT_UNITS.get(k) else k for k in SORTS)
                            + ". Default: document order (documents by date, then tables and rows as printed).",
-            "schema": {"type": "array", "items": {"type": "string", "enum": choices}},
+            "schema": {"type": "array", "items": {"type": "string", "enum": choices, "x-enum-varnames": varnames}},
         }]

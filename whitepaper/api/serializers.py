@@ -9,7 +9,7 @@ from rest_framework import serializers
 from rest_framework.reverse import reverse
 
 from ..metrics import METRICS, METRICS_BY_NAME
-from ..models import (Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, Origin, PublishedResult,
+from ..models import (Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, Origin, PublishedResult,
                       ResultTable, Vendor)
 from ..queries import to_param
 
@@ -332,6 +332,13 @@ class FlavorSummarySerializer(FlavorSerializer):
         fields = ["url", "id", "family", "spec_code", "vcpus", "memory_gb", "storage", "memory_ratio"]
 
 
+class NullWhenEmptyChoiceField(serializers.ChoiceField):
+    """A choice stored as '' when not stated, answered as null (typed: the enum or null)."""
+
+    def to_representation(self, value):
+        return None if value in ("", None) else super().to_representation(value)
+
+
 class ResultSerializer(serializers.ModelSerializer):
     """One published row, with where it comes from (document, table, section, methodology)."""
 
@@ -343,7 +350,9 @@ class ResultSerializer(serializers.ModelSerializer):
                                     help_text="Engine version as the document names it; empty when not stated.")
     version_url = VersionLinkField(source="engine_version", help_text="The engine version in the API.")
     flavor = FlavorSummarySerializer(read_only=True)
-    deployment = serializers.CharField(read_only=True, help_text="ha (primary/standby), single, or empty when not stated.")
+    deployment = NullWhenEmptyChoiceField(
+        choices=[d for d in Deployment.values if d], read_only=True, allow_null=True,
+        help_text="ha (primary/standby) or single (single instance); null when the document does not say.")
     edition = serializers.CharField(read_only=True, help_text="SQL Server edition(s), joined by +; empty otherwise.")
     iops_depends_on_disk = serializers.BooleanField(
         read_only=True, help_text="True where the document says IOPS depends on the EVS disk and gives no number.")

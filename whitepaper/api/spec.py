@@ -7,9 +7,13 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from django.core.exceptions import ValidationError as DjangoValidationError
+
 from config.api import PARAMETER_ERRORS, THROTTLED, error_body
+from config.deprecation import mark_deprecated
 
 from ..models import PublishedResult
+from ..filters import StrictBooleanField
 from ..queries import VARIANT_FIELDS, field_value
 from . import serializers as s
 from .caching import CatalogueCaching
@@ -18,6 +22,7 @@ from .params import APIResultFilter, check_params
 SPEC_REQUIRED = ["engine", "version", "family", "vcpus", "memory_gb"]
 SPEC_OPTIONAL = ["vendor", "memory_ratio", "deployment", "edition", "flavor", "document", "methodology"]
 SPEC_PARAMS = SPEC_REQUIRED + SPEC_OPTIONAL + ["include_internal"]
+LEGACY_300 = "multiple_choices"  # deprecated (config.deprecation: "spec-300"): answer ambiguity with a 300
 # What tells two candidates apart, in the order a client should try adding them: the variant's own
 # parameters (queries.VARIANT_FIELDS), then the document and methodology (two tables of one document).
 DISAMBIGUATORS = {**{name: path for name, path in VARIANT_FIELDS.items() if name in SPEC_OPTIONAL},
@@ -32,10 +37,25 @@ class SpecAnswerSerializer(serializers.Serializer):
 
 
 class AmbiguousSpecSerializer(serializers.Serializer):
+    """409: the one error shape, plus what tells the candidates apart and the candidates."""
+
     detail = serializers.CharField()
+    code = serializers.CharField(help_text="ambiguous")
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                   help_text="Each parameter of disambiguate_by mapped to a message listing the "
+                                             "candidates' values for it.")
     disambiguate_by = serializers.ListField(child=serializers.CharField(),
-                                            help_text="Parameters whose values differ between the candidates.")
-    candidates = s.ResultSerializer(many=True, help_text="The newest row of each matching variant.")
+                                            help_text="Parameters whose values differ between the candidates, in the "
+                                                      "order to try adding them.")
+    candidates = s.ResultSerializer(many=True, help_text="The newest row of each matching variant (at most 50).")
+
+
+class MultipleChoicesSpecSerializer(serializers.Serializer):
+    """The deprecated 300 body (multiple_choices=true)."""
+
+    detail = serializers.CharField()
+    disambiguate_by = serializers.ListField(child=serializers.CharField())
+    candidates = s.ResultSerializer(many=True)
 
 
 class SpecNotFoundSerializer(serializers.Serializer):
@@ -65,6 +85,10 @@ class SpecLookupSchema(AutoSchema):
                 raise AssertionError(name)
             parameters.append(OpenApiParameter(name, type=schema, location=OpenApiParameter.QUERY,
                                                required=name in SPEC_REQUIRED, description=description))
+        parameters.append(OpenApiParameter(
+            LEGACY_300, bool, deprecated=True, description="Deprecated (Sunset: see the Sunset header and the API "
+            "changelog): true answers several matching variants with 300 Multiple Choices, as before 2.0.0, "
+            "instead of 409."))
         return parameters
 
 
@@ -72,27 +96,40 @@ def spec_filterset(params):
     """The lookup's parameters as a validated ResultFilter; a 400 naming every problem otherwise."""
     data = {name: params[name] for name in SPEC_PARAMS if params.get(name)}
     filterset = APIResultFilter(data, queryset=PublishedResult.objects.with_provenance(prefetch=True))
-    errors = check_params(params, set(SPEC_PARAMS) | {"format"}, filterset=filterset, required=SPEC_REQUIRED,
-                          repeatable=())
+    errors = check_params(params, set(SPEC_PARAMS) | {"format", LEGACY_300}, filterset=filterset,
+                          required=SPEC_REQUIRED, repeatable=(), checks=[legacy_300])
     if errors:
         raise ValidationError(errors)
     return data, filterset
 
 
+def legacy_300(params):
+    """Whether the client asked for the deprecated 300 answer (multiple_choices=true)."""
+    if params.get(LEGACY_300) == "":
+        raise ValidationError({LEGACY_300: ["Expected true or false, got ''."]})
+    try:
+        return bool(StrictBooleanField(required=False).clean(params.get(LEGACY_300)))
+    except DjangoValidationError as exc:
+        raise ValidationError({LEGACY_300: list(exc.messages)}) from None
+
+
 class SpecLookupView(CatalogueCaching, APIView):
     """The latest published numbers for one flavour: engine, version, family, vCPUs and memory.
 
-    200: one answer (the newest document's row). 300 Multiple Choices: several variants match (other
-    vendors, memory ratios, deployments, editions, spec codes or methodologies): add one of the
-    `disambiguate_by` parameters. 404: nothing published for that flavour. 400: a missing or bad parameter.
+    200: one answer (the newest document's row). 409 Conflict (code `ambiguous`): several variants
+    match (other vendors, memory ratios, deployments, editions, spec codes or methodologies): add one
+    of the `disambiguate_by` parameters. 404: nothing published for that flavour. 400: a missing or bad
+    parameter. Why 409 and not 300: docs/API-CHANGELOG.md (1.2.0).
     """
 
     schema = SpecLookupSchema()
 
     @extend_schema(
         summary="Spec lookup: the latest published numbers for a flavour",
-        responses={200: SpecAnswerSerializer, 300: OpenApiResponse(AmbiguousSpecSerializer, description=(
-            "Several variants match: add one of disambiguate_by.")),
+        responses={200: SpecAnswerSerializer, 409: OpenApiResponse(AmbiguousSpecSerializer, description=(
+            "Several variants match: add one of disambiguate_by (each listed in `errors` with the candidates' values).")),
+            300: OpenApiResponse(MultipleChoicesSpecSerializer, description=(
+                "Deprecated, only with multiple_choices=true (Deprecation and Sunset headers): several variants match.")),
             400: PARAMETER_ERRORS, 404: OpenApiResponse(SpecNotFoundSerializer, description="Nothing published."),
             429: THROTTLED},
     )
@@ -108,13 +145,24 @@ class SpecLookupView(CatalogueCaching, APIView):
             result = candidates[0]
             return Response({"document": s.DocumentSummarySerializer(result.table.document, context=context).data,
                              "result": s.ResultSerializer(result, context=context).data})
-        differ = [name for name, path in DISAMBIGUATORS.items()
-                  if len({field_value(r, path) for r in candidates}) > 1]
-        return Response({
-            "detail": f"{len(candidates)} published variants match; add one of: {', '.join(differ)}.",
-            "disambiguate_by": differ,
-            "candidates": s.ResultSerializer(candidates[:MAX_CANDIDATES], many=True, context=context).data,
-        }, status=300)
+        differ = {name: {self.shown(field_value(r, path)) for r in candidates} for name, path in DISAMBIGUATORS.items()
+                  if len({field_value(r, path) for r in candidates}) > 1}
+        detail = (f"{len(candidates) if len(candidates) <= MAX_CANDIDATES else 'More than ' + str(MAX_CANDIDATES)} "
+                  f"published variants match; add one of: {', '.join(differ)}.")
+        body = {"disambiguate_by": list(differ),
+                "candidates": s.ResultSerializer(candidates[:MAX_CANDIDATES], many=True, context=context).data}
+        if legacy_300(request.query_params):
+            return mark_deprecated(Response({"detail": detail, **body}, status=300), "spec-300")
+        errors = {name: ["Several values match: " + ", ".join(sorted(values - {None}))
+                         + (" and not stated" if None in values else "") + "; give one."] for name, values in differ.items()}
+        return Response(error_body(detail, "ambiguous", errors, **body), status=409)
+
+    @staticmethod
+    def shown(value):
+        """A candidate's value of a disambiguating parameter as the parameter takes it (None: not stated)."""
+        if value is None or value == "":
+            return None
+        return getattr(value, "slug", None) or str(value)
 
     @staticmethod
     def not_found_text(data):

@@ -4,14 +4,16 @@ from django.urls import path
 from rest_framework.routers import DefaultRouter
 
 from .. import converters  # noqa: F401  (registers <stated:…>)
-from . import spec, views
+from . import analysis, spec, views
 
 class CatalogueRouter(DefaultRouter):
     """The API root (/api/v1/) lists every endpoint: the catalogue's lists, the runs API, the spec
-    lookup, the CSV's column dictionary, the schema and its docs page."""
+    lookup, compare, sizing, the best result per flavour, the CSV's column dictionary, the schema and
+    its docs page."""
 
-    EXTRA = {"spec": "spec", "results-columns": "results-columns", "runs": "run-list", "targets": "target-list",
-             "profiles": "profile-list", "schema": "schema", "docs": "docs"}
+    EXTRA = {"spec": "spec", "compare": "compare", "sizing": "sizing", "results-best": "results-best",
+             "results-columns": "results-columns", "runs": "run-list", "targets": "target-list",
+             "profiles": "profile-list", "schedules": "schedule-list", "schema": "schema", "docs": "docs"}
 
     def get_api_root_view(self, api_urls=None):
         api_root_dict = {prefix: self.routes[0].name.format(basename=basename) for prefix, _v, basename in self.registry}
@@ -36,5 +38,8 @@ urlpatterns = [
     path("families/<key:vendor>/<key:slug>/", views.FamilyViewSet.as_view(retrieve), name="family-detail"),
     path("spec/", spec.SpecLookupView.as_view(), name="spec"),
     path("results/columns/", views.ColumnsView.as_view(), name="results-columns"),
+    path("results/best/", analysis.BestResultsView.as_view(), name="results-best"),
+    path("compare/", analysis.CompareView.as_view(), name="compare"),
+    path("sizing/", analysis.SizingView.as_view(), name="sizing"),
     *[url for url in router.urls if url.name not in ("version-detail", "family-detail")],
 ]

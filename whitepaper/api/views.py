@@ -4,6 +4,7 @@ parameters: params.py; the spec lookup: spec.py; project-wide pieces (errors, th
 from django.db.models import Prefetch
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import viewsets
@@ -23,7 +24,7 @@ from ..models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Me
 from . import filters as f
 from .caching import CatalogueCaching
 from . import serializers as s
-from .pagination import CatalogPagination
+from .pagination import CatalogPagination, ResultPagination
 from .params import APIResultFilter, ResultOrdering, StrictQueryBackend
 from .renderers import ResultCSVRenderer
 
@@ -199,6 +200,18 @@ class ColumnsView(APIView):
         return Response(column_schema())
 
 
+class PartialResultSerializer(s.ResultSerializer):
+    """A result in the list: `fields=` may leave any of its fields out, so the schema requires none."""
+
+
+class ResultSchema(AutoSchema):
+    def _map_basic_serializer(self, serializer, direction):
+        schema = super()._map_basic_serializer(serializer, direction)
+        if isinstance(serializer, PartialResultSerializer):
+            schema.pop("required", None)
+        return schema
+
+
 @extend_schema_view(
     list=extend_schema(
         summary="Published results (filterable, sortable; JSON pages or the whole set as CSV)",
@@ -207,16 +220,18 @@ class ColumnsView(APIView):
         parameters=[OpenApiParameter("format", str, enum=["json", "csv"],
                                      description="json (default, paginated) or csv (every matching row, the columns "
                                                  "and row order of `manage.py export_results`).")],
-        responses={(200, "application/json"): s.ResultSerializer(many=True), (200, "text/csv"): CSV_RESPONSE,
+        responses={(200, "application/json"): PartialResultSerializer(many=True), (200, "text/csv"): CSV_RESPONSE,
                    **COMMON_ERRORS}),
     retrieve=extend_schema(summary="A published result with its provenance and origin",
                            responses={200: s.ResultSerializer, **COMMON_ERRORS}),
 )
 class ResultViewSet(CatalogueViewSet):
+    schema = ResultSchema()
     # The page query joins only flavour and engine version; the rest comes by prefetch (a small plan that
     # stops early on an index at a million rows), in a fixed number of queries whatever the page size.
     queryset = PublishedResult.objects.with_provenance(prefetch=True)
     serializer_class = s.ResultSerializer
+    pagination_class = ResultPagination
     filterset_class = APIResultFilter
     filter_backends = [StrictQueryBackend, ResultOrdering, CSVOptions, FieldsParam]
     renderer_classes = [JSONRenderer, ResultCSVRenderer]

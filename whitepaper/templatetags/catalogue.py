@@ -18,6 +18,7 @@ register.filter("methodology_name", display.methodology_name)
 register.filter("table_label", display.table_label_html)
 register.filter("table_label_text", display.table_label)
 register.filter("section_title", display.section_html)
+register.filter("heading_title", display.heading_html)
 register.filter("edition_name", display.edition_name)
 register.filter("docdate", display.date)
 

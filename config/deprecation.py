@@ -1,0 +1,39 @@
+"""Retiring parts of the API (policy: docs/API-CHANGELOG.md). A retired behaviour is listed here once,
+with the day it was deprecated and the day it goes; every answer that still uses it carries
+`Deprecation` (RFC 9745: `@<unix time>`) and `Sunset` (RFC 8594: an HTTP date) headers, and the schema
+marks what is deprecated (`deprecated: true`)."""
+
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+
+from django.utils.http import http_date
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    what: str
+    since: date
+    sunset: date  # at least 90 days after `since` (the policy)
+    instead: str
+
+    def headers(self):
+        since = int(datetime(self.since.year, self.since.month, self.since.day, tzinfo=timezone.utc).timestamp())
+        sunset = int(datetime(self.sunset.year, self.sunset.month, self.sunset.day, tzinfo=timezone.utc).timestamp())
+        return {"Deprecation": f"@{since}", "Sunset": http_date(sunset)}
+
+
+DEPRECATIONS = {
+    "spec-300": Deprecation(
+        what="Spec lookup answering several matching variants with 300 Multiple Choices (multiple_choices=true)",
+        since=date(2026, 11, 23), sunset=date(2027, 3, 1),
+        instead="409 Conflict, code 'ambiguous', the same candidates and disambiguate_by (the default since 2.0.0)"),
+}
+MIN_NOTICE_DAYS = 90
+assert all((d.sunset - d.since).days >= MIN_NOTICE_DAYS for d in DEPRECATIONS.values())
+
+
+def mark_deprecated(response, key):
+    """Add the Deprecation and Sunset headers of DEPRECATIONS[key] to `response`."""
+    for name, value in DEPRECATIONS[key].headers().items():
+        response[name] = value
+    return response

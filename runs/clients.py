@@ -1,0 +1,177 @@
+"""Multi-client runs: one benchmark driven by several client hosts (benchmark workers) at once.
+
+Client 1 is the worker that claimed the run: it checks the tools and the server, prepares once, then
+sends runs.run_client for clients 2..N to the target's pool queue. Before every warm-up and run step each
+client says it is ready (RunClient.ready_for) and waits; once all are ready, client 1 writes the agreed
+start (Run.barrier[step], RUNS_CLIENT_START_LEAD_SECONDS ahead) and every client starts its tool at that
+moment by its own clock. Client 1 cleans up once at the end and finishes the run. One client failing or
+going silent stops the others and fails the run; cancel stops all. The database is the barrier: every
+client already reads it for cancel, so no other service has to be reachable from the client hosts.
+
+Merging (pure functions below): the run's interval samples are the clients' sums per interval, the
+intervals aligned by time from the agreed start (not by sample index); its final report is the sum of
+the clients' reports, its latency percentiles read from the clients' histograms merged (never averaged)."""
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from .drivers import latency
+from .models import ClientSample, ClientState, RunClient, Sample
+
+SUMMED = ("transactions", "queries", "reads", "writes", "other", "errors", "reconnects", "tps", "qps")
+INTERVAL_SUMMED = ("threads", "tps", "qps", "reads", "writes", "other", "errors_per_s", "reconnects_per_s")
+
+
+def step_key(step):
+    return f"{step.phase}-{step.index}"
+
+
+def pool_limit(queue):
+    """The most client hosts a run on this pool (queue) may ask for."""
+    return settings.RUNS_POOL_CLIENT_HOSTS.get(queue, settings.RUNS_MAX_CLIENT_HOSTS)
+
+
+# --- merging: pure --------------------------------------------------------------------------------------
+def sum_by_time(samples, start, interval_s, clients):
+    """The run's samples of one step from its clients' ({client, at, ...}): each interval line is put in
+    the slot round((at - start) / interval) and a slot with a line from every client becomes one sample
+    whose rates are the sums. Returns ([(slot, merged sample)], slots left incomplete)."""
+    slots = {}
+    for s in samples:
+        slot = round((s["at"] - start).total_seconds() / interval_s)
+        slots.setdefault(slot, {})[s["client"]] = s
+    merged, incomplete = [], []
+    for slot in sorted(slots):
+        rows = list(slots[slot].values())
+        if len(rows) < clients:
+            incomplete.append(slot)
+            continue
+        sample = {"t": round(slot * interval_s, 3), "latency_p95_ms": None}
+        for name in INTERVAL_SUMMED:
+            values = [r.get(name) for r in rows]
+            sample[name] = None if any(v is None for v in values) else round(sum(values), 2)
+        # The mean latency over all clients' transactions: each client's mean weighted by its rate.
+        avgs = [(r.get("latency_avg_ms"), r.get("tps") or 0) for r in rows]
+        weight = sum(w for _, w in avgs)
+        sample["latency_avg_ms"] = (round(sum(a * w for a, w in avgs) / weight, 3)
+                                    if weight and all(a is not None for a, _ in avgs) else None)
+        merged.append((slot, sample))
+    return merged, incomplete
+
+
+def merge_reports(reports):
+    """One step's final report from its clients' ({index, host, threads, summary, latency}), in client order:
+    counts and rates summed, min/max of the extremes, the mean weighted by transactions, the percentiles
+    read from the merged histogram, and each client's share of the TPS."""
+    summaries = [r["summary"] for r in reports]
+    merged = {}
+    for name in SUMMED:
+        values = [s.get(name) for s in summaries]
+        if all(v is not None for v in values):
+            merged[name] = round(sum(values), 2) if name in ("tps", "qps") else sum(values)
+    times = [s.get("total_time_s") for s in summaries if s.get("total_time_s") is not None]
+    if times:
+        merged["total_time_s"] = max(times)
+    mins = [s.get("latency_min_ms") for s in summaries if s.get("latency_min_ms") is not None]
+    maxes = [s.get("latency_max_ms") for s in summaries if s.get("latency_max_ms") is not None]
+    if mins:
+        merged["latency_min_ms"] = min(mins)
+    if maxes:
+        merged["latency_max_ms"] = max(maxes)
+    weighted = [(s.get("latency_avg_ms"), s.get("transactions")) for s in summaries]
+    if all(a is not None and n for a, n in weighted):
+        merged["latency_avg_ms"] = round(sum(a * n for a, n in weighted) / sum(n for _, n in weighted), 2)
+    histograms = [(r.get("latency") or {}).get("histogram") for r in reports]
+    lat = {}
+    if all(histograms):
+        lat = latency.from_histogram(latency.merge(histograms), max_ms=merged.get("latency_max_ms"),
+                                     method="the clients' histograms merged")
+        merged["latency_p95_ms"] = lat.get("p95_ms")
+    total = merged.get("tps") or 0
+    merged["client_hosts"] = len(reports)
+    merged["clients"] = [{"index": r["index"], "host": r["host"], "threads": r["threads"],
+                          "tps": r["summary"].get("tps"), "qps": r["summary"].get("qps"),
+                          "transactions": r["summary"].get("transactions"),
+                          "share_pct": round(100.0 * (r["summary"].get("tps") or 0) / total, 1) if total else None}
+                         for r in reports]
+    return merged, lat
+
+
+# --- the barrier and the clients' rows: the database -------------------------------------------------
+def create_clients(run, count):
+    from .params import client_params
+
+    return [RunClient.objects.get_or_create(run=run, index=i, defaults={"threads": client_params(run.params, i)["threads"]})[0]
+            for i in range(1, count + 1)]
+
+
+def agreed_start(run, key):
+    run.refresh_from_db(fields=["barrier", "state", "cancel_requested"])
+    value = (run.barrier or {}).get(key)
+    return datetime.fromisoformat(value) if value else None
+
+
+def set_agreed_start(run, key):
+    """Client 1, once every client is ready: the moment all of them start step `key`."""
+    from .models import Run
+
+    at = timezone.now() + timedelta(seconds=settings.RUNS_CLIENT_START_LEAD_SECONDS)
+    barrier = dict(Run.objects.filter(pk=run.pk).values_list("barrier", flat=True).first() or {})
+    barrier[key] = at.isoformat()
+    Run.objects.filter(pk=run.pk).update(barrier=barrier)
+    return at
+
+
+def first_problem(run, exclude=None):
+    """The first client (other than `exclude`) that failed or went silent, with why; (None, "") if none."""
+    now = timezone.now()
+    for client in RunClient.objects.filter(run=run).exclude(pk=getattr(exclude, "pk", None)):
+        if client.state == ClientState.FAILED:
+            return client, client.reason
+        if client.lost(now):
+            last = client.heartbeat_at.isoformat(timespec="seconds")
+            return client, (f"it stopped reporting (last heartbeat {last}, more than "
+                            f"{settings.RUNS_CLIENT_LOST_SECONDS:g} s ago): its worker died or cannot reach the database")
+    return None, ""
+
+
+def describe(client, count):
+    return f"Client {client.index} of {count} ({client.host or 'no worker yet'})"
+
+
+def merge_pending(run, clients, step, interval_s, start):
+    """Client 1's tick: turn the interval slots every client has reported into the run's samples."""
+    pending = list(ClientSample.objects.filter(client__run=run, step=step.index, warmup=step.phase == "warmup", merged=False)
+                   .values("id", "client_id", "at", *INTERVAL_SUMMED, "latency_avg_ms"))
+    if not pending:
+        return 0
+    rows = [{**p, "client": p["client_id"]} for p in pending]
+    merged, _ = sum_by_time(rows, start, interval_s, clients)
+    if not merged:
+        return 0
+    done_slots = {slot for slot, _ in merged}
+    Sample.objects.bulk_create([Sample(run=run, step=step.index, warmup=step.phase == "warmup", **sample)
+                                for _, sample in merged])
+    used = [p["id"] for p in pending if round((p["at"] - start).total_seconds() / interval_s) in done_slots]
+    ClientSample.objects.filter(pk__in=used).update(merged=True)
+    return len(merged)
+
+
+def client_rows(run):
+    """The run page's clients: each host with its cores, state, threads, TPS and share of the run's TPS (the
+    best step's, as the summary), and its CPU per interval of each run step (from its own readings)."""
+    rows = list(run.clients.all())
+    if not rows:
+        return []
+    shares = {c.get("index"): c for c in (run.summary or {}).get("clients", [])}
+    result = []
+    for c in rows:
+        cpu = [{"step": r["step"], "avg": (r.get("client") or {}).get("cpu_avg_pct"),
+                "bound": (r.get("client") or {}).get("bound"),
+                "per_interval": [pct for _, pct in (r.get("client") or {}).get("per_interval", []) if pct is not None]}
+               for r in c.reports]
+        result.append({"client": c, "share": shares.get(c.index), "cpu": cpu,
+                       "start": (c.step_starts or {}).get("run-1", "")})
+    return result

@@ -1,0 +1,205 @@
+"""One benchmark driven by two client hosts (runs/clients.py): two real Celery workers, each its own client
+host, run real sysbench against the machine's MariaDB together.
+
+The two client hosts are two worker processes on this machine with distinct names (`-n client-a@…`,
+`RUNS_CLIENT_HOST=client-a`): network namespaces can be made here, but MariaDB, PostgreSQL and Redis
+listen on 127.0.0.1 only, which a namespace cannot reach without changing the shared servers."""
+
+import json
+import math
+import os
+import re
+import signal
+import time
+from datetime import datetime
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from runs.models import ClientSample, ClientState, Run, RunClient, RunState
+
+from .runs_support import (  # noqa: F401 - fixtures
+    PASSWORD, bench_users, committed, make_targets, make_user, purge_queues, restore_catalogue, run_processes, start_worker,
+    stop_worker, wait_final, wait_for, worker_env,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+QUEUE = "multi-test"
+HOSTS = ("client-a", "client-b")
+WORKER_ENV = {"RUNS_CLIENT_ARRIVAL_SECONDS": "8", "RUNS_CLIENT_LOST_SECONDS": "4", "RUNS_HEARTBEAT_SECONDS": "1"}
+APP_NAME = "multi-client-test-worker"
+TPS_RE = r"^\s*transactions:\s+\d+\s+\(([\d.]+) per sec\.\)"
+
+
+@pytest.fixture
+def clients_workers(django_db_setup, bench_users):
+    """Two benchmark workers (-c 1) on the pool queue, each naming itself as another client host."""
+    purge_queues()
+    database = worker_env()["DATABASE_URL"] + f"?application_name={APP_NAME}"  # to know their sessions below
+    procs = {host: start_worker(QUEUE, concurrency=1, name=host,
+                                env={**WORKER_ENV, "RUNS_CLIENT_HOST": host, "DATABASE_URL": database})
+             for host in HOSTS}
+    yield procs
+    for proc in procs.values():
+        stop_worker(proc)
+    purge_queues()
+    # A backend of a stopped worker ends a moment after its process: wait, so the session can drop the test database.
+    from django.db import connection
+
+    def others():
+        with connection.cursor() as cur:
+            cur.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s", [APP_NAME])
+            return cur.fetchone()[0]
+
+    wait_for(lambda: others() == 0, timeout=15, message="the workers' database sessions to end")
+
+
+@pytest.fixture
+def operator(committed):
+    return make_user("multi-operator", operator=True)
+
+
+@pytest.fixture
+def api(operator):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=operator).key}")
+    return client
+
+
+@pytest.fixture
+def target(committed):
+    mariadb = make_targets()["mysql"]
+    mariadb.queue = QUEUE
+    mariadb.save()
+    return mariadb
+
+
+def launch(api, target, **overrides):
+    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
+                                          "overrides": overrides}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def final_tps(log):
+    found = re.findall(TPS_RE, log, re.MULTILINE)
+    assert len(found) == 1, f"expected one final report, found {found}"
+    return float(found[0])
+
+
+def histogram(log):
+    """sysbench's printed latency histogram: {bucket value: count}."""
+    block = log.split("Latency histogram", 1)[1].split("SQL statistics:", 1)[0]
+    return {float(v): int(c) for v, c in re.findall(r"^\s+([\d.]+) \|\**\s+(\d+)\s*$", block, re.MULTILINE)}
+
+
+def both_running(run_id):
+    rows = list(RunClient.objects.filter(run_id=run_id))
+    return len(rows) == 2 and all(ClientSample.objects.filter(client=c).exists() for c in rows)
+
+
+@pytest.mark.browser
+def test_two_clients_drive_one_run(clients_workers, api, target, client, operator, live_server, browser):
+    run_id = launch(api, target, threads=4, duration_s=4, client_hosts=2)
+    run = wait_final(run_id, timeout=120)
+    assert run.state == RunState.SUCCEEDED, run.reason
+    one, two = RunClient.objects.filter(run=run).order_by("index")
+    assert {one.host, two.host} == set(HOSTS) and one.state == two.state == ClientState.DONE
+    assert (one.threads, two.threads) == (2, 2)
+    # Client 1 (the run's log) prepared and cleaned up once; client 2 ran its run step only.
+    assert run.log.count("oltp_read_write prepare") == 1 and run.log.count("oltp_read_write cleanup") == 2  # reset + cleanup
+    assert "prepare" not in two.log and "cleanup" not in two.log
+    assert "Number of threads: 2" in run.log and "Number of threads: 2" in two.log
+    # Both clients' interval lines are stored, under their host.
+    for c in (one, two):
+        assert c.samples.filter(step=1).count() >= 3
+    # The run's TPS is the sum of the two clients' own final reports.
+    reports = [final_tps(run.log), final_tps(two.log)]
+    assert run.summary["tps"] == pytest.approx(sum(reports), abs=0.011)
+    assert run.summary["client_hosts"] == 2
+    shares = {c["host"]: c for c in run.summary["clients"]}
+    assert shares[one.host]["tps"] == reports[0] and shares[two.host]["tps"] == reports[1]
+    assert sum(c["share_pct"] for c in run.summary["clients"]) == pytest.approx(100, abs=0.2)
+    # Their run steps started within one second of each other, by their own clocks.
+    starts = [datetime.fromisoformat(c.step_starts["run-1"]) for c in (one, two)]
+    assert abs((starts[0] - starts[1]).total_seconds()) < 1.0
+    # The run's interval samples are the sums of the clients' lines of the same interval.
+    merged = ClientSample.objects.filter(client__run=run, merged=True)
+    assert run.samples.count() >= 3 and merged.count() == 2 * run.samples.count()
+    assert sum(s.tps for s in run.samples.all()) == pytest.approx(sum(s.tps for s in merged), abs=0.05)
+    # p95 is read from the two histograms added up (sysbench's rank rule), not an average of the two p95.
+    counts = histogram(run.log)
+    for value, n in histogram(two.log).items():
+        counts[value] = counts.get(value, 0) + n
+    needed, running = max(1, math.floor(sum(counts.values()) * 0.95 + 0.5)), 0
+    for value in sorted(counts):
+        running += counts[value]
+        if running >= needed:
+            break
+    assert run.insight["latency"]["p95_ms"] == round(value, 2) == run.summary["latency_p95_ms"]
+    assert [c["host"] for c in run.insight["steps"][0]["clients"]] == [one.host, two.host]
+    # Shown through the API and on the run page.
+    body = api.get(f"/api/v1/runs/{run.pk}/").json()
+    assert [c["host"] for c in body["clients"]] == [one.host, two.host]
+    record = api.get(f"/api/v1/runs/{run.pk}/export/").json()
+    assert [len(c["samples"]) for c in record["clients"]] == [one.samples.count(), two.samples.count()]
+    assert PASSWORD not in json.dumps(record)
+    client.force_login(operator)
+    html = client.get(f"/runs/{run.pk}/").content.decode()
+    assert "client-a" in html and "client-b" in html and "Client hosts" in html
+    assert not run_processes(run.pk)
+    # In Chromium, both languages, both widths: the clients' table scrolls in its box, the page does not.
+    for width in (1280, 390):
+        for lang, heading in (("en", "Client hosts"), ("zh-hans", "客户端主机")):
+            context = browser.new_context(viewport={"width": width, "height": 900})
+            context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+            page = context.new_page()
+            page.goto(f"{live_server.url}/runs/{run.pk}/?lang={lang}")
+            assert page.inner_text("#run-clients-heading") == heading
+            assert page.locator("#run-clients tbody tr").count() == 2
+            assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+            box = page.locator("#run-clients").locator("xpath=..").bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width
+            context.close()
+
+
+def test_a_client_that_never_arrives_fails_the_run(clients_workers, api, target):
+    run_id = launch(api, target, threads=3, duration_s=3, client_hosts=3)  # three clients, two workers
+    run = wait_final(run_id, timeout=120)
+    assert run.state == RunState.FAILED
+    assert "Client(s) 3 of 3 did not reach the start of run step 1 within 8 s" in run.reason, run.reason
+    states = dict(RunClient.objects.filter(run=run).values_list("index", "state"))
+    assert states[3] == ClientState.STOPPED and states[2] in (ClientState.STOPPED, ClientState.FAILED)
+    assert not run.samples.exists() and not run_processes(run_id)
+
+
+def test_a_killed_client_fails_the_run_and_stops_the_other(clients_workers, api, target):
+    run_id = launch(api, target, threads=2, duration_s=30, client_hosts=2)
+    wait_for(lambda: both_running(run_id), timeout=90, message="both clients to report")
+    victim = RunClient.objects.get(run_id=run_id, index=2)
+    proc = clients_workers[victim.host]
+    killed_at = time.monotonic()
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    run = wait_final(run_id, timeout=60)
+    took = time.monotonic() - killed_at
+    assert run.state == RunState.FAILED
+    assert f"Client 2 of 2 ({victim.host}) failed: it stopped reporting" in run.reason, run.reason
+    assert took < 25, f"the other client ran on for {took:.0f} s"
+    other = RunClient.objects.get(run_id=run_id, index=1)
+    assert other.state == ClientState.FAILED and "[dashboard] run stopped (cancelled)" in run.log
+    wait_for(lambda: not run_processes(run_id), timeout=10, message="no sysbench left")
+
+
+def test_cancel_stops_every_client(clients_workers, api, target):
+    run_id = launch(api, target, threads=2, duration_s=30, client_hosts=2)
+    wait_for(lambda: both_running(run_id), timeout=90, message="both clients to report")
+    asked = time.monotonic()
+    assert api.post(f"/api/v1/runs/{run_id}/cancel/").status_code == 202
+    run = wait_final(run_id, timeout=60)
+    assert run.state == RunState.CANCELLED and time.monotonic() - asked < 20
+    assert run.reason.startswith("Cancelled while running step 1 of 1 (2 threads)"), run.reason  # the run's threads
+    assert set(RunClient.objects.filter(run=run).values_list("state", flat=True)) == {ClientState.STOPPED}
+    assert not run_processes(run_id)
+    assert Run.objects.get(pk=run_id).log.count("oltp_read_write cleanup") == 2

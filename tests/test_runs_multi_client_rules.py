@@ -1,0 +1,128 @@
+"""The rules of multi-client runs without a worker (runs/clients.py, runs/params.py): how threads are split,
+how the clients' interval lines and final reports become the run's, and the client_hosts parameter through
+the form and the API (one error shape). Expected values are worked out by hand in the comments."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from django.core.management import call_command
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from runs.clients import merge_reports, sum_by_time
+from runs.models import BenchmarkProfile, Run, Target
+from runs.params import client_params
+
+from .runs_support import PASSWORD, make_user
+
+pytestmark = pytest.mark.django_db
+T0 = datetime(2026, 11, 23, 12, 0, 0, tzinfo=timezone.utc)
+
+
+def test_it_splits_the_threads_of_every_step_as_evenly_as_it_can():
+    params = {"threads": 5, "thread_sweep": [8, 16, 3], "client_hosts": 2, "jobs": 3}
+    one, two = client_params(params, 1), client_params(params, 2)
+    assert (one["threads"], two["threads"]) == (3, 2)  # 5 = 3 + 2, the first client the extra one
+    assert (one["thread_sweep"], two["thread_sweep"]) == ([4, 8, 2], [4, 8, 1])
+    assert (one["jobs"], two["jobs"]) == (2, 1)  # 3 jobs = 2 + 1, never more than the client's fewest threads
+
+
+def line(client, seconds, tps, **more):
+    return {"client": client, "at": T0 + timedelta(seconds=seconds), "threads": 2, "tps": tps, "qps": tps * 20,
+            "reads": tps * 14, "writes": tps * 4, "other": tps * 2, "errors_per_s": 0.0, "reconnects_per_s": 0.0, **more}
+
+
+def test_it_sums_the_clients_lines_of_the_same_interval_by_time_not_by_index():
+    # Client 2 started 0.3 s late and missed its first line: by index its first line would be paired with
+    # client 1's first; by time it belongs to the second interval.
+    samples = [line(1, 1.02, 100.0), line(1, 2.02, 110.0), line(1, 3.02, 120.0),
+               line(2, 2.31, 50.0), line(2, 3.31, 60.0)]
+    merged, incomplete = sum_by_time(samples, T0, 1, clients=2)
+    assert incomplete == [1]  # only client 1 reported the first second: not a sum of the run
+    assert [(slot, s["t"], s["tps"], s["qps"], s["threads"]) for slot, s in merged] == [
+        (2, 2.0, 160.0, 3200.0, 4), (3, 3.0, 180.0, 3600.0, 4)]
+    assert all(s["latency_p95_ms"] is None for _, s in merged)  # a percentile cannot be summed
+
+
+def test_it_weights_the_interval_mean_latency_by_each_clients_rate():
+    merged, _ = sum_by_time([line(1, 1.0, 300.0, latency_avg_ms=2.0), line(2, 1.1, 100.0, latency_avg_ms=6.0)], T0, 1, 2)
+    assert merged[0][1]["latency_avg_ms"] == 3.0  # (300 x 2 + 100 x 6) / 400
+
+
+def report(index, host, tps, transactions, histogram, **summary):
+    return {"index": index, "host": host, "threads": 2, "latency": {"histogram": histogram},
+            "summary": {"tps": tps, "qps": tps * 20, "transactions": transactions, "queries": transactions * 20,
+                        "errors": 0, "reconnects": 0, "reads": 0, "writes": 0, "other": 0, **summary}}
+
+
+def test_it_merges_the_final_reports_and_reads_percentiles_from_the_merged_histogram():
+    fast = [[1.0, 95], [2.0, 5]]  # client a: p95 = 1.0 ms (rank 95 of 100)
+    slow = [[2.0, 50], [8.0, 50]]  # client b: p95 = 8.0 ms (rank 95 of 100)
+    merged, lat = merge_reports([
+        report(1, "a", 300.25, 900, fast, latency_avg_ms=1.0, latency_min_ms=0.5, latency_max_ms=3.0, total_time_s=3.01),
+        report(2, "b", 100.5, 300, slow, latency_avg_ms=5.0, latency_min_ms=1.5, latency_max_ms=9.0, total_time_s=3.02)])
+    assert merged["tps"] == 400.75 and merged["qps"] == 8015.0 and merged["transactions"] == 1200
+    assert merged["latency_min_ms"] == 0.5 and merged["latency_max_ms"] == 9.0 and merged["total_time_s"] == 3.02
+    assert merged["latency_avg_ms"] == 2.0  # (900 x 1 + 300 x 5) / 1200
+    # 200 transactions: rank floor(200 x 0.95 + 0.5) = 190; 95 at 1 ms, 55 more at 2 ms (150), 50 at 8 ms -> 8 ms.
+    # p50: rank 100 -> 2 ms. The average of the two p95 would have said 4.5 ms.
+    assert merged["latency_p95_ms"] == 8.0 and lat["p50_ms"] == 2.0 and lat["count"] == 200
+    assert merged["client_hosts"] == 2
+    assert [(c["host"], c["tps"], c["share_pct"]) for c in merged["clients"]] == [("a", 300.25, 74.9), ("b", 100.5, 25.1)]
+
+
+@pytest.fixture
+def profiles():
+    call_command("seed_profiles", stdout=open("/dev/null", "w"))
+    return {p.slug: p for p in BenchmarkProfile.objects.all()}
+
+
+@pytest.fixture
+def target():
+    t = Target(name="maria", engine="mysql", host="127.0.0.1", port=3306, database="sbtest", user="bench", queue="zone-b")
+    t.set_password(PASSWORD)
+    t.save()
+    return t
+
+
+@pytest.fixture
+def operator():
+    return make_user("multi-op", operator=True)
+
+
+@override_settings(RUNS_MAX_CLIENT_HOSTS=4, RUNS_POOL_CLIENT_HOSTS={"zone-b": 2})
+@pytest.mark.parametrize("overrides,message", [
+    ({"client_hosts": 3, "threads": 8}, 'client_hosts (3) exceeds the limit of pool "zone-b" (2 client hosts).'),
+    ({"client_hosts": 2, "threads": 1}, "client_hosts (2) must not exceed the threads of any step (1)"),
+    ({"client_hosts": 2, "threads": 8, "thread_sweep": [4, 1]}, "must not exceed the threads of any step (1)"),
+    ({"client_hosts": 0}, "client_hosts must be between 1 and 64, got 0."),
+    ({"client_hosts": "two"}, "client_hosts must be a whole number"),
+])
+def test_it_refuses_more_client_hosts_than_the_pool_or_the_threads_allow(operator, target, profiles, client, overrides, message):
+    api = APIClient()
+    api.force_authenticate(operator)
+    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick", "overrides": overrides},
+                        format="json")
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["code"] == "invalid" and list(body["errors"]) == ["client_hosts"], body
+    assert message in body["errors"]["client_hosts"][0]
+    client.force_login(operator)
+    form = {"target": target.pk, "profile": profiles["sysbench-oltp-rw-mysql-quick"].pk,
+            **{k: ",".join(map(str, v)) if isinstance(v, list) else v for k, v in overrides.items()}}
+    page = client.post("/runs/new/", form)
+    assert page.status_code == 200 and message in " ".join(page.context["form"].errors["client_hosts"])
+    assert not Run.objects.exists()
+
+
+@override_settings(RUNS_POOL_CLIENT_HOSTS={"zone-b": 2})
+def test_it_keeps_a_one_client_run_as_it_was_and_records_more(operator, target, profiles):
+    api = APIClient()
+    api.force_authenticate(operator)
+    one = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick"}, format="json").json()
+    two = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
+                                     "overrides": {"client_hosts": 2, "threads": 4}}, format="json").json()
+    assert "client_hosts" not in one["params"] and one["clients"] == []
+    assert two["params"]["client_hosts"] == 2 and two["params"]["threads"] == 4
+    schema = api.get("/api/v1/schema/?format=json").json()
+    assert "client_hosts" in schema["components"]["schemas"]["RunOverrides"]["properties"]

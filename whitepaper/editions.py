@@ -1,0 +1,199 @@
+"""Editions: documents of one vendor that publish the same engine versions (Huawei 2018, 2023, 2025).
+
+One definition each, used by the edition diff page, the engine version pages and the explorer:
+
+- "the same row in another edition" (`row_key`: the variant without the vendor, who is the same) and
+  "printed the same" (`same_numbers`: every metric equal as a number, 843.00 = 843);
+- what changed between two editions, per table (`diff`: same / changed with % / new / gone);
+- which editions print a row identically (`same_in`), and a series printed identically by several
+  editions drawn once (`merge_identical_series`).
+"""
+
+from dataclasses import dataclass, field
+
+from django.db.models import Q
+
+from .charts import percent_difference
+from .metrics import METRIC_NAMES
+from .queries import SERIES_FIELDS, VARIANT_FIELDS, field_value, version_sort_key
+
+# A row across editions: its variant (queries.VARIANT_FIELDS) without the vendor.
+ROW_FIELDS = [path for name, path in VARIANT_FIELDS.items() if name != "vendor"]
+# What one table's rows share, across editions: engine version, family and memory ratio (a document
+# prints one table per family and ratio; SQL Server's one table is split by the version of each row).
+TABLE_FIELDS = ["engine_version", "flavor__family", "flavor__memory_ratio"]
+# A series (one chart line) without the vendor and document.
+SERIES_PATHS = [path for name, path in SERIES_FIELDS.items() if name != "vendor"]
+
+SAME, CHANGED, NEW, GONE = "same", "changed", "new", "gone"
+STATUSES = (SAME, CHANGED, NEW, GONE)
+
+
+def _key(result, paths):
+    return (result.table.document.vendor_id, *(field_value(result, p) for p in paths))
+
+
+def row_key(result):
+    return _key(result, ROW_FIELDS)
+
+
+def numbers(result):
+    """The row's metrics as numbers (missing ones left out) and whether IOPS depends on the disk."""
+    values = {m: getattr(result, m) for m in METRIC_NAMES if getattr(result, m) is not None}
+    return values, result.iops_depends_on_disk
+
+
+def same_numbers(a, b):
+    return numbers(a) == numbers(b)
+
+
+@dataclass
+class RowDiff:
+    status: str
+    old: object = None  # the older edition's result (None: new)
+    new: object = None  # the newer edition's result (None: gone)
+    changes: list = field(default_factory=list)  # [(metric, old result value, new value, % change or None)]
+
+    @property
+    def result(self):
+        return self.new or self.old
+
+
+@dataclass
+class TableDiff:
+    key: tuple
+    old_tables: list = field(default_factory=list)
+    new_tables: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+
+    @property
+    def counts(self):
+        return {s: sum(1 for r in self.rows if r.status == s) for s in STATUSES}
+
+    @property
+    def first(self):
+        return self.rows[0].result
+
+
+def _changes(old, new):
+    (old_values, old_disk), (new_values, new_disk) = numbers(old), numbers(new)
+    changes = [(m, old_values.get(m), new_values.get(m), percent_difference(new_values.get(m), old_values.get(m)))
+               for m in METRIC_NAMES if old_values.get(m) != new_values.get(m)]
+    if old_disk != new_disk:
+        changes.append(("iops_depends_on_disk", old_disk, new_disk, None))
+    return changes
+
+
+def shared_engine_versions(old_results, new_results):
+    return {r.engine_version for r in old_results} & {r.engine_version for r in new_results}
+
+
+def diff(old_results, new_results):
+    """What changed from an older edition's rows to a newer one's, over the engine versions both
+    publish: one TableDiff per table (TABLE_FIELDS), in the newer edition's order (tables only the
+    older one prints last), each row same / changed (with each metric's % change) / new / gone."""
+    shared = shared_engine_versions(old_results, new_results)
+    old_rows = [r for r in old_results if r.engine_version in shared]
+    new_rows = [r for r in new_results if r.engine_version in shared]
+    old_by_key = {}
+    for r in old_rows:
+        old_by_key.setdefault(row_key(r), r)
+    matched = set()
+    tables = {}
+
+    def table(result):
+        key = _key(result, TABLE_FIELDS)
+        if key not in tables:
+            tables[key] = TableDiff(key)
+        return tables[key]
+
+    for r in new_rows:
+        t = table(r)
+        if r.table not in t.new_tables:
+            t.new_tables.append(r.table)
+        old = old_by_key.get(row_key(r))
+        if old is None:
+            t.rows.append(RowDiff(NEW, new=r))
+            continue
+        matched.add(row_key(r))
+        changes = _changes(old, r)
+        t.rows.append(RowDiff(CHANGED if changes else SAME, old=old, new=r, changes=changes))
+        if old.table not in t.old_tables:
+            t.old_tables.append(old.table)
+    for r in old_rows:
+        t = table(r)
+        if r.table not in t.old_tables:
+            t.old_tables.append(r.table)
+        if row_key(r) not in matched:
+            t.rows.append(RowDiff(GONE, old=r))
+    for t in tables.values():
+        t.rows.sort(key=lambda d: (d.result.flavor.vcpus, d.result.flavor.memory_gb, d.result.flavor.spec_code))
+    return list(tables.values())
+
+
+def may_print_the_same(results):
+    """A filter (Q) of the other rows that may print one of `results` the same (`same_numbers`): of their
+    engine versions and flavours, each metric one of theirs (SQL compares numbers as numbers) or missing
+    where one of theirs misses it. It only narrows what `same_in` reads (a few rows, not every edition of
+    a page's rows), in a few conditions whatever the page size; `same_in` decides. `results`: not empty."""
+    q = Q(flavor_id__in={r.flavor_id for r in results}, engine_version_id__in={r.engine_version_id for r in results})
+    for m in METRIC_NAMES:
+        values = {getattr(r, m) for r in results}
+        printed = Q(**{f"{m}__in": sorted(v for v in values if v is not None)})
+        q &= printed | Q(**{f"{m}__isnull": True}) if None in values else printed
+    return q & ~Q(pk__in=[r.pk for r in results])
+
+
+def same_in(results, candidates):
+    """For each result, the documents (oldest first) whose row of the same variant prints the same
+    numbers, its own document included: {result id: [documents]}. `candidates`: the rows of every
+    edition to look in (the results themselves may be among them)."""
+    by_key = {}
+    for c in candidates:
+        by_key.setdefault(row_key(c), []).append(c)
+    answer = {}
+    for r in results:
+        docs = {r.table.document_id: r.table.document}
+        for c in by_key.get(row_key(r), []):
+            if same_numbers(c, r):
+                docs.setdefault(c.table.document_id, c.table.document)
+        answer[r.pk] = sorted(docs.values(), key=lambda d: (d.published, d.slug))
+    return answer
+
+
+def merge_identical_series(results):
+    """A series (a chart line: engine version, family, memory ratio, deployment, edition of one vendor)
+    that several documents print identically (the same rows, every row the same numbers) is kept once:
+    the newest document's rows, each with `same_in` = those documents, oldest first. Every other
+    row keeps its own document in `same_in`. The order of `results` is kept."""
+    by_series = {}
+    for r in results:
+        by_series.setdefault(_key(r, SERIES_PATHS), {}).setdefault(r.table.document, []).append(r)
+    dropped = set()
+    for documents in by_series.values():
+        ordered = sorted(documents, key=lambda d: (d.published, d.slug), reverse=True)
+        newest = ordered[0]
+        same = [newest]
+        for older in ordered[1:]:
+            rows = diff(documents[older], documents[newest])
+            if all(d.status == SAME for t in rows for d in t.rows):
+                same.append(older)
+                dropped.update(r.pk for r in documents[older])
+        same.sort(key=lambda d: (d.published, d.slug))
+        for d, rows in documents.items():
+            for r in rows:
+                r.same_in = same if d == newest else [d]
+    return [r for r in results if r.pk not in dropped]
+
+
+def edition_pairs(documents):
+    """Pairs (older, newer) of one vendor's documents that publish at least one engine version in
+    common, newest pairs first. `documents`: each with `engine_versions` (a set) loaded."""
+    pairs = []
+    docs = sorted(documents, key=lambda d: (d.published, d.slug))
+    for i, older in enumerate(docs):
+        for newer in docs[i + 1:]:
+            if older.vendor_id == newer.vendor_id and older.engine_versions & newer.engine_versions:
+                pairs.append((older, newer, sorted(older.engine_versions & newer.engine_versions,
+                                                   key=lambda ev: (ev.engine.name, version_sort_key(ev.version)))))
+    return sorted(pairs, key=lambda p: (p[1].published, p[0].published), reverse=True)
