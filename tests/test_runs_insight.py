@@ -90,7 +90,11 @@ def assert_sysbench_latency_is_the_tools(run):
     buckets = histograms_in_log(run.log)[0]
     assert step["p50_ms"] == round(histogram_percentile(buckets, 50), 2)
     assert step["p99_ms"] == round(histogram_percentile(buckets, 99), 2)
-    assert step["p50_ms"] <= step["p95_ms"] <= step["p99_ms"] <= step["max_ms"]
+    assert step["p50_ms"] <= step["p95_ms"] <= step["p99_ms"]
+    # Percentiles are bucket values, the max is exact: a bucket spans +/-0.9 % (1024 log buckets over 10^8), so the
+    # slowest bucket's value may lie just above the max (sysbench's own report can print p95 > max). Never by more.
+    slowest_bucket = buckets[-1][0]
+    assert step["p99_ms"] <= round(slowest_bucket, 2) and abs(slowest_bucket - step["max_ms"]) <= 0.0091 * step["max_ms"] + 0.001
     assert sum(c for _, c in step["histogram"]) == step["count"]
 
 
@@ -174,8 +178,14 @@ def test_pgbench_latency_log_agrees_with_its_report(worker, api, targets):
     assert lat["p50_ms"] <= lat["p95_ms"] <= lat["p99_ms"] <= lat["max_ms"]
     assert sum(c for _, c in lat["histogram"]) == lat["count"]
     assert_agreement(run)
-    # The log files were read and removed with the run's private directory.
-    assert not [p for p in os.listdir(os.environ.get("TMPDIR", "/tmp")) if p.startswith(f"perfdash-run{run.pk}-")]
+    # The log files were read and removed with the run's private directory (the worker removes it just after
+    # storing the final state, so allow it a moment).
+    def left():
+        return [p for p in os.listdir(os.environ.get("TMPDIR", "/tmp")) if p.startswith(f"perfdash-run{run.pk}-")]
+    deadline = time.monotonic() + 10
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left()
 
 
 def test_pgbench_select_only_log_is_sampled_and_still_agrees(worker, api, targets):

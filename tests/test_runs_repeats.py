@@ -80,7 +80,8 @@ def test_repeats_are_one_result_with_mean_and_standard_deviation(committed, work
         assert run.trend["repeat_group"]["n"] == 3 and run.trend["repeat_group"]["runs"] == [r.pk for r in normal]
         assert run.trend["repeat_group"]["mean"] == round(normal_mean, 2)
         assert run.trend["repeat_group"]["stdev"] == round(normal_sd, 2)
-    assert expected is False  # three normal runs of an idle set-up
+    # Whether this normal group is flagged depends on the machine's noise (CI's shared cores once moved three
+    # 3 s runs by more than 2 sd): the rule is checked above against the same numbers by hand, either way.
 
     # A group against the slowed target: the group's mean is judged against 4 results, the normal group once.
     throttle(True)
@@ -96,14 +97,15 @@ def test_repeats_are_one_result_with_mean_and_standard_deviation(committed, work
     for run in slowed:
         assert run.regression is True and run.trend["change_pct"] == change and run.trend["median"] == median
         assert run.trend["earlier_results"] == [[r.pk] for r in singles] + [[r.pk for r in normal]]
-    # One regression: listed once (its first run), on the page and in the API.
+    # Each flagged group listed once (its first run), newest first, on the page and in the API.
+    flagged_groups = [slowed[0].pk] + ([normal[0].pk] if expected else [])
     listed = api.get("/api/v1/runs/regressions/").json()["results"]
-    assert [r["id"] for r in listed] == [slowed[0].pk]
+    assert [r["id"] for r in listed] == flagged_groups
     client.force_login(operator)
     listing = client.get("/runs/").content.decode()
     assert listing.count('class="muted repeat-of"') == 5 and "repeat 2/3" in listing and "repeat 2/2" in listing
     page = client.get("/runs/regressions/").content.decode()
-    assert page.count("<tr data-run=") == 1 and f'data-run="{slowed[0].pk}"' in page
+    assert page.count("<tr data-run=") == len(flagged_groups) and f'data-run="{slowed[0].pk}"' in page
     assert f"{round(slowed_mean, 2):.2f}" in page and "repeat-mean" in page
 
     # The series: every run, and each group's n, mean and standard deviation (by hand, as shown: 2 decimals).
@@ -111,7 +113,7 @@ def test_repeats_are_one_result_with_mean_and_standard_deviation(committed, work
     assert [r["id"] for r in series["runs"]] == [r.pk for r in singles + normal + slowed]
     assert series["repeat_groups"] == [
         {"id": normal[0].repeat_group_id, "count": 3, "runs": [r.pk for r in normal], "n": 3,
-         "mean_tps": round(normal_mean, 2), "stdev_tps": round(normal_sd, 2), "regression": False},
+         "mean_tps": round(normal_mean, 2), "stdev_tps": round(normal_sd, 2), "regression": expected},
         {"id": slowed[0].repeat_group_id, "count": 2, "runs": [r.pk for r in slowed], "n": 2,
          "mean_tps": round(slowed_mean, 2), "stdev_tps": round(statistics.stdev(slowed_tps), 2), "regression": True}]
     html = client.get(f"/runs/series/?target={target.pk}&profile={normal[0].profile_id}").content.decode()
