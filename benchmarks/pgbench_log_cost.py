@@ -4,7 +4,8 @@
 
 pgbench runs Alibaba's ro.sql (the fastest script the dashboard runs: its transactions are cheapest, so
 a log line weighs most) with 2 clients, without the log and with it at several --sampling-rate values,
-alternating, ROUNDS times. For each: pgbench's own CPU (user + system, getrusage of the child) per
+in an order rotated round by round, ROUNDS times, every run with -P 1 as Alibaba's command line and the
+dashboard's have it (progress reports make pgbench time every transaction, log or not). For each: pgbench's own CPU (user + system, getrusage of the child) per
 transaction, which depends far less on other load than TPS does, and TPS.
 
 Usage:  .venv/bin/python benchmarks/pgbench_log_cost.py [ROUNDS] [SECONDS]
@@ -38,11 +39,13 @@ def main():
     subprocess.run(["pgbench", "-i", "-q", "-s", "1", *conn], check=True, capture_output=True, env=env)
     script = ROOT / "runs" / "drivers" / "scripts" / "ro.sql"
     cpu, tps = {k: [] for k in VARIANTS}, {k: [] for k in VARIANTS}
-    for _ in range(ROUNDS):
-        for name, extra in VARIANTS.items():
+    names = list(VARIANTS)
+    for i in range(ROUNDS):
+        for name in names[i % len(names):] + names[:i % len(names)]:  # the order rotates round by round
+            extra = VARIANTS[name]
             with tempfile.TemporaryDirectory() as workdir:  # the log goes here, as in the worker's workdir
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                out = subprocess.run(["pgbench", "-M", "prepared", "-c", "2", "-j", "2", "-T", str(SECONDS), "-f", str(script),
+                out = subprocess.run(["pgbench", "-M", "prepared", "-P", "1", "-c", "2", "-j", "2", "-T", str(SECONDS), "-f", str(script),
                                       "-D", "scale=1", "-D", "range=100000", *extra, *conn],
                                      cwd=workdir, check=True, capture_output=True, text=True, env=env).stdout
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -51,7 +54,7 @@ def main():
             cpu[name].append(1e6 * used / done)
             tps[name].append(float(next(ln for ln in out.splitlines() if ln.startswith("tps = ")).split()[2]))
     base_cpu, base_tps = statistics.median(cpu["no log"]), statistics.median(tps["no log"])
-    print(f"pgbench ro.sql, 2 clients, {SECONDS} s, {ROUNDS} rounds alternating; load average at the end: "
+    print(f"pgbench ro.sql, 2 clients, {SECONDS} s, {ROUNDS} rounds, order rotated, -P 1; load average at the end: "
           f"{' '.join(open('/proc/loadavg').read().split()[:3])} on {os.cpu_count()} cores")
     for name in VARIANTS:
         c, t = statistics.median(cpu[name]), statistics.median(tps[name])

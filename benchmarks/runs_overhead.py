@@ -1,13 +1,15 @@
 #!/usr/bin/env python
 """Is a run through the dashboard as trustworthy as the tool run by hand?
 
-For each workload, the same small benchmark alternates "by hand" (the tool started directly, with a
-command line written here from the tool's manual, NOT built by the dashboard's driver, so a wrong
-option in the driver shows up as a difference) and "through the dashboard" (POST /api/v1/runs/, a real
-Celery worker with -c 1, Redis), ROUNDS times each. Reports the TPS of each, the ratio of the medians
-(target >= 0.97). During those rounds the API is polled once a second, as the run page does. One extra
-dashboard run per workload, not counted in the TPS, polls every 20 ms to time how long after the worker
-read an interval line the sample was visible through GET /api/v1/runs/{id}/samples/?after=.
+For each workload, the same small benchmark runs "by hand" (the tool started directly, with a command line
+written here from the tool's manual, NOT built by the dashboard's driver, so a wrong option in the driver
+shows up as a difference) and "through the dashboard" (POST /api/v1/runs/, a real Celery worker with -c 1,
+Redis). Each round runs it by hand twice (A, B) and through the dashboard once (D), in an order rotated
+round by round. Reports the TPS of each, and the dashboard's ratio to by hand (target >= 0.97). During those
+rounds the API is polled once a second, as the run page does. One dashboard run per workload before the
+counted rounds warms the worker up (a long-lived worker has its connections and imports) and polls every
+20 ms to time how long after the worker read an interval line the sample was visible through
+GET /api/v1/runs/{id}/samples/?after=.
 
 Dashboard runs carry the whole run insight, always on: server sampling (a separate connection reading
 SHOW GLOBAL STATUS / pg_stat_database + pg_stat_activity every report interval, and /proc/stat), the
@@ -15,11 +17,16 @@ server settings read at the start, sysbench --histogram and pgbench's per-transa
 by-hand runs have none of it, so the ratio is the cost of all of it. Each dashboard round prints how
 many server samples it stored and the server-side TPS agreement, to show the sampling really ran.
 
-Because single rounds on these shared 2-core machines vary by 10-30 %, far more than the 3 % at stake, each
-dashboard run also reports an independent bound: the CPU the Celery worker's own processes used (from
-/proc, tools excluded) plus this process's CPU answering the polls, over the whole run, as a share of the
-machine's CPU over the measured step. On a
-CPU-bound benchmark that is the most the dashboard can take from the tool, whatever the noise.
+Because single rounds on these shared 2-core machines vary by 5-30 %, far more than the 3 % at stake, the
+summary gives the geometric mean of the per-round ratios D / sqrt(A B) with its 95 % confidence interval,
+and the same for the control B / A: the same command run twice, i.e. what the machine's noise alone does to
+a ratio. The ratio of medians is printed beside them.
+
+Each dashboard run also reports an independent bound that noise cannot blur: the CPU the Celery worker's own
+processes used (from /proc, tools excluded), the PostgreSQL backends serving the dashboard's database and the
+server probe, plus this process's CPU answering the polls, while the tool's run
+step was running (from the first sample seen to the last), as a share of the machine's CPU over that time.
+On a CPU-bound benchmark that is the most the dashboard can take from the tool.
 
 Workloads: sysbench oltp_read_write on MariaDB (1 table x 10,000 rows); pgbench with Alibaba's ro.sql
 and rw.sql on PostgreSQL (scale 1, range 100,000, -M prepared).
@@ -29,6 +36,7 @@ Usage:  .venv/bin/python benchmarks/runs_overhead.py [ROUNDS] [SECONDS] [THREADS
 Uses its own database perfdash_runs_bench (PostgreSQL) and Redis db 11.
 """
 
+import math
 import os
 import statistics
 import subprocess
@@ -97,9 +105,7 @@ TICKS = os.sysconf("SC_CLK_TCK")
 TOOLS = {"pgbench", "sysbench"}
 
 
-def worker_cpu_seconds(root_pid):
-    """CPU (user + system) the Celery worker's own processes have used: the worker and its pool processes,
-    not the tools they start (nor the tools' reaped times). Read from /proc, independent of the run's output."""
+def _proc_stats():
     stats = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -110,11 +116,43 @@ def worker_cpu_seconds(root_pid):
             comm = text[text.index("(") + 1:text.rindex(")")]
             fields = text[text.rindex(")") + 2:].split()
             stats[int(entry)] = (comm, int(fields[1]), int(fields[11]) + int(fields[12]))  # ppid, utime + stime
+    return stats
+
+
+def worker_pids(root_pid):
+    """The Celery worker's own processes (the worker and its pool processes), not the tools they start."""
+    stats = _proc_stats()
     tree, changed = {root_pid}, True
     while changed:
         grown = tree | {pid for pid, (_, ppid, _) in stats.items() if ppid in tree}
         changed, tree = grown != tree, grown
-    return sum(ticks for pid, (comm, _, ticks) in stats.items() if pid in tree and comm not in TOOLS) / TICKS
+    return [pid for pid in tree if stats.get(pid, ("",))[0] not in TOOLS]
+
+
+def cpu_seconds(pids):
+    """CPU (user + system) those processes have used so far, read from /proc (not the tools' reaped times):
+    independent of the run's own output."""
+    ticks = 0
+    for pid in pids:
+        try:
+            text = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2:].split()
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / TICKS
+
+
+def backend_pids():
+    """The PostgreSQL backends of the dashboard's own database (the worker's and the API's queries) and of the
+    server probe on a PostgreSQL target: their CPU is the dashboard's too. (A MariaDB target's probe runs in a
+    mysqld thread that /proc cannot tell apart: its one SHOW GLOBAL STATUS a second is left out.)"""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE (datname = current_database() AND pid <> pg_backend_pid()) "
+                       "OR application_name = 'perfdash-probe'")
+        return [pid for (pid,) in cursor.fetchall()] + [connection.connection.info.backend_pid]
 
 
 def main():
@@ -162,76 +200,110 @@ def main():
     time.sleep(4)
 
     def dashboard(target, profile, sizes, poll_s):
-        cpu_before, wall_before, api_before = worker_cpu_seconds(worker.pid), time.monotonic(), time.process_time()
+        pids = worker_pids(worker.pid)
         response = api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": {
             "threads": THREADS, "duration_s": SECONDS, **sizes}}, format="json")
         assert response.status_code == 201, response.content
-        run_id, after, seen = response.json()["id"], 0, {}
+        run_id, after, seen, window = response.json()["id"], 0, {}, []
         while True:
             body = api.get(f"/api/v1/runs/{run_id}/samples/?after={after}").json()
             now = time.time()
             for sample in body["results"]:
                 seen[sample["id"]] = now
                 after = sample["id"]
+            if body["results"] and body["state"] == "running":
+                if not window:  # the PostgreSQL backends serving the dashboard: its own database and the probe
+                    pids = pids + backend_pids()
+                # (dashboard CPU, this process's CPU, wall time) whenever a new interval line arrived: the first and
+                # the last of these bracket the tool's run step.
+                window.append((cpu_seconds(pids), time.process_time(), time.monotonic()))
             if body["state"] in ("succeeded", "failed", "cancelled") and not body["results"]:
                 break
             time.sleep(poll_s)
         run = Run.objects.get(pk=run_id)
         assert run.state == "succeeded", run.reason
-        # The worker's own CPU over the whole run (prepare and cleanup included: an upper bound for the run
-        # step) as a share of the machine's CPU over the measured step: on a CPU-bound benchmark, the most
-        # it can take from the tool.
-        worker_cpu = worker_cpu_seconds(worker.pid) - cpu_before
-        api_cpu = time.process_time() - api_before  # this process answering the once-a-second polls (the web's part)
-        worker_share = 100 * (worker_cpu + api_cpu) / (SECONDS * os.cpu_count())
+        (w0, a0, t0), (w1, a1, t1) = window[0], window[-1]
+        worker_cpu, api_cpu = w1 - w0, a1 - a0  # the API's part: this process answering the polls, as the web would
+        worker_share = 100 * (worker_cpu + api_cpu) / ((t1 - t0) * os.cpu_count())
         delays = [seen[s.id] - s.received_at.timestamp() for s in run.samples.all()]
         server = (run.insight.get("steps") or [{}])[0].get("server") or {}
         latency = (run.insight.get("steps") or [{}])[0].get("latency") or {}
         evidence = (f"server samples {run.server_samples.count()}, server TPS agreement {server.get('agreement_pct')} %, "
                     f"latency from {latency.get('method')} (p99 {latency.get('p99_ms')} ms), client-bound {run.client_bound}, "
-                    f"worker CPU {worker_cpu:.2f} s + API polls {api_cpu:.2f} s = {worker_share:.1f} % of the machine's over the step "
-                    f"({time.monotonic() - wall_before:.0f} s run)")
+                    f"during the step: worker and its database backends CPU {worker_cpu:.2f} s + API polls {api_cpu:.2f} s over {t1 - t0:.1f} s = "
+                    f"{worker_share:.1f} % of the machine's")
         assert run.server_samples.exists() and server.get("tps"), "server sampling did not run"
-        shares.setdefault(profile, []).append(worker_share)
-        return run.summary["tps"], delays, evidence
+        return run.summary["tps"], delays, evidence, worker_share
 
     results, shares = {}, {}
     try:
         for name in WORKLOADS:
             by_hand, target, profile, sizes = workloads[name]
-            hand, dash, delays = [], [], []
+            hand, dash = [], []
+            # Not counted: warms the worker up, and is polled every 20 ms to time how soon a sample is visible.
+            _, delays, _, _ = dashboard(target, profile, sizes, 0.02)
             for i in range(ROUNDS):
+                # Each round: the tool by hand twice (A, B) and once through the dashboard (D), the order rotated
+                # round by round (A B D, D A B, B D A) so no side always runs first. B against A is the control:
+                # the same command twice, i.e. how far this machine's noise alone moves a ratio.
                 # Watched as the run page watches it (one poll a second): polling every 20 ms in this process
                 # would take CPU from the benchmark on a 2-core machine.
-                h = by_hand()
-                d, _, evidence = dashboard(target, profile, sizes, 1.0)
-                hand.append(h)
-                dash.append(d)
-                print(f"{name} round {i + 1}: by hand {h:9.2f} TPS   dashboard {d:9.2f} TPS   ratio {d / h:.3f}   [{evidence}]", flush=True)
-            # One more run, not counted above, polled every 20 ms to time how soon a sample is visible.
-            _, delays, _ = dashboard(target, profile, sizes, 0.02)
+                order = ["A", "B", "D"][-(i % 3):] + ["A", "B", "D"][:-(i % 3)] if i % 3 else ["A", "B", "D"]
+                got = {}
+                for side in order:
+                    if side == "D":
+                        got["D"], _, evidence, share = dashboard(target, profile, sizes, 1.0)
+                    else:
+                        got[side] = by_hand()
+                hand.append((got["A"], got["B"]))
+                dash.append(got["D"])
+                shares.setdefault(name, []).append(share)
+                h = math.sqrt(got["A"] * got["B"])
+                print(f"{name} round {i + 1} ({' '.join(order)}): by hand A {got['A']:9.2f} B {got['B']:9.2f} TPS   "
+                      f"dashboard {got['D']:9.2f} TPS   ratio D/AB {got['D'] / h:.3f}   control B/A {got['B'] / got['A']:.3f}   "
+                      f"[{evidence}]", flush=True)
             results[name] = (hand, dash, delays)
     finally:
         os.killpg(worker.pid, 15)
         worker.wait()
 
     print()
-    print(f"{ROUNDS} rounds alternating per workload, {THREADS} threads/clients, {SECONDS} s, report every 1 s; "
+    print(f"{ROUNDS} rounds per workload (by hand twice, dashboard once, order rotated), {THREADS} threads/clients, {SECONDS} s, report every 1 s; "
           f"dashboard runs with server sampling, settings, sysbench --histogram / pgbench -l on; "
           f"machine: {os.cpu_count()} cores, shared with other test suites (load average at the end: "
           f"{' '.join(open('/proc/loadavg').read().split()[:3])})")
     for name, (hand, dash, delays) in results.items():
-        ratio = statistics.median(dash) / statistics.median(hand)
+        pooled = [math.sqrt(a * b) for a, b in hand]  # each round's by-hand TPS: the geometric mean of A and B
+        ratio = statistics.median(dash) / statistics.median(pooled)
+        gmean, low, high = paired_ratio(pooled, dash)
+        control, c_low, c_high = paired_ratio([a for a, _ in hand], [b for _, b in hand])
         delays_ms = sorted(1000 * x for x in delays)
-        print(f"{name:11s} median TPS by hand {statistics.median(hand):9.2f}, dashboard {statistics.median(dash):9.2f}; "
-              f"ratio of medians {ratio:.3f} (target >= 0.97: {'met' if ratio >= 0.97 else 'NOT met'}); "
-              f"mean of per-round ratios {statistics.mean(d / h for d, h in zip(dash, hand)):.3f}; "
-              f"sample visible after median {statistics.median(delays_ms):.0f} ms, max {delays_ms[-1]:.0f} ms")
-    for profile, values in shares.items():
-        print(f"{profile}: the worker's own CPU and the API's over a whole dashboard run, as a share of the machine's CPU over the "
-              f"measured step: median {statistics.median(values):.1f} %, max {max(values):.1f} % (the most the dashboard "
-              f"can take from a CPU-bound tool; target ratio 0.97 = 3 %)")
+        print(f"{name:11s} median TPS by hand {statistics.median(pooled):9.2f}, dashboard {statistics.median(dash):9.2f}; "
+              f"ratio of medians {ratio:.3f}; geometric mean of the paired ratios D/AB {gmean:.3f} (95 % CI {low:.3f}-{high:.3f}; "
+              f"target >= 0.97: {'met' if gmean >= 0.97 else 'NOT met'}); control B/A (by hand twice) {control:.3f} "
+              f"(95 % CI {c_low:.3f}-{c_high:.3f}); sample visible after median {statistics.median(delays_ms):.0f} ms, "
+              f"max {delays_ms[-1]:.0f} ms")
+    for name, values in shares.items():
+        print(f"{name:11s} the dashboard's CPU (worker, its PostgreSQL backends, API polls) while the tool ran, as a share of the machine's CPU: "
+              f"median {statistics.median(values):.1f} %, max {max(values):.1f} % (the most the dashboard can take from a "
+              f"CPU-bound tool; ratio 0.97 = 3 %)")
 
+
+# Two-sided 97.5 % quantiles of Student's t for n - 1 degrees of freedom (n rounds), from the tables.
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 24: 2.064, 29: 2.045}
+
+
+def paired_ratio(hand, dash):
+    """Geometric mean of dashboard/by-hand over paired rounds, and its 95 % confidence interval (t on the logs)."""
+    logs = [math.log(d / h) for d, h in zip(dash, hand)]
+    mean = statistics.fmean(logs)
+    if len(logs) < 2:
+        return math.exp(mean), float("nan"), float("nan")
+    df = len(logs) - 1
+    t = T_975.get(df) or T_975[max(k for k in T_975 if k <= df)]
+    half = t * statistics.stdev(logs) / math.sqrt(len(logs))
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 if __name__ == "__main__":
     main()

@@ -14,9 +14,9 @@ from . import Connection, Step, latency, to_float
 
 BINARY = "pgbench"
 # The per-transaction log (-l) of a run step is sampled (--sampling-rate) so that it never slows the
-# run measurably: a logged line costs pgbench a few microseconds of CPU (benchmarks/pgbench_log_cost.py:
-# its own CPU per ro.sql transaction was 33.3 us without the log, 36.2 us logging every transaction),
-# a few percent of a select-only transaction but nothing beside a commit. So the rate keeps the log to about
+# run measurably: a logged line costs pgbench CPU (benchmarks/pgbench_log_cost.py, with -P 1 as every run
+# has: 12.25 us per ro.sql transaction without the log, 12.63 us logging every one, no measurable cost at
+# rate 0.067), a few percent of a select-only transaction but nothing beside a commit. So the rate keeps the log to about
 # LOG_LINES_PER_SECOND at the TPS a client is expected to reach with the workload, and to LOG_BUDGET
 # lines a step. Commit-bound scripts (rw.sql, TPC-B) with a few clients log every transaction; ro.sql
 # with 2 clients logs about 1 in 15 (~4,000 lines a second, ~32,000 in 8 s: plenty for a p99).
