@@ -117,6 +117,10 @@ def test_redis_restarted_empty_with_three_runs_queued(stack, token, targets):
         # Run once: each planned command appears once in the log, and one task did the work.
         commands = [ln[2:] for ln in run.log.splitlines() if ln.startswith("$ ")]
         assert commands == run.command_line.splitlines(), run.log[:3000]
+        # The worker logs the task's result just after it stored the final state: allow it a moment.
+        deadline = time.monotonic() + 10
+        while not task_results(stack, run.pk) and time.monotonic() < deadline:
+            time.sleep(0.2)
         assert task_results(stack, run.pk).count("succeeded") == 1
     assert "queued again" in stack.read_log("fault-reconciler")
 
