@@ -12,7 +12,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from . import clients, insight
-from .drivers import Connection, NotRunnable, redact
+from .drivers import Connection, NotRunnable, judge_step
 from .models import ClientState, RunClient
 
 log = logging.getLogger(__name__)
@@ -187,18 +187,10 @@ class ClientRole:
             readings = self.stop_sampling(step)
             if outcome.stopped == "cancelled":
                 break
-            if outcome.stopped == "timeout":
-                reason = f"{step.phase} step exceeded its time limit ({self._limit(step)} s); the tool was stopped."
-                break
-            if outcome.returncode != 0:
-                why = driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
-                reason = redact(f"{step.phase} failed on {HOST}: {why}", self.secrets)
+            reason, summary = judge_step(driver, step, outcome, self._limit(step), self.secrets, host=HOST)
+            if reason:
                 break
             if step.phase == "run":
-                summary = driver.parse_summary(outcome.stdout, outcome.stderr)
-                if not summary.get("tps") and summary.get("tps") != 0:
-                    reason = f"run step printed no final report on {HOST}"
-                    break
                 self.report_step(step, outcome, summary, readings, workdir)
         self.flush(force=True)
         if reason:

@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 
 from . import clients, insight, sampling
 from .connections import ConnectionFailed, server_version
-from .drivers import Connection, NotRunnable, get_driver, redact
+from .drivers import Connection, NotRunnable, get_driver, judge_step, redact
 from .models import ClientSample, ClientState, Run, RunClient, RunState, Sample, ServerSample
 from .multiclient import HOST, ClientRole
 from .params import client_count, client_params
@@ -290,19 +290,10 @@ class Execution(ClientRole):
             readings = self.stop_sampling(step) if sampled else []
             if outcome.stopped == "cancelled":
                 break
-            if outcome.stopped == "timeout":
-                reason = (f"{step.phase} step with {step.threads or '-'} threads exceeded its time limit "
-                          f"({self._limit(step)} s); the tool was stopped.")
-                break
-            if outcome.returncode != 0:
-                why = driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
-                reason = redact(f"{step.phase} failed: {why}", self.secrets)
+            reason, summary = judge_step(driver, step, outcome, self._limit(step), self.secrets)
+            if reason:
                 break
             if step.phase == "run":
-                summary = driver.parse_summary(outcome.stdout, outcome.stderr)
-                if not summary.get("tps") and summary.get("tps") != 0:
-                    reason = f"{step.phase} step printed no final report"
-                    break
                 if self.multi:
                     merged = self.merge_step(step, outcome, summary, readings, workdir)
                     if merged is None:  # stopped by a cancel or another client, or a report never came

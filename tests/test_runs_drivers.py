@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from runs.drivers import Connection, NotRunnable, hammerdb, pgbench, redact, sysbench
+from runs.drivers import Connection, NotRunnable, Step, hammerdb, judge_step, pgbench, redact, sysbench
+from runs.runner import Outcome
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
 MYSQL = Connection("mysql", "db.example", 3306, "sbtest", "bench")
@@ -64,6 +65,30 @@ def test_sysbench_pgsql_recorded_output():
     assert samples[2]["latency_p95_ms"] == 1013.60
     summary = sysbench.parse_summary(text)
     assert summary["transactions"] == 205 and summary["tps"] == 63.24 and summary["latency_max_ms"] == 1009.45
+
+
+def test_a_step_is_judged_by_one_rule_for_one_client_and_for_each_client():
+    """A step's outcome, on the tools' recorded output: the reasons written out by hand."""
+    run = Step(phase="run", argv=["sysbench"], threads=8, index=1)
+    report = recorded("sysbench-1.0.20-mysql-oltp_read_write.stdout.txt")
+    reason, summary = judge_step(sysbench, run, Outcome(0, report, ""), 60, [SECRET])
+    assert reason == "" and summary["tps"] == 829.33
+    assert judge_step(sysbench, run, Outcome(None, "", "", "timeout"), 60, [SECRET]) == (
+        "run step with 8 threads exceeded its time limit (60 s); the tool was stopped.", {})
+    assert judge_step(sysbench, run, Outcome(None, "", "", "timeout"), 60, [SECRET], host="client-b")[0] == (
+        "run step exceeded its time limit (60 s); the tool was stopped.")
+    too_many = recorded("sysbench-1.0.20-mysql-too-many-threads.stdout.txt")
+    assert judge_step(sysbench, run, Outcome(1, too_many, ""), 60, [SECRET], host="client-b")[0] == (
+        "run failed on client-b: Worker threads failed to initialize: FATAL: error 1040: Too many connections")
+    # No reason from the tool: its exit status; a secret it printed never reaches the reason.
+    assert judge_step(sysbench, run, Outcome(2, f"connect {SECRET}", ""), 60, [SECRET]) == ("run failed: exit status 2", {})
+    assert judge_step(sysbench, run, Outcome(1, f"FATAL: bad password {SECRET}", ""), 60, [SECRET])[0] == (
+        "run failed: FATAL: bad password ********")
+    # Exit 0 without the final report is a failure too; a prepare step has no report to look for.
+    assert judge_step(sysbench, run, Outcome(0, "Threads started!", ""), 60, [SECRET], host="client-b") == (
+        "run step printed no final report on client-b", {})
+    assert judge_step(sysbench, Step(phase="prepare", argv=["sysbench"], threads=1, index=0),
+                      Outcome(0, "Creating table 'sbtest1'...", ""), 60, [SECRET]) == ("", {})
 
 
 def test_sysbench_interval_is_stdout_only_and_ignores_other_lines():

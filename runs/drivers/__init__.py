@@ -54,6 +54,25 @@ def redact(text, secrets):
     return text
 
 
+def judge_step(driver, step, outcome, limit_s, secrets, host=""):
+    """Why a tool step that ended (not cancelled) failed, and the final report of a run step: (reason, summary),
+    reason "" when it ran to its report. One rule for one-client runs and each client of a multi-client run
+    (host: the client's, named in its reasons)."""
+    on = f" on {host}" if host else ""
+    if outcome.stopped == "timeout":
+        threads = "" if host else f" with {step.threads or '-'} threads"
+        return f"{step.phase} step{threads} exceeded its time limit ({limit_s} s); the tool was stopped.", {}
+    if outcome.returncode != 0:
+        why = driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
+        return redact(f"{step.phase} failed{on}: {why}", secrets), {}
+    if step.phase != "run":
+        return "", {}
+    summary = driver.parse_summary(outcome.stdout, outcome.stderr)
+    if not summary.get("tps") and summary.get("tps") != 0:
+        return f"{step.phase} step printed no final report{on}", summary
+    return "", summary
+
+
 def to_float(value):
     try:
         return float(value)
