@@ -18,6 +18,49 @@ from .metrics import METRICS_BY_NAME
 EDITIONS = {"enterprise": _("Enterprise"), "standard": _("Standard"), "web": _("Web")}
 
 
+# The methodologies' free-form parameters (data files: `parameters`), named for the reader in either language.
+PARAMETER_LABELS = {
+    "applies_to": _("Applies to"),
+    "availability_zone": _("Availability zone"),
+    "benchmark": _("Benchmark"),
+    "build": _("Build"),
+    "cleanup_threads": _("Clean-up threads"),
+    "clients_and_jobs": _("Clients and jobs (-c / -j)"),
+    "database": _("Database"),
+    "db_driver": _("Database driver"),
+    "forced_shutdown": _("Forced shutdown (s)"),
+    "install": _("Installation"),
+    "max_requests": _("Maximum requests (0: no limit)"),
+    "other_flags": _("Other options"),
+    "port": _("Port"),
+    "prepare_threads": _("Data preparation threads"),
+    "protocol": _("Query protocol"),
+    "range": _("Hot data range (-D range)"),
+    "region": _("Region"),
+    "scale": _("Scale factor"),
+    "schema": _("Schema"),
+    "schema_database": _("Schema database"),
+    "scripts": _("Custom scripts"),
+    "server_version": _("Server version"),
+    "show_output": _("Show output"),
+    "test_script": _("Test script"),
+    "virtual_users": _("Virtual users"),
+}
+
+
+def parameter_label(key):
+    """A parameter's name for the reader; a key without a label reads as words, never as `snake_case`."""
+    return PARAMETER_LABELS.get(key) or key.replace("_", " ").capitalize()
+
+
+def methodology_parameters(methodology):
+    """[(label, value, written_in_chinese)] in the data file's order: the Chinese value on Chinese pages
+    where the data file gives one (`parameters_zh`), else the value as written (numbers, commands)."""
+    chinese_values = methodology.parameters_zh or {}
+    return [(parameter_label(key), chinese_values[key], True) if chinese() and chinese_values.get(key)
+            else (parameter_label(key), value, False) for key, value in (methodology.parameters or {}).items()]
+
+
 def chinese():
     return (translation.get_language() or "").startswith("zh")
 

@@ -160,7 +160,8 @@ def _parse_methodology(path, raw):
     if tool and tool not in Methodology.Tool.values:
         raise DataFileError(path, f"unknown tool {tool!r} (one of {', '.join(Methodology.Tool.values)})",
                             field=f"methodology {slug}: tool")
-    parsed = {"slug": slug, "tool": tool, "parameters": raw.get("parameters") or {}}
+    parsed = {"slug": slug, "tool": tool, "parameters": raw.get("parameters") or {},
+              "parameters_zh": raw.get("parameters_zh") or {}}
     for key in ["name", "name_zh", "tool_version", "workload", "workload_zh", "client", "client_zh", "description",
                 "description_zh"]:
         parsed[key] = _text(path, raw.get(key), f"methodology {slug}: {key}")
@@ -173,6 +174,12 @@ def _parse_methodology(path, raw):
             raise DataFileError(path, str(exc), field=f"methodology {slug}: {key}") from None
     if not isinstance(parsed["parameters"], dict):
         raise DataFileError(path, "parameters must be a mapping", field=f"methodology {slug}: parameters")
+    if not isinstance(parsed["parameters_zh"], dict):
+        raise DataFileError(path, "parameters_zh must be a mapping", field=f"methodology {slug}: parameters_zh")
+    unknown = sorted(set(parsed["parameters_zh"]) - set(parsed["parameters"]))
+    if unknown:  # a Chinese rendering of a value the methodology does not have: a typo in its name
+        raise DataFileError(path, f"parameters_zh names parameters that parameters does not have: {', '.join(unknown)}",
+                            field=f"methodology {slug}: parameters_zh")
     return parsed
 
 

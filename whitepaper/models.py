@@ -118,6 +118,9 @@ class Methodology(models.Model):
         null=True, blank=True, help_text=_("What one transaction counts as in QPS (Huawei 20, Alibaba 18).")
     )
     parameters = models.JSONField(default=dict, blank=True)
+    parameters_zh = models.JSONField(
+        default=dict, blank=True, help_text=_("Chinese renderings of parameter values that are written in English.")
+    )
     description = models.TextField(blank=True, help_text=_("English: environment, steps, SQL mix, metric definitions."))
     description_zh = models.TextField(blank=True, help_text=_("The description in Chinese, for Chinese pages."))
 

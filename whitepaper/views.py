@@ -68,9 +68,9 @@ def _table_rows(table):
         cells = []
         for column in table.columns:
             if column == "iops" and result.iops_depends_on_disk:
-                cells.append({"note": True, "value": ""})
+                cells.append({"note": True, "value": "", "label": column_label(column), "column": column})
             else:
-                cells.append({"note": False, "value": cell(result, column)})
+                cells.append({"note": False, "value": cell(result, column), "label": column_label(column), "column": column})
         rows.append({"result": result, "cells": cells})
     return rows
 
@@ -155,7 +155,7 @@ def _diff_rows(table_diff):
     for r in table_diff.rows:
         changed = {m: pct for m, _old, _new, pct in r.changes}
         cells = [{"old": display.metric_shown(r.old, m) if r.old else "", "new": display.metric_shown(r.new, m) if r.new else "",
-                  "changed": m in changed, "pct": changed.get(m)} for m in metrics]
+                  "changed": m in changed, "pct": changed.get(m), "label": column_label(m), "column": m} for m in metrics]
         rows.append({"diff": r, "cells": cells})
     return [column_label(m) for m in metrics], rows
 
@@ -258,6 +258,11 @@ assert set(EXPLORER_COLUMNS) - COMPUTED_COLUMNS <= set(SORTS)
 TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment", "table"}  # left-aligned; numbers right
 DEFAULT_COLUMNS = ["vendor", "document", "engine", "family", "memory_ratio", "flavor", "vcpus", "memory_gb",
                    "max_connections", "tps", "qps"]
+# Shown columns read key figures first (the flavour's family and size, TPS, QPS), then what tells rows apart, then where they
+# come from; `cols` keeps its own order for the state and the CSV.
+DISPLAY_ORDER = ["family", "vcpus", "memory_gb", "tps", "qps", "qps_normalised", "ro_qps", "rw_qps", "tpm",
+                 "memory_ratio", "flavor", "deployment", "engine", "vendor", "document", "max_connections", "iops", "table"]
+assert set(DISPLAY_ORDER) == set(EXPLORER_COLUMNS)
 FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment",
                  "min_vcpus", "max_vcpus", "min_memory_gb", "max_memory_gb", "min_tps", "max_tps",
                  "min_qps", "max_qps", "min_max_connections", "max_max_connections", "latest", "include_internal"]
@@ -327,6 +332,19 @@ def explorer_cell(result, column, same=None):
     return cell(result, column)
 
 
+def row_name(result):
+    """What a row is called where it has to be named alone (its compare checkbox): family, ratio, spec code,
+    size, engine, deployment, edition, data size, vendor and year; distinct for the rows of a page."""
+    flavor, document = result.flavor, result.table.document
+    parts = [display.family_name(flavor.family), display.memory_ratio_text(flavor), flavor.spec_code,
+             f"{flavor.vcpus} vCPU / {flavor.memory_gb} GB", str(result.engine_version),
+             result.get_deployment_display() if result.deployment else "",
+             display.edition_name(result.edition) if result.edition else "",
+             f"{column_label('hot_rows')} {cell(result, 'hot_rows')}" if result.hot_rows else "",
+             f"{display.vendor_name(document.vendor)} {document.published.year}"]
+    return " · ".join(str(p) for p in parts if p)
+
+
 EXPLORER_PAGE_SIZE = 100
 
 
@@ -386,12 +404,13 @@ def explore(request):
     page = explorer_page(queryset, request.GET.get("page"))
     results = page["results"]
     same = same_in_editions(results, include_internal(request.GET))
-    rows = [{"result": r, "cells": [(explorer_cell(r, c, same), c in TEXT_COLUMNS) for c in cols], "origin": origin_name(r)}
-            for r in results]
+    shown = sorted(cols, key=DISPLAY_ORDER.index)
+    rows = [{"result": r, "cells": [(explorer_cell(r, c, same), c in TEXT_COLUMNS) for c in shown], "origin": origin_name(r),
+             "name": row_name(r)} for r in results]
     query = canonical_query(request.GET)
     context = {
         "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query, "page": page,
-        "headers": [(c, EXPLORER_COLUMNS[c]) for c in cols],
+        "headers": [(c, EXPLORER_COLUMNS[c]) for c in shown],
         "all_columns": list(EXPLORER_COLUMNS.items()), "default_cols": DEFAULT_COLUMNS, "text_cols": TEXT_COLUMNS,
         "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs if v != ""]),
     }

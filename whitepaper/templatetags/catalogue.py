@@ -72,3 +72,10 @@ def methodology_text(methodology, field):
     if field == "description":
         return format_html('<span lang="en">{}</span>', transcription_note(text))
     return format_html('<span lang="en">{}</span>', quote_printed(text))
+
+
+@register.filter
+def methodology_parameters(methodology):
+    """(label, value html) per parameter: Chinese values with `code` spans, English ones quoting the document."""
+    return [(label, notes_text(value) if in_chinese else quote_printed(value))
+            for label, value, in_chinese in display.methodology_parameters(methodology)]
