@@ -121,8 +121,8 @@ SELECT 'bench-' || d, (SELECT id FROM whitepaper_vendor ORDER BY id OFFSET (d %%
 FROM generate_series(1, %(documents)s) AS d;
 
 INSERT INTO whitepaper_methodology (slug, document_id, name, name_zh, tool, tool_version, workload, workload_zh, client,
-    client_zh, parameters, description, description_zh)
-SELECT 'm-' || doc.slug, doc.id, 'sysbench OLTP read-write', '', 'sysbench', '1.0.18', 'oltp', '', '', '', '{}'::jsonb, '', ''
+    client_zh, parameters, parameters_zh, description, description_zh)
+SELECT 'm-' || doc.slug, doc.id, 'sysbench OLTP read-write', '', 'sysbench', '1.0.18', 'oltp', '', '', '', '{}'::jsonb, '{}'::jsonb, '', ''
 FROM whitepaper_document doc;
 
 -- tables: a random engine version, family (of the document's vendor) and memory ratio each
@@ -178,6 +178,9 @@ def generate(rows):
         for statement in [s for s in sql.split(";\n") if s.strip()]:
             cursor.execute(statement)
         cursor.execute("DROP TABLE bench_table, bench_version, bench_flavor")
+    from whitepaper import order_key
+
+    order_key.refresh()  # written in SQL, no signals: store each row's document-order key as every writer does
     connection.close()
     with psycopg.connect(database_url(rows), autocommit=True) as conn:
         conn.execute("VACUUM ANALYZE")

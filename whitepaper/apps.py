@@ -9,6 +9,7 @@ class WhitepaperConfig(AppConfig):
     def ready(self):
         from . import freshness  # noqa: F401  (connects the signals that keep the catalogue stamp fresh)
         from . import newest  # noqa: F401  (connects the signals that keep PublishedResult.is_newest true)
+        from . import order_key  # noqa: F401  (connects the signals that keep PublishedResult.document_order_key true)
         from django.db.models import fields
 
         # The empty choice of model selects (Django 6.1's default label has no Chinese translation

@@ -14,7 +14,7 @@ import yaml
 from django.db import transaction
 from django.db.models import ProtectedError
 
-from . import newest
+from . import newest, order_key
 from .freshness import touch
 from .metrics import METRICS
 from .models import (
@@ -430,6 +430,7 @@ def _import_document(parsed):
         stale.delete()
     if report.changed:  # saves and deletes bump it themselves; this covers the bulk position moves above
         touch(Document.objects.filter(pk=document.pk))
+        order_key.refresh(PublishedResult.objects.filter(table__document=document))  # and the moves' order keys
     return report
 
 

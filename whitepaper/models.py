@@ -312,6 +312,8 @@ class PublishedResult(models.Model):
     # Whether this row is its variant's newest edition (queries.newest_rank), kept by whitepaper/newest.py
     # on every catalogue write: the explorer's default "newest edition only" is then an indexed filter.
     is_newest = models.BooleanField(default=False, db_default=False, editable=False)
+    # Where the row stands in document order (queries.DOCUMENT_ORDER), kept by whitepaper/order_key.py.
+    document_order_key = models.CharField(max_length=300, default="", db_default="", editable=False)
     # Each metric exactly as the document prints it ("843.00", "100亿"), for display and export.
     printed = models.JSONField(default=dict, blank=True)
 
@@ -349,6 +351,8 @@ class PublishedResult(models.Model):
             NullsLastIndex(F("tps").desc(nulls_last=True), F("id"), name="result_tps_desc"),
             # "Newest edition only" (latest=true, the explorer's default) per engine version.
             models.Index(fields=["engine_version"], name="result_newest_version", condition=Q(is_newest=True)),
+            # Document order (the default everywhere): a page at any depth walks this index.
+            models.Index(fields=["document_order_key", "id"], name="result_document_order"),
             # The edition filter checks that a value exists (most results have none).
             models.Index(fields=["edition"], name="result_edition", condition=~Q(edition="")),
         ]
