@@ -12,8 +12,10 @@ catalogue stamp, as in production), alternating the sizes every round:
   explorer      /explore/?engine=E&version=V                     (default: newest edition only, page 1)
   sorted        /explore/?engine=E&version=V&sort=-tps&latest=false
   deep page     /explore/?engine=E&latest=false&page=P           (P up to 10, a page with rows at that size)
+  page 500      /explore/?latest=false&page=P                    (the middle page: 500 at 100,000 results, 5 at 1,000)
 
-Targets (issue 11): p50 at 100,000 within 1.5x of p50 at 1,000 in one run; p99 < 150 ms.
+Targets (issue 11): p50 at 100,000 within 1.5x of p50 at 1,000 in one run; p99 < 150 ms. Issue 21: deep
+pages too, through the stored, indexed document-order key (PublishedResult.document_order_key).
 """
 
 import argparse
@@ -30,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import api_scale  # noqa: E402  (sets DATABASE_URL and the settings module from BENCH_DATABASE_URL)
 
-KINDS = ("explorer", "sorted", "deep page")
+KINDS = ("explorer", "sorted", "deep page", "page 500")
 
 
 def urls(kind, n):
@@ -44,6 +46,9 @@ def urls(kind, n):
         return [f"/explore/?engine={e}&version={v}" for e, v in picks]
     if kind == "sorted":
         return [f"/explore/?engine={e}&version={v}&sort=-tps&latest=false" for e, v in picks]
+    if kind == "page 500":  # the middle page of every vendor-published result, every edition, document order:
+        # page 500 at 100,000 results (offset 49,900), page 5 at 1,000: the same depth relative to the catalogue
+        return [f"/explore/?latest=false&page={max(1, PublishedResult.objects.visible().count() // 200)}"] * n
     # A page that has rows at this size (up to page 10): at 1,000 results an engine has 1-3 pages, so
     # pages past its end would time empty pages against full ones at 100,000.
     per_engine = Counter(PublishedResult.objects.order_by().values_list("engine_version__engine__slug", flat=True))

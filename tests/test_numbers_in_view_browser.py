@@ -88,6 +88,17 @@ def test_it_shows_the_key_number_of_the_first_row_without_sideways_scrolling(ser
             f"{path} at {width} px ({lang}): the first row's {cell['text']} lies at x = {cell['left']:.0f}-{cell['right']:.0f}")
 
 
+@pytest.mark.parametrize("width", [390])
+def test_it_shows_tps_and_qps_of_the_explorers_first_row_on_a_phone(server, page, width):
+    page.set_viewport_size({"width": width, "height": 844})
+    for lang in ("en", "zh-hans"):
+        open_page(page, server, "/explore/", lang)
+        right = page.evaluate("""() => { const t = document.querySelector('table.explorer');
+            const i = [...t.querySelectorAll('thead th')].findIndex(th => th.dataset.col === 'qps');
+            return t.querySelector('tbody tr').children[i].getBoundingClientRect().right; }""")
+        assert right <= width, f"QPS of the first row ends at x = {right:.0f} ({lang})"
+
+
 def test_it_fits_the_explorers_default_columns_in_1280_px_with_the_key_figures_first(server, page):
     page.set_viewport_size({"width": 1280, "height": 900})
     for lang in ("en", "zh-hans"):
@@ -170,3 +181,11 @@ def test_screenshots_of_the_answers(server, page):
             for name, path in shots.items():
                 open_page(page, server, path, lang)
                 page.screenshot(path=str(SCREENSHOTS / f"{name}{size}{suffix}.png"))
+            # the answers themselves, below the forms: explorer rows, the compare chart with its legend and table, sizing
+            open_page(page, server, "/explore/", lang)
+            page.locator("#results .table-scroll").screenshot(path=str(SCREENSHOTS / f"explorer-rows{size}{suffix}.png"))
+            open_page(page, server, COMPARE, lang)
+            page.locator("figure[data-chart]").screenshot(path=str(SCREENSHOTS / f"compare-chart{size}{suffix}.png"))
+            page.locator(".compare-table").screenshot(path=str(SCREENSHOTS / f"compare-table{size}{suffix}.png"))
+            open_page(page, server, SIZING, lang)
+            page.locator("table.sizing").screenshot(path=str(SCREENSHOTS / f"sizing-answer{size}{suffix}.png"))

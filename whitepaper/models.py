@@ -351,8 +351,9 @@ class PublishedResult(models.Model):
             NullsLastIndex(F("tps").desc(nulls_last=True), F("id"), name="result_tps_desc"),
             # "Newest edition only" (latest=true, the explorer's default) per engine version.
             models.Index(fields=["engine_version"], name="result_newest_version", condition=Q(is_newest=True)),
-            # Document order (the default everywhere): a page at any depth walks this index.
-            models.Index(fields=["document_order_key", "id"], name="result_document_order"),
+            # Document order (the default everywhere): a page at any depth walks this index, and the offset
+            # is counted in it alone (table: the vendor/internal filter, queries.visible; an index-only scan).
+            models.Index(fields=["document_order_key", "id"], include=["table"], name="result_document_order"),
             # The edition filter checks that a value exists (most results have none).
             models.Index(fields=["edition"], name="result_edition", condition=~Q(edition="")),
         ]

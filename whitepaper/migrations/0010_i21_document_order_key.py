@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
         migrations.RunPython(fill_keys, migrations.RunPython.noop),
         migrations.AddIndex(
             model_name='publishedresult',
-            index=models.Index(fields=['document_order_key', 'id'], name='result_document_order'),
+            index=models.Index(fields=['document_order_key', 'id'], include=['table'], name='result_document_order'),
         ),
         migrations.AlterModelOptions(
             name='publishedresult',
