@@ -3,6 +3,8 @@
 import psycopg
 import pymysql
 
+from .drivers import redact
+
 TIMEOUT_S = 5
 
 
@@ -29,7 +31,7 @@ def server_version(target, password=None):
                              dbname=target.database, connect_timeout=TIMEOUT_S) as conn:
             return conn.execute("SELECT version()").fetchone()[0]
     except (pymysql.MySQLError, psycopg.Error, OSError) as exc:
-        message = str(exc).replace(password, "********") if password else str(exc)
+        message = redact(str(exc), [password])
         raise ConnectionFailed(message.strip() or exc.__class__.__name__) from None
 
 

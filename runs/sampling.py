@@ -13,6 +13,8 @@ from datetime import datetime, timezone
 import psycopg
 import pymysql
 
+from .drivers import redact
+
 TIMEOUT_S = 5
 APPLICATION_NAME = "perfdash-probe"  # how the server lists the probe's connection
 MYSQL_STATUS = ("Com_commit", "Com_rollback", "Questions", "Threads_running", "Innodb_buffer_pool_read_requests",
@@ -84,7 +86,7 @@ class ServerProbe:
 
     def _clean(self, exc):
         message = str(exc) or exc.__class__.__name__
-        return message.replace(self.password, "********") if self.password else message
+        return redact(message, [self.password])
 
     def _rows(self, sql, args=None):
         try:

@@ -12,6 +12,8 @@ A driver module provides:
   version_argv() / parse_version(text)
 """
 
+import re
+
 from dataclasses import dataclass, field
 
 
@@ -46,12 +48,32 @@ def get_driver(tool):
     return {"sysbench": sysbench, "pgbench": pgbench, "hammerdb": hammerdb}[tool]
 
 
+MASK = "********"
+# Where a password is really written: a key's value (password=…, PGPASSWORD=…, --mysql-password=…, pwd: …),
+# quoted or not, and a URL's user:password@. The whole value is masked whatever it is, so its shape is not told.
+_KEYED_VALUE = re.compile(
+    r"""(?ix) ( (?<![a-z0-9_])(?:--)?[a-z_-]*?(?:password|passwd|pwd)\s*[=:]\s* )
+        ( '(?:[^'\\]|\\.)*' | "(?:[^"\\]|\\.)*" | [^\s'",;)]+ )""")
+_URL_USERINFO = re.compile(r"(?i)([a-z][a-z0-9+.-]*://[^/\s:@]*:)([^@\s/]+)(@)")
+# A secret written elsewhere (a tool echoing it) is masked only when it cannot be an ordinary token of a
+# message: masking "server" or "x" inside "Is the server running" or "nonexistent" would reveal the password
+# by the shape of what was masked.
+_DISTINCTIVE_MIN_LENGTH = 8
+
+
+def _is_distinctive(secret):
+    return len(secret) >= _DISTINCTIVE_MIN_LENGTH and not secret.isalpha()
+
+
 def redact(text, secrets):
-    """Remove every secret from text (command lines, logs, reasons)."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "********")
-    return text
+    """Mask secrets where they are really written (keyed values, URL credentials, and a distinctive secret
+    as a whole token), never inside ordinary words (command lines, logs, reasons)."""
+    for secret in secrets:  # first, while a secret with a comma or a space is still whole
+        if secret and _is_distinctive(secret):
+            token = re.compile(r"(?<![\w])" + re.escape(secret) + r"(?![\w])")
+            text = token.sub(MASK, text)
+    text = _KEYED_VALUE.sub(lambda m: m.group(1) + MASK, text)
+    return _URL_USERINFO.sub(lambda m: m.group(1) + MASK + m.group(3), text)
 
 
 def judge_step(driver, step, outcome, limit_s, secrets, host=""):
