@@ -24,6 +24,8 @@ class SizingForm(forms.Form):
     vendor = forms.CharField(label=_("Vendor"), required=False, max_length=50, widget=forms.HiddenInput)
     include_internal = forms.BooleanField(label=_("Include internal measurements"), required=False,
                                           help_text=_("This dashboard's own benchmark runs, besides the vendors' documents"))
+    # Absent: true (each flavour's newest figure answers); `latest=false` answers from every edition.
+    latest = forms.NullBooleanField(label=_("Newest edition only"), required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, engines=(), **kwargs):
         super().__init__(*args, **kwargs)

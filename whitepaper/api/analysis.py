@@ -242,7 +242,12 @@ class SizingAnswerSerializer(serializers.Serializer):
     printed = serializers.CharField(allow_null=True, help_text="As the document prints it.")
     result = s.ResultSerializer(help_text="The newest document's row for this flavour.")
     also = AlsoPrintedSerializer(many=True, help_text="Older documents (editions) printing the same flavour, each "
-                                                      "with its own number.")
+                                                      "with its own number, newest first.")
+    revised_from = AlsoPrintedSerializer(source="revised", allow_null=True, help_text=(
+        "With latest=true (default): the newest older edition that printed another number for this flavour "
+        "(the answer's number revised it); null when none did."))
+    revised_pct = serializers.FloatField(allow_null=True, required=False, default=None, help_text=(
+        "The change from revised_from's number to this answer's, in % (one decimal); null without revised_from."))
 
 
 class SizingSerializer(serializers.Serializer):
@@ -252,6 +257,8 @@ class SizingSerializer(serializers.Serializer):
     metric = serializers.ChoiceField(choices=[m for m, _label in SIZING_METRICS])
     unit = serializers.CharField()
     target = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False)
+    latest = serializers.BooleanField(help_text="true: each flavour's newest published figure answers (default); "
+                                                "false: every edition's figure may answer.")
     answers = SizingAnswerSerializer(many=True, help_text="Per vendor, engine version, family, memory ratio, "
                                      "deployment and edition: the smallest flavour reaching the target, smallest first.")
 
@@ -260,7 +267,7 @@ class SizingView(CatalogueCaching, APIView):
     """The sizing page's answer: the smallest published flavour reaching a TPS or QPS target, per
     vendor, family, memory ratio and deployment."""
 
-    PARAMS = {"engine", "version", "vendor", "metric", "target", "include_internal", "format"}
+    PARAMS = {"engine", "version", "vendor", "metric", "target", "include_internal", "latest", "format"}
 
     @extend_schema(
         summary="The smallest flavour reaching a target (the sizing page's answer)",
@@ -272,6 +279,9 @@ class SizingView(CatalogueCaching, APIView):
             OpenApiParameter("target", {"type": "number", "minimum": 0, "maximum": 99999999999999.99}, required=True,
                              description="The value to reach (transactions or queries per second)."),
             _include_internal_parameter(),
+            OpenApiParameter("latest", bool, description=(
+                "true (default): each flavour's newest published figure answers, an older edition's other number is "
+                "named in revised_from; false: every edition's figure may answer.")),
         ],
         responses={200: SizingSerializer, 400: PARAMETER_ERRORS, 429: THROTTLED},
     )
@@ -279,6 +289,7 @@ class SizingView(CatalogueCaching, APIView):
         params = request.query_params
         errors = check_params(params, self.PARAMS, required=["engine", "target"])
         _boolean(params, "include_internal", errors)  # the form's checkbox would read "perhaps" as true
+        _boolean(params, "latest", errors)
         form = sizing_form({k: params.get(k) for k in self.PARAMS - {"format"} if params.get(k) is not None})
         if not form.is_valid():
             for name, messages in form.errors.get_json_data().items():
@@ -292,11 +303,13 @@ class SizingView(CatalogueCaching, APIView):
             raise ValidationError(errors)
         data = form.cleaned_data
         metric = data["metric"]
-        answers = [{"value": getattr(r, metric), "printed": r.display(metric) or None, "result": r, "also": r.also}
+        answers = [{"value": getattr(r, metric), "printed": r.display(metric) or None, "result": r, "also": r.also,
+                    "revised": r.revised, "revised_pct": getattr(r, "revised_pct", None)}
                    for r in smallest_flavours(data)]
         return Response(SizingSerializer({
             "engine": data["engine"], "version": data.get("version") or None, "vendor": data.get("vendor") or None,
             "metric": metric, "unit": METRIC_UNITS[metric], "target": data["target"], "answers": answers,
+            "latest": data.get("latest") is not False,
         }, context={"request": request, "metric": metric}).data)
 
 
