@@ -12,3 +12,6 @@ os.environ["REDIS_URL"] = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:63
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 from config.settings import *  # noqa: E402,F401,F403
+
+# Tests create about 85 users: PBKDF2 costs ~0.4 s each, MD5 nothing. Only tests use it (never config.settings).
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -18,7 +18,6 @@ Plain pytest: no Django, no database. Run with
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import sys
@@ -29,6 +28,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import seedcheck  # noqa: E402  (tests/ is not a package)
+from seeds import require_seeds_dir, seeds_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DATA_DIR = REPO / "whitepaper" / "data"
@@ -66,19 +66,6 @@ def _clear_cache():
 
 # ---------------------------------------------------------------------------------------------
 # locating and loading
-
-
-def seeds_dir() -> Path:
-    """$SEEDS_DIR if set, else <repo>/../shared/seeds."""
-    env = os.environ.get("SEEDS_DIR")
-    return Path(env) if env else REPO.parent / "shared" / "seeds"
-
-
-def require_seeds_dir() -> Path:
-    path = seeds_dir()
-    if not path.is_dir():
-        pytest.skip(f"source documents not found at {path}; set SEEDS_DIR")
-    return path
 
 
 def data_files(data_dir: Path) -> list[Path]:
@@ -421,10 +408,23 @@ def test_altered_field_is_reported(column):
     pytest.fail(f"no data file has a {column} column")
 
 
-def test_skips_without_seeds(monkeypatch, tmp_path):
+def test_skips_without_seeds_outside_ci(monkeypatch, tmp_path):
     monkeypatch.setenv("SEEDS_DIR", str(tmp_path / "nowhere"))
+    monkeypatch.delenv("CI", raising=False)
     with pytest.raises(pytest.skip.Exception, match=r"source documents not found at .*nowhere; set SEEDS_DIR"):
         require_seeds_dir()
+
+
+def test_fails_without_seeds_in_ci(monkeypatch, tmp_path):
+    monkeypatch.setenv("SEEDS_DIR", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match=r"source documents not found at .*nowhere; set SEEDS_DIR"):
+        require_seeds_dir()
+
+
+def test_finds_the_texts_beside_the_checkout_by_default(monkeypatch):
+    monkeypatch.delenv("SEEDS_DIR", raising=False)
+    assert seeds_dir() == REPO.parent / "shared" / "seeds"
 
 
 # ---------------------------------------------------------------------------------------------
