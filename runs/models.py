@@ -2,7 +2,9 @@
 workers move a run through its states with conditional updates (see Run.transition), so a web
 request cancelling a run and a worker finishing it can never overwrite each other."""
 
+import ipaddress
 import re
+import socket
 from datetime import timedelta
 
 from django.conf import settings
@@ -33,7 +35,15 @@ validate_host = RegexValidator(HOST_RE, _("Enter a hostname or an IP address (le
 validate_identifier = RegexValidator(IDENT_RE, _("Use letters, digits, _ or $, starting with a letter or _ (at most 63 characters)."))
 
 
+# Managed databases cap passwords far below this (MySQL 32 characters of user names, PostgreSQL none but
+# libpq lines of a few KB); longer is a paste gone wrong, and would be encrypted and sent on every run.
+MAX_PASSWORD_LENGTH = 256
+
+
 def validate_password(value):
+    if len(value) > MAX_PASSWORD_LENGTH:
+        raise ValidationError(_("The password may have at most %(max)d characters (it has %(n)d)."),
+                              params={"max": MAX_PASSWORD_LENGTH, "n": len(value)}, code="max_length")
     if any(c in value for c in '"\r\n\x00'):
         raise ValidationError(_("The password may not contain double quotes, line breaks or NUL characters "
                                 "(sysbench reads it from a config file that cannot carry them)."))
@@ -60,6 +70,35 @@ class Tool(models.TextChoices):
     HAMMERDB = "hammerdb", _("HammerDB (not runnable here)")
 
 
+def reserved_queues():
+    """The queues of the housekeeping tasks (the scheduler's runs.scheduled_run, the reconciler): a benchmark
+    there would occupy the worker they need for up to a day."""
+    routes = settings.CELERY_TASK_ROUTES
+    return {settings.CELERY_TASK_DEFAULT_QUEUE} | {r["queue"] for task, r in routes.items() if task != "runs.run_benchmark"}
+
+
+def validate_queue(value):
+    if value in reserved_queues():
+        raise ValidationError(_("The queue %(queue)s is reserved for the scheduler and the reconciler; name the "
+                                "benchmark clients' queue (e.g. benchmarks)."), params={"queue": value}, code="reserved")
+
+
+def resolved_host(host, port):
+    """The host's first address in a fixed order (IPv4 first, then IPv6; an IPv4-mapped IPv6 address as
+    IPv4), or the name in lower case when it does not resolve (the run will fail to connect anyway)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return host.lower()
+    addresses = set()
+    for *_rest, sockaddr in infos:
+        address = ipaddress.ip_address(sockaddr[0].split("%")[0])
+        addresses.add(getattr(address, "ipv4_mapped", None) or address)
+    if not addresses:
+        return host.lower()
+    return str(min(addresses, key=lambda a: (a.version, int(a))))
+
+
 class TargetQuerySet(models.QuerySet):
     def usable(self):
         """Targets that may take new runs (not archived)."""
@@ -83,7 +122,8 @@ class Target(models.Model):
     flavor = models.ForeignKey("whitepaper.Flavor", on_delete=models.SET_NULL, null=True, blank=True,
                                related_name="targets", verbose_name=_("catalogue flavour"))
     queue = models.CharField(_("client pool queue"), max_length=60, default="benchmarks",
-                             validators=[RegexValidator(r"^[a-z0-9][a-z0-9._-]{0,59}$", _("Lower-case letters, digits, . _ -"))],
+                             validators=[RegexValidator(r"^[a-z0-9][a-z0-9._-]{0,59}$", _("Lower-case letters, digits, . _ -")),
+                                         validate_queue],
                              help_text=_("Celery queue of the benchmark clients that reach this target (e.g. same zone)."))
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -108,6 +148,13 @@ class Target(models.Model):
     def set_password(self, raw):
         validate_password(raw)
         self.password_encrypted = crypto.encrypt(raw)
+
+    def database_key(self):
+        """Which server and database this entry names, whatever it calls them: the engine, the host resolved
+        to its first address (127.0.0.1 and localhost are one server), the port and the database. Two runs
+        never share it at once (Run's one_active_run_per_database): each run's set-up drops the tables the
+        other uses."""
+        return "|".join([self.engine, resolved_host(self.host, self.port), str(self.port), self.database])
 
     @property
     def has_password(self):
@@ -218,6 +265,9 @@ class RepeatGroup(models.Model):
 
 class Run(models.Model):
     target = models.ForeignKey(Target, on_delete=models.PROTECT, related_name="runs")
+    # Target.database_key() when the run was created: the exclusion (and the queue's order) is per server and
+    # database, whichever target entry names it.
+    database_key = models.CharField(max_length=400, editable=False, default="", db_index=True)
     profile = models.ForeignKey(BenchmarkProfile, on_delete=models.PROTECT, related_name="runs")
     overrides = models.JSONField(default=dict, blank=True)
     params = models.JSONField(default=dict, help_text=_("The profile's parameters with the overrides applied."))
@@ -275,8 +325,9 @@ class Run(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            # One run at a time per target: a second run waits in 'queued'.
-            models.UniqueConstraint(fields=["target"], condition=Q(state__in=ACTIVE_STATES), name="one_active_run_per_target"),
+            # One run at a time per server and database (whichever target entry names it): a second waits in 'queued'.
+            models.UniqueConstraint(fields=["database_key"], condition=Q(state__in=ACTIVE_STATES),
+                                    name="one_active_run_per_database"),
         ]
 
     def __str__(self):
@@ -284,6 +335,11 @@ class Run(models.Model):
 
     def get_absolute_url(self):
         return reverse("runs:run-detail", args=[self.pk])
+
+    def save(self, *args, **kwargs):
+        if not self.database_key:
+            self.database_key = self.target.database_key()
+        super().save(*args, **kwargs)
 
     # --- state machine -------------------------------------------------------------------------
     @property
@@ -340,8 +396,8 @@ class Run(models.Model):
                                started_at=timezone.now())
 
     def queued_ahead(self):
-        """The runs of the same target queued before this one (one definition of the queue's order)."""
-        return Run.objects.filter(target_id=self.target_id, state=RunState.QUEUED).exclude(pk=self.pk).filter(
+        """The runs of the same server and database queued before this one (one definition of the queue's order)."""
+        return Run.objects.filter(database_key=self.database_key, state=RunState.QUEUED).exclude(pk=self.pk).filter(
             Q(created_at__lt=self.created_at) | Q(created_at=self.created_at, pk__lt=self.pk))
 
     def mark_running(self):
@@ -385,7 +441,7 @@ class Run(models.Model):
         before it, in the order they will run. Empty when nothing is ahead (it waits for a worker)."""
         if self.state != RunState.QUEUED:
             return []
-        active = Run.objects.filter(target_id=self.target_id, state__in=ACTIVE_STATES).exclude(pk=self.pk)
+        active = Run.objects.filter(database_key=self.database_key, state__in=ACTIVE_STATES).exclude(pk=self.pk)
         ahead = list(active) + list(self.queued_ahead())
         return sorted(ahead, key=lambda r: (r.state == RunState.QUEUED, r.created_at, r.pk))
 

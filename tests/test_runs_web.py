@@ -157,6 +157,8 @@ HOSTILE_TARGETS = [
     ("host", "db host"), ("host", "db|cat"), ("host", "db\nexample"), ("database", "--help"), ("database", "x; DROP"),
     ("user", "root'--"), ("user", "-U"), ("port", "0"), ("port", "70000"), ("port", "-1"), ("queue", "Q ueue"),
     ("password", 'quote"inside'), ("password", "line\nbreak"),
+    # Issue 23.4 and 23.8: the scheduler's and reconciler's queue; a password of 100,000 characters.
+    ("queue", "celery"), ("password", "p" * 100_000),
 ]
 
 
@@ -304,3 +306,19 @@ def test_staff_see_reproduce_on_catalogue_rows_and_the_runs_link(client, staff):
     client.force_login(staff)
     html = client.get(result.table.document.get_absolute_url()).content.decode()
     assert f'/runs/new/?reproduce={result.pk}"' in html and 'href="/runs/"' in html
+
+
+def test_the_targets_api_says_whether_a_target_is_archived(target, operator):
+    # Issue 23.8: an archived target takes no new runs; an API consumer could not tell which.
+    from django.test import Client
+    from django.utils import timezone
+
+    archived = Target(name="retired", engine="mysql", host="127.0.0.1", port=3306, database="x", user="u",
+                      archived_at=timezone.now())
+    archived.save()
+    client = Client()
+    client.force_login(operator)
+    body = client.get("/api/v1/targets/").json()
+    rows = {t["name"]: t for t in (body["results"] if isinstance(body, dict) else body)}
+    assert rows[target.name]["archived_at"] is None
+    assert rows["retired"]["archived_at"] is not None

@@ -180,6 +180,24 @@ def test_two_runs_on_one_target_do_not_overlap(worker, api, targets):
     assert runs[0].finished_at <= runs[1].started_at
 
 
+def test_two_target_entries_naming_one_database_do_not_overlap(worker, api, targets):
+    # Issue 23.2: the same PostgreSQL database as "localhost" and as 127.0.0.1. Before, exclusion was per entry:
+    # both pgbench set-ups ran at once, each dropped the other's tables, and both failed.
+    from runs.models import Target
+
+    pg = targets["postgresql"]
+    alias = Target(name="same-db-by-name", engine="postgresql", host="localhost", port=pg.port, database=pg.database,
+                   user=pg.user, vcpus=2, memory_gb=4, family="general")
+    alias.set_password(PASSWORD)
+    alias.save()
+    assert alias.database_key() == pg.database_key()
+    first = launch(api, pg, "pgbench-ro-quick", duration_s=2)
+    second = launch(api, alias, "pgbench-ro-quick", duration_s=2)
+    runs = sorted([wait_final(first["id"]), wait_final(second["id"])], key=lambda r: r.started_at)
+    assert [r.state for r in runs] == [RunState.SUCCEEDED, RunState.SUCCEEDED], [r.reason for r in runs]
+    assert runs[0].finished_at <= runs[1].started_at
+
+
 def test_too_many_threads_fail_with_the_tools_reason(worker, api, targets):
     body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", threads=400, duration_s=2)
     run = wait_final(body["id"])

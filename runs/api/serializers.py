@@ -16,7 +16,7 @@ class TargetSerializer(serializers.ModelSerializer):
     class Meta:
         model = Target
         fields = ["id", "name", "engine", "host", "port", "database", "user", "has_password", "server_version",
-                  "family", "vcpus", "memory_gb", "queue"]
+                  "family", "vcpus", "memory_gb", "queue", "archived_at"]
 
 
 class ProfileSerializer(serializers.ModelSerializer):
