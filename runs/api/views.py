@@ -14,6 +14,7 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from config.api import error_body
+from config.permissions import MethodIsAllowed
 from whitepaper.api.pagination import CatalogPagination
 
 from .. import compare, history
@@ -115,7 +116,7 @@ class OperatorAPIMixin:
     # Token first: an anonymous request is a 401 with `WWW-Authenticate: Token` (DRF answers 403 when
     # the first scheme is the session, which has no challenge).
     authentication_classes = [TokenAuthentication, SessionAuthentication]
-    permission_classes = [IsOperator]
+    permission_classes = [MethodIsAllowed, IsOperator]
     pagination_class = CatalogPagination  # {count, next, previous, results}; page, page_size (at most 500)
 
     def initial(self, request, *args, **kwargs):
@@ -311,7 +312,7 @@ class ScheduleViewSet(OperatorAPIMixin, viewsets.ModelViewSet):
     time starts `repeats` ordinary runs whose `schedule` is this one. Staff write; operators read. Deleting
     a schedule keeps its runs."""
 
-    permission_classes = [IsStaffToWrite]
+    permission_classes = [MethodIsAllowed, IsStaffToWrite]
     serializer_class = ScheduleSerializer
     lookup_value_regex = r"\d+"
 
