@@ -3,6 +3,8 @@
 Every bad value is reported under its own field name; unknown fields are refused.
 """
 
+import re
+
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
@@ -26,13 +28,26 @@ PGBENCH_FIELDS = {"threads", "jobs", "thread_sweep", "duration_s", "report_inter
 MAX_SWEEP = 10
 
 
+_ASCII_WHOLE_NUMBER = re.compile(r"-?[0-9]+")
+
+
+def ascii_int(value):
+    """A whole number written with ASCII digits (an int, or text such as "8"), else ValueError. Python's int()
+    also reads "２", "١" and "𝟐" as 2: such a value would pass validation and be stored as typed."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _ASCII_WHOLE_NUMBER.fullmatch(value.strip()):
+        return int(value.strip())
+    raise ValueError(value)
+
+
 def _int(name, value, errors):
     lo, hi = LIMITS[name]
     if isinstance(value, bool) or value is None or value == "":
         errors[name] = _("%(field)s must be a whole number.") % {"field": name}
         return None
     try:
-        number = int(str(value).strip())
+        number = ascii_int(value)
     except (TypeError, ValueError):
         errors[name] = _("%(field)s must be a whole number, got %(value)r.") % {"field": name, "value": str(value)[:40]}
         return None

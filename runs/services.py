@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from .clients import pool_limit
 from .models import MAX_REPEATS, RepeatGroup, Run
-from .params import client_count, thread_steps
+from .params import ascii_int, client_count, thread_steps
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ def parse_repeats(value, errors):
     if value in (None, ""):
         return 1
     try:
-        number = int(str(value).strip()) if not isinstance(value, (bool, float)) else None
+        number = ascii_int(value)
     except ValueError:
         number = None
     if number is None or not 1 <= number <= MAX_REPEATS:

@@ -179,7 +179,7 @@ def test_bad_repeats_are_refused_naming_the_field_and_nothing_is_stored(client):
     target = Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="db", user="u")
     api = APIClient()
     api.force_authenticate(operator)
-    for bad in (0, MAX_REPEATS + 1, "two", 1.5, True):
+    for bad in (0, MAX_REPEATS + 1, "two", 1.5, True, "２", "١", "𝟐"):  # not ASCII digits (issue 23.8)
         response = api.post("/api/v1/runs/", {"target": target.pk, "profile": PROFILE, "repeats": bad}, format="json")
         body = response.json()
         assert response.status_code == 400 and set(body["errors"]) == {"repeats"} and body["code"] == "invalid", (bad, body)

@@ -177,6 +177,9 @@ HOSTILE_RUNS = [
     ({"threads": -1}, "threads"), ({"threads": 100000}, "threads"), ({"threads": "8; rm -rf /"}, "threads"),
     ({"threads": True}, "threads"), ({"duration_s": 0}, "duration_s"), ({"duration_s": 10**9}, "duration_s"),
     ({"report_interval_s": 5, "duration_s": 3}, "report_interval_s"), ({"warmup_s": -5}, "warmup_s"),
+    # Issue 23.8: digits other than ASCII ("２", "١", "𝟐" read as 2 by int()) were accepted and stored as typed.
+    ({"threads": "２"}, "threads"), ({"threads": "١"}, "threads"), ({"threads": "𝟐"}, "threads"),
+    ({"thread_sweep": ["２", "4"]}, "thread_sweep"), ({"duration_s": "３0"}, "duration_s"),
     ({"tables": 0}, "tables"), ({"rows_per_table": 10**12}, "rows_per_table"), ({"thread_sweep": list(range(1, 13))}, "thread_sweep"),
     ({"thread_sweep": ["8", "$(id)"]}, "thread_sweep"), ({"thread_sweep": [8, 8]}, "thread_sweep"),
     ({"thread_sweep": "8,0"}, "thread_sweep"), ({"shell": "id"}, "overrides"), ({"scale": 10}, "overrides"),

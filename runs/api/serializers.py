@@ -5,7 +5,7 @@ from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
 from ..models import MAX_REPEATS, BenchmarkProfile, Run, RunClient, RunState, Sample, Schedule, ServerSample, Target
-from ..params import LIMITS, MAX_SWEEP
+from ..params import LIMITS, MAX_SWEEP, ascii_int
 
 
 class TargetSerializer(serializers.ModelSerializer):
@@ -48,7 +48,15 @@ class OverridesField(serializers.JSONField):
 @extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_REPEATS, "default": 1})
 class RepeatsField(serializers.IntegerField):
     """How many runs of one set-up (1 to MAX_REPEATS). The range is checked by the rule's one definition
-    (launch_run, the Schedule model) together with every other field, so one 400 names them all."""
+    (launch_run, the Schedule model) together with every other field, so one 400 names them all. ASCII digits
+    only (runs.params.ascii_int): DRF's IntegerField reads "２" as 2."""
+
+    def to_internal_value(self, data):
+        try:
+            ascii_int(data)
+        except ValueError:
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 class SlugField(serializers.SlugRelatedField):
