@@ -2,8 +2,9 @@
 PostgreSQL, committed rows a real Celery worker process can see, and the worker itself.
 
 The worker tests are transactional (the worker is another process and must see committed rows); the
-flush after each of them empties the catalogue imported for the session, so restore_catalogue imports
-it again at the end of the module."""
+flush after each of them empties the catalogue imported for the session, which tests/conftest.py imports
+again before the next test that reads it. The fixtures (bench_users, committed, worker) are in conftest.py,
+one definition for every module."""
 
 import os
 import signal
@@ -14,9 +15,7 @@ from pathlib import Path
 
 import psycopg
 import pymysql
-import pytest
 from django.conf import settings
-from django.core.management import call_command
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "Pw-s3cr3t,#x'z"  # a comma and a hash: sysbench's config file must quote it
@@ -42,28 +41,6 @@ def ensure_database_users():
         pg.execute(f"{'ALTER' if exists else 'CREATE'} ROLE {DB_USER} LOGIN PASSWORD '{pw}'")
         if not pg.execute("SELECT 1 FROM pg_database WHERE datname = %s", [PG_DB]).fetchone():
             pg.execute(f"CREATE DATABASE {PG_DB} OWNER {DB_USER}")
-
-
-@pytest.fixture(scope="session")
-def bench_users():
-    ensure_database_users()
-    return {"user": DB_USER, "password": PASSWORD}
-
-
-@pytest.fixture(scope="module")
-def restore_catalogue(django_db_setup, django_db_blocker):
-    """Transactional tests flush every table after each test: import the catalogue again afterwards,
-    as the session did, for the modules that run later."""
-    yield
-    with django_db_blocker.unblock():
-        call_command("import_whitepapers", verbosity=0, stdout=open(os.devnull, "w"))
-
-
-@pytest.fixture
-def committed(restore_catalogue, transactional_db, bench_users):
-    """Rows written in the test are committed, so the worker process sees them (flushed afterwards)."""
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
-    yield
 
 
 def make_targets():
@@ -143,15 +120,6 @@ def purge_queues():
                 conn.default_channel.queue_purge(queue)
             except Exception:  # noqa: BLE001 - a queue that does not exist yet
                 pass
-
-
-@pytest.fixture(scope="module")
-def worker(django_db_setup, bench_users):
-    purge_queues()
-    proc = start_worker()
-    yield proc
-    stop_worker(proc)
-    purge_queues()
 
 
 def wait_for(predicate, timeout=60, interval=0.2, message="condition"):

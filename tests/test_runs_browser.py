@@ -7,8 +7,8 @@ from django.test import Client
 
 from runs.models import Run, RunState
 
-from .runs_support import (  # noqa: F401 - fixtures
-    PASSWORD, bench_users, committed, make_targets, make_user, restore_catalogue, worker,
+from .runs_support import (
+    PASSWORD, make_targets, make_user,
 )
 
 HTMX_SETTLED = "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"

@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 
 from runs.models import Run, RunState
 
-from .runs_support import (  # noqa: F401 - fixtures
-    bench_users, committed, make_targets, make_user, restore_catalogue, wait_final, worker,
+from .runs_support import (
+    make_targets, make_user, wait_final,
 )
 
 PROFILE = "pgbench-ro-quick"

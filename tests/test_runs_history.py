@@ -15,8 +15,8 @@ from rest_framework.test import APIClient
 
 from runs.models import Run, RunState
 
-from .runs_support import (  # noqa: F401 - fixtures
-    DB_USER, PG_DB, bench_users, committed, make_targets, make_user, restore_catalogue, wait_final, worker,
+from .runs_support import (
+    DB_USER, PG_DB, make_targets, make_user, wait_final,
 )
 
 PROFILE = "pgbench-ro-quick"

@@ -23,8 +23,8 @@ from rest_framework.test import APIClient
 
 from runs.models import RunState
 
-from .runs_support import (  # noqa: F401 - fixtures
-    MYSQL_DB, PASSWORD, PG_DB, bench_users, committed, make_targets, make_user, restore_catalogue, wait_final, worker,
+from .runs_support import (
+    PASSWORD, PG_DB, make_targets, make_user, wait_final,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -117,19 +117,20 @@ def mysql_commits():
 
 
 def test_sysbench_on_mariadb_latency_server_evidence_and_settings(worker, api, targets):
-    # MariaDB's counters are server-wide: other suites on this shared server add their commits. The test
-    # counts Com_commit itself around the run; when others committed meanwhile, it measures again.
-    for attempt in range(4):
-        before = mysql_commits()
-        run = run_to_end(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=5, threads=2)
-        transactions = report(run.log, r"^\s*transactions:\s+(\d+)", int)[0]
-        delta = mysql_commits() - before
-        alone = delta <= transactions * 1.02 + 50  # only this run (and its prepare/cleanup) committed
-        if alone:
-            break
+    # MariaDB's counters are server-wide: other work on this shared server adds its commits. The test counts
+    # Com_commit itself around the run: alone, the server's TPS is the tool's within 5 %; with others
+    # committing meanwhile, the server counted at least the tool's transactions (it never counts fewer).
+    before = mysql_commits()
+    run = run_to_end(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=5, threads=2)
+    transactions = report(run.log, r"^\s*transactions:\s+(\d+)", int)[0]
+    delta = mysql_commits() - before
+    assert delta >= transactions, (delta, transactions)
     assert_sysbench_latency_is_the_tools(run)
-    if alone:
+    if delta <= transactions * 1.02 + 50:  # only this run (and its prepare/cleanup) committed
         assert_agreement(run)
+    else:
+        server = run.insight["steps"][0]["server"]
+        assert server["tps"] >= server["tool_tps"] * 0.95, (server, delta, transactions)
     # Server samples on the report interval, with the hit ratio and running threads.
     samples = list(run.server_samples.filter(step=1))
     assert len(samples) >= 4
@@ -148,9 +149,6 @@ def test_sysbench_on_mariadb_latency_server_evidence_and_settings(worker, api, t
     text = "\n".join(f"{k}={run.server_settings[k]}" for k in sorted(run.server_settings))
     assert run.server_settings_hash == hashlib.sha256(text.encode()).hexdigest()
     assert PASSWORD not in json.dumps(run.server_settings) and PASSWORD not in run.log
-    if not alone:
-        pytest.skip(f"server-side TPS not judged: other load on the shared MariaDB in all 4 runs (the server counted "
-                    f"{delta} commits, sysbench {transactions}); everything else was checked")
 
 
 def test_sysbench_on_postgresql_latency_and_server_tps(worker, api, targets):
@@ -220,16 +218,6 @@ def host_busy_fractions(stop, out):
         prev = now
 
 
-def wait_for_quiet_host(seconds=3, below=70.0, timeout=60):
-    stop, seen = threading.Event(), []
-    watcher = threading.Thread(target=host_busy_fractions, args=(stop, seen), daemon=True)
-    watcher.start()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not (len(seen) >= seconds and all(b < below for b in seen[-seconds:])):
-        time.sleep(0.5)
-    stop.set()
-
-
 def test_a_client_starved_of_cpu_is_flagged_and_a_normal_one_follows_the_evidence(worker, api, targets, client, operator):
     # Busy processes beside the worker: twice as many as the host has cores, for the whole run.
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count())]
@@ -251,10 +239,11 @@ def test_a_client_starved_of_cpu_is_flagged_and_a_normal_one_follows_the_evidenc
     html = client.get(f"/runs/{starved.pk}/").content.decode()
     assert "client-bound: the result may understate the target" in html
 
-    # A normal run: one pgbench client. On a quiet host it is not flagged; this machine is shared with
-    # other suites, so the test waits (up to a minute) for a quiet moment, and the expectation is the
-    # test's own reading of /proc/stat over the same seconds.
-    wait_for_quiet_host()
+    # A normal run: one pgbench client, no hogs. This machine is shared with other work, so the test does not
+    # wait for a quiet moment: it reads /proc/stat itself over the same seconds. Where its own reading is
+    # clear (busy under 30 % or over 70 % of the seconds) the flag must follow it; in between, the flag must
+    # be the rule (more than half of the step's client CPU readings above 90 %) applied by hand to the
+    # readings stored on the run. Either way the page says what the flag says.
     stop, seen = threading.Event(), []
     watcher = threading.Thread(target=host_busy_fractions, args=(stop, seen), daemon=True)
     watcher.start()
@@ -264,13 +253,15 @@ def test_a_client_starved_of_cpu_is_flagged_and_a_normal_one_follows_the_evidenc
         stop.set()
     busy_by_test = sum(1 for b in seen if b > 90) / max(1, len(seen))
     step = normal.insight["steps"][0]["client"]
-    if 0.3 < busy_by_test < 0.7:
-        pytest.skip(f"the shared host was busy {busy_by_test:.0%} of the seconds: too close to the rule to judge")
-    assert normal.client_bound is (busy_by_test > 0.5), (seen, step)
-    if normal.client_bound:
-        pytest.skip(f"the shared host was saturated by other processes ({busy_by_test:.0%} of seconds above 90 %): "
-                    "flagged, rightly; an unflagged normal run needs a quieter machine")
-    assert "client-bound" not in client.get(f"/runs/{normal.pk}/").content.decode()
+    if busy_by_test <= 0.3 or busy_by_test >= 0.7:
+        assert normal.client_bound is (busy_by_test >= 0.7), (seen, step)
+    else:
+        rows = list(normal.server_samples.filter(step=1).order_by("t").values_list("t", "client_cpu_pct"))
+        # Intervals shorter than half the 1 s report interval (the one after pgbench exited) do not count.
+        cpu = [c for (t0, _), (t1, c) in zip([(0.0, None)] + rows, rows) if c is not None and t1 - t0 >= 0.5]
+        assert normal.client_bound is (sum(1 for c in cpu if c > 90) / len(cpu) > 0.5), (seen, cpu, step)
+    page = client.get(f"/runs/{normal.pk}/").content.decode()
+    assert ("client-bound: the result may understate the target" in page) is normal.client_bound
 
 
 # --- fingerprint and export ------------------------------------------------------------------------

@@ -19,9 +19,9 @@ from rest_framework.test import APIClient
 
 from runs.models import ClientSample, ClientState, Run, RunClient, RunState
 
-from .runs_support import (  # noqa: F401 - fixtures
-    PASSWORD, bench_users, committed, make_targets, make_user, purge_queues, restore_catalogue, run_processes, start_worker,
-    stop_worker, wait_final, wait_for, worker_env,
+from .runs_support import (
+    PASSWORD, make_targets, make_user, purge_queues, run_processes, start_worker, stop_worker, wait_final,
+    wait_for, worker_env,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]

@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 
 from runs.models import MAX_REPEATS, RepeatGroup, Run, RunState
 
-from .runs_support import (  # noqa: F401 - fixtures
-    bench_users, committed, make_targets, make_user, restore_catalogue, wait_final, wait_for, worker,
+from .runs_support import (
+    make_targets, make_user, wait_final, wait_for,
 )
 from .test_runs_history import throttle
 

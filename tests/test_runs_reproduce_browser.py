@@ -16,8 +16,8 @@ from runs.models import Run, RunState
 from runs.publish import publish_run
 from whitepaper.models import PublishedResult
 
-from .runs_support import (  # noqa: F401 - fixtures
-    bench_users, committed, make_targets, make_user, restore_catalogue, wait_final, worker,
+from .runs_support import (
+    make_targets, make_user, wait_final,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]

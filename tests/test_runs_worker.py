@@ -15,9 +15,8 @@ from rest_framework.test import APIClient
 from runs.models import Run, RunState
 from runs.tasks import reconcile_runs
 
-from .runs_support import (  # noqa: F401 - fixtures
-    MYSQL_DB, PASSWORD, bench_users, committed, make_targets, restore_catalogue, make_user, run_processes, start_worker, stop_worker,
-    wait_final, wait_for, worker,
+from .runs_support import (
+    MYSQL_DB, PASSWORD, make_targets, make_user, run_processes, start_worker, stop_worker, wait_final, wait_for,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
