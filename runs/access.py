@@ -25,7 +25,7 @@ import statistics
 import tempfile
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import psycopg
@@ -199,12 +199,9 @@ class TargetAccess:
         if self.engine != "mysql":
             return False
         try:
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-            context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
-            pymysql.connect(host=self.host, port=self.port, user=self.user, password=self.password, database=self.database,
-                            connect_timeout=TIMEOUT_S, read_timeout=TIMEOUT_S, ssl=context).close()
+            replace(self, tls=replace(self.tls, mode="require")).connect().close()
             return True
-        except (pymysql.MySQLError, OSError, ssl.SSLError):
+        except ConnectionFailed:
             return False
 
     @contextmanager

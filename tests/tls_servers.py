@@ -107,8 +107,8 @@ class TLSServers:
         with conn.cursor() as cur:
             cur.execute(f"CREATE DATABASE IF NOT EXISTS {DATABASE}")
             for host in ("127.0.0.1", "localhost", "%"):
-                # REQUIRE X509: the server asks for a client certificate its CA signed (what sysbench sends).
-                cur.execute(f"CREATE USER IF NOT EXISTS '{USER}'@'{host}' IDENTIFIED BY {conn.escape(PASSWORD)} REQUIRE X509")
+                # TLS is required by the server (require_secure_transport), not per user: as managed databases do.
+                cur.execute(f"CREATE USER IF NOT EXISTS '{USER}'@'{host}' IDENTIFIED BY {conn.escape(PASSWORD)}")
                 cur.execute(f"GRANT ALL ON {DATABASE}.* TO '{USER}'@'{host}'")
                 # the server's view of the tool's sessions (performance_schema.status_by_thread)
                 cur.execute(f"GRANT SELECT ON performance_schema.* TO '{USER}'@'{host}'")
@@ -166,7 +166,8 @@ class TLSServers:
         proc = self.procs.pop(name, None)
         if proc is None or proc.poll() is not None:
             return
-        os.killpg(proc.pid, signal.SIGTERM)
+        # PostgreSQL: SIGINT is the fast shutdown (SIGTERM would wait for its clients to leave).
+        os.killpg(proc.pid, signal.SIGINT if name == "postgresql" else signal.SIGTERM)
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -174,9 +175,13 @@ class TLSServers:
             proc.wait()
 
     def start(self):
-        self.make_certificates()
-        self.start_mariadb()
-        self.start_postgresql()
+        try:
+            self.make_certificates()
+            self.start_mariadb()
+            self.start_postgresql()
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def stop(self):
@@ -187,6 +192,7 @@ class TLSServers:
 if __name__ == "__main__":
     import sys
 
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop the servers on kill, too
     servers = TLSServers(Path(sys.argv[1])).start()
     print("MariaDB on", MARIADB_PORT, "PostgreSQL on", PG_PORT, "certificates in", servers.root / "certs", flush=True)
     try:

@@ -51,10 +51,17 @@ def _quote(value):
     return f'"{value}"'
 
 
+def tool_host(conn):
+    """libmariadb reads the host name `localhost` as "the Unix socket" and ignores the port (it would reach
+    whichever server owns /run/mysqld/mysqld.sock): over TCP, as every other client of the target does. The
+    host name is never checked by this build's TLS (tls_refusal), so nothing is lost."""
+    return "127.0.0.1" if conn.engine == "mysql" and conn.host.lower() == "localhost" else conn.host
+
+
 def secret_files(conn: Connection, password: str):
     prefix = DB_DRIVER[conn.engine]
     lines = [
-        f"{prefix}-host={_quote(conn.host)}",
+        f"{prefix}-host={_quote(tool_host(conn))}",
         f"{prefix}-port={conn.port}",
         f"{prefix}-user={_quote(conn.user)}",
         f"{prefix}-db={_quote(conn.database)}",
