@@ -42,6 +42,10 @@ class TargetForm(forms.ModelForm):
         flavor.queryset = (flavor.queryset.exclude(vendor__slug="internal").select_related("vendor", "family")
                            .order_by("vendor__name", "family__name", "memory_ratio", "vcpus", "memory_gb", "spec_code"))
         flavor.label_from_instance = flavor_choice_label
+        self.fields["tls_mode"].required = False  # absent (an older client of the form): no TLS, as before
+
+    def clean_tls_mode(self):
+        return self.cleaned_data.get("tls_mode") or "disable"
 
     def _post_clean(self):
         # The key is set before the model's clean() runs, which checks that certificate and key go together.
