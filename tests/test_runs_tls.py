@@ -165,6 +165,39 @@ def test_runs_over_tls_succeed_and_the_server_saw_tls(tls_runs, servers, worker_
     assert leftovers(worker_tmp, servers) == []
 
 
+@pytest.mark.browser
+def test_an_operator_sees_the_tls_in_the_browser(tls_runs, servers, operator, live_server, browser):
+    """As a new user would: the targets page's 'Test connection' says encrypted and verified, the run page shows
+    the cipher the server saw; at 1280 and 390 px, in English and Chinese, nothing wider than the screen."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(operator)
+    run = tls_runs["pgbench"]
+    cipher = run.tls["tool"]["ciphers"][0]
+    for lang, verified in (("en", "and verified: certificate chain and host name"), ("zh-hans", "并已验证：证书链和主机名")):
+        for width in (1280, 390):
+            context = browser.new_context(viewport={"width": width, "height": 900})
+            context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+            page = context.new_page()
+            page.goto(f"{live_server.url}/runs/targets/?lang={lang}")
+            row = page.locator("tr", has_text="tls-postgresql")
+            row.locator("button").first.click()
+            page.wait_for_function(f"() => document.getElementById('test-{run.target_id}').innerText.includes('✔')")
+            assert verified in page.inner_text(f"#test-{run.target_id}")
+            page.goto(f"{live_server.url}/runs/{run.pk}/?lang={lang}")
+            assert cipher in page.inner_text("#run-tls")
+            assert page.inner_text("#summary-round-trip") == str(run.round_trip["median_ms"])
+            assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+            tps = page.locator("#summary-tps").bounding_box()
+            assert tps["x"] + tps["width"] <= width
+            page.screenshot(path=f"{tempfile.gettempdir()}/run-tls-{lang}-{width}.png", full_page=True)
+            page.goto(f"{live_server.url}/runs/targets/{run.target_id}/?lang={lang}")
+            assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+            page.screenshot(path=f"{tempfile.gettempdir()}/target-tls-{lang}-{width}.png", full_page=True)
+            context.close()
+
+
 # --- runs that fail, each naming the cause ------------------------------------------------------------------
 def test_tls_failures_name_their_cause(servers, tls_worker, api, worker_tmp):
     wrong_ca = make_target(servers, "postgresql", "tls-wrong-ca", ca=servers.other_ca_pem)
