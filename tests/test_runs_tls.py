@@ -188,10 +188,10 @@ def test_an_operator_sees_the_tls_in_the_browser(tls_runs, servers, operator, li
             page.goto(f"{live_server.url}/runs/{run.pk}/?lang={lang}")
             assert cipher in page.inner_text("#run-tls")
             assert page.inner_text("#summary-round-trip") == str(run.round_trip["median_ms"])
+            page.screenshot(path=f"{tempfile.gettempdir()}/run-tls-{lang}-{width}.png", full_page=True)
             assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
             tps = page.locator("#summary-tps").bounding_box()
             assert tps["x"] + tps["width"] <= width
-            page.screenshot(path=f"{tempfile.gettempdir()}/run-tls-{lang}-{width}.png", full_page=True)
             page.goto(f"{live_server.url}/runs/targets/{run.target_id}/?lang={lang}")
             assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
             page.screenshot(path=f"{tempfile.gettempdir()}/target-tls-{lang}-{width}.png", full_page=True)
