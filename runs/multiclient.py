@@ -6,7 +6,6 @@ import logging
 import os
 import subprocess
 import time
-from pathlib import Path
 
 from django.conf import settings
 from django.utils import timezone

@@ -260,7 +260,7 @@ class Execution(ClientRole):
             os.close(lock)
 
     def _execute(self, workdir):
-        run, target, driver = self.run, self.target, self.driver
+        run, driver = self.run, self.driver
         try:
             version = subprocess.run(driver.version_argv(), capture_output=True, text=True, timeout=10)
             tool_version = driver.parse_version(version.stdout + version.stderr)
