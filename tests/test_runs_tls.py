@@ -219,6 +219,29 @@ def test_tls_failures_name_their_cause(servers, tls_worker, api, worker_tmp):
     assert leftovers(worker_tmp, servers) == []
 
 
+def test_a_tool_that_goes_on_after_its_first_error_is_stopped_and_the_run_fails(servers, tls_worker, api, worker_tmp):
+    """pgbench goes on with its other clients when one connection is lost (and fails only at the end of -T): the
+    run fails within 10 s of that first error, with it as the reason, instead of 60 s later."""
+    import psycopg
+
+    target = make_target(servers, "postgresql", "tls-lost-backend", mode="verify-full")
+    pk = launch(api, target, "pgbench-ro-quick", duration_s=60, threads=2)
+    wait_for(lambda: Run.objects.get(pk=pk).samples.filter(step=1, warmup=False).exists(), timeout=120,
+             message="the run step to report")
+    with psycopg.connect(host=str(servers.pg_socket_dir), port=PG_PORT, user="postgres", dbname="postgres", autocommit=True) as pg:
+        killed = pg.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND application_name = "
+                            "'pgbench' ORDER BY pid LIMIT 1", [DATABASE]).fetchall()
+    assert killed == [(True,)]
+    stopped_at = time.monotonic()
+    run = wait_for(lambda: (r := Run.objects.get(pk=pk)).is_final and r, timeout=10, interval=0.1,
+                   message="the run to fail within 10 s of the tool's first error")
+    assert time.monotonic() - stopped_at <= 10
+    assert run.state == RunState.FAILED, run.reason
+    assert run.reason.startswith("run failed: pgbench: error: client") and "aborted" in run.reason, run.reason
+    assert "(the tool was stopped 3 s after its first error)" in run.reason
+    assert not tool_processes(f"{worker_tmp}/perfdash-run{pk}-")
+
+
 # --- a target that goes away mid-run (last: it stops the module's MariaDB) -----------------------------------
 def test_a_target_stopped_mid_run_fails_the_run_within_10_s(servers, tls_worker, api, worker_tmp):
     target = make_target(servers, "mysql", "tls-going-away", mode="verify-ca")
