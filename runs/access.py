@@ -189,7 +189,8 @@ class TargetAccess:
                          "host name: connect by the name the certificate gives)")
         elif "certificate verify failed" in lower or "self-signed certificate" in lower or "unable to get local issuer" in lower:
             hints.append("TLS: the server's certificate is not signed by the target's CA certificate")
-        if not self.tls.on and ("no encryption" in lower or self._requires_tls()):
+        # Only a refused login is worth a second try (an unreachable host would cost another timeout).
+        if not self.tls.on and ("no encryption" in lower or ("1045" in lower and self._requires_tls())):
             hints.append("TLS: the server accepts TLS connections only, and this target's TLS mode is disable")
         return message + "".join(f" [{hint}]" for hint in hints)
 
