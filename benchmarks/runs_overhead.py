@@ -33,9 +33,15 @@ and rw.sql on PostgreSQL (scale 1, range 100,000, -M prepared).
 
 Usage:  .venv/bin/python benchmarks/runs_overhead.py [ROUNDS] [SECONDS] [THREADS] [WORKLOAD ...]
         WORKLOAD: sysbench, pgbench-ro, pgbench-rw (default: all three)
+        TLS=1 .venv/bin/python benchmarks/runs_overhead.py ...: the same against TLS-only servers of its own
+        (tests/tls_servers.py: MariaDB on 3422, PostgreSQL on 5452, certificates made by openssl): by hand
+        sysbench --mysql-ssl=on with cacert.pem, client-cert.pem, client-key.pem in its working directory
+        (sysbench 1.0.20's MySQL TLS), pgbench with PGSSLMODE=verify-full and PGSSLROOTCERT (libpq); the
+        dashboard's targets with TLS verify-ca (MySQL) and verify-full (PostgreSQL).
 Uses its own database perfdash_runs_bench (PostgreSQL) and Redis db 11.
 """
 
+import atexit
 import math
 import os
 import statistics
@@ -59,6 +65,10 @@ WORKLOADS = sys.argv[4:] or ["sysbench", "pgbench-ro", "pgbench-rw"]
 TABLES, ROWS = 1, 10000
 SCALE, RANGE = 1, 100_000
 SCRIPTS = ROOT / "runs" / "drivers" / "scripts"
+TLS = os.environ.get("TLS") == "1"
+# Where the by-hand commands connect: the machine's servers, or (TLS=1) the TLS-only ones started here.
+MYSQL_AT = {"host": "127.0.0.1", "port": 3306, "ssl_dir": None}
+PG_AT = {"host": "127.0.0.1", "port": 5432, "env": {}}
 
 
 def ensure_database():
@@ -72,18 +82,22 @@ def ensure_database():
 
 def sysbench_by_hand(db, user, password):
     """sysbench 1.0 manual: connection options --mysql-*, oltp_read_write's --tables/--table-size."""
-    common = ["sysbench", "--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=3306", f"--mysql-user={user}",
-              f"--mysql-db={db}", f"--tables={TABLES}", f"--table-size={ROWS}"]
+    common = ["sysbench", "--db-driver=mysql", f"--mysql-host={MYSQL_AT['host']}", f"--mysql-port={MYSQL_AT['port']}",
+              f"--mysql-user={user}", f"--mysql-db={db}", f"--tables={TABLES}", f"--table-size={ROWS}"]
     with tempfile.TemporaryDirectory() as workdir:  # the password in a 0600 options file, as the dashboard does
+        if MYSQL_AT["ssl_dir"]:  # sysbench 1.0.20 --mysql-ssl=on reads these three from its working directory
+            for name in ("cacert.pem", "client-cert.pem", "client-key.pem"):
+                (Path(workdir) / name).write_text((Path(MYSQL_AT["ssl_dir"]) / name).read_text())
+            common.append("--mysql-ssl=on")
         cfg = Path(workdir) / "pw.cfg"
         cfg.write_text(f'mysql-password="{password}"\n')
         cfg.chmod(0o600)
         opts = [f"--config-file={cfg}"]
-        subprocess.run(common + opts + ["--threads=1", "oltp_read_write", "cleanup"], check=True, capture_output=True)
-        subprocess.run(common + opts + ["--threads=1", "oltp_read_write", "prepare"], check=True, capture_output=True)
+        subprocess.run(common + opts + ["--threads=1", "oltp_read_write", "cleanup"], check=True, capture_output=True, cwd=workdir)
+        subprocess.run(common + opts + ["--threads=1", "oltp_read_write", "prepare"], check=True, capture_output=True, cwd=workdir)
         out = subprocess.run(common + opts + [f"--threads={THREADS}", f"--time={SECONDS}", "--report-interval=1",
-                                              "oltp_read_write", "run"], check=True, capture_output=True, text=True).stdout
-        subprocess.run(common + opts + ["--threads=1", "oltp_read_write", "cleanup"], check=True, capture_output=True)
+                                              "oltp_read_write", "run"], check=True, capture_output=True, text=True, cwd=workdir).stdout
+        subprocess.run(common + opts + ["--threads=1", "oltp_read_write", "cleanup"], check=True, capture_output=True, cwd=workdir)
     line = next(ln for ln in out.splitlines() if ln.strip().startswith("transactions:"))
     return float(line.split("(")[1].split()[0])
 
@@ -91,8 +105,8 @@ def sysbench_by_hand(db, user, password):
 def pgbench_by_hand(script, db, user, password):
     """Alibaba's command line (pgbench -M prepared -v -r -P 1 -f ./ro.sql -c N -j N -T 120 -D scale= -D range=),
     with the pgbench 15 manual's connection options: pgbench [OPTION]... [DBNAME]."""
-    env = {**os.environ, "PGPASSWORD": password}
-    conn = ["-h", "127.0.0.1", "-p", "5432", "-U", user]
+    env = {**os.environ, "PGPASSWORD": password, **PG_AT["env"]}
+    conn = ["-h", PG_AT["host"], "-p", str(PG_AT["port"]), "-U", user]
     subprocess.run(["pgbench", "-i", "-q", "-s", str(SCALE), *conn, db], check=True, capture_output=True, env=env)
     out = subprocess.run(["pgbench", "-M", "prepared", "-v", "-r", "-P", "1", "-c", str(THREADS), "-j", str(THREADS), "-T", str(SECONDS),
                           "-f", str(SCRIPTS / f"{script}.sql"), "-D", f"scale={SCALE}", "-D", f"range={RANGE}", *conn, db],
@@ -175,7 +189,33 @@ def main():
 
     user, _ = User.objects.get_or_create(username="bench-operator", defaults={"is_staff": True})
     targets = {}
-    for name, engine, port, db in (("bench-mariadb", "mysql", 3306, MYSQL_DB), ("bench-postgresql", "postgresql", 5432, PG_DB)):
+    if TLS:
+        from tests import tls_servers
+
+        servers = tls_servers.TLSServers(Path(tempfile.mkdtemp(prefix="perfdash-tls-bench-"))).start()
+        atexit.register(servers.stop)  # whatever fails before the rounds' own clean-up
+        certs = servers.root / "certs"
+        ssl_dir = servers.root / "by-hand"
+        ssl_dir.mkdir()
+        for name, source in (("cacert.pem", "perfdash-test-ca.crt"), ("client-cert.pem", "client.crt"), ("client-key.pem", "client.key")):
+            (ssl_dir / name).write_text((certs / source).read_text())
+        MYSQL_AT.update(host="127.0.0.1", port=tls_servers.MARIADB_PORT, ssl_dir=str(ssl_dir))
+        PG_AT.update(host="localhost", port=tls_servers.PG_PORT,
+                     env={"PGSSLMODE": "verify-full", "PGSSLROOTCERT": str(certs / "perfdash-test-ca.crt")})
+        MYSQL_DB = PG_DB = tls_servers.DATABASE
+        DB_USER, PASSWORD = tls_servers.USER, tls_servers.PASSWORD
+        for name, engine, port, mode in (("bench-mariadb-tls", "mysql", tls_servers.MARIADB_PORT, "verify-ca"),
+                                         ("bench-postgresql-tls", "postgresql", tls_servers.PG_PORT, "verify-full")):
+            target, _ = Target.objects.update_or_create(name=name, defaults=dict(
+                engine=engine, host="localhost", port=port, database=tls_servers.DATABASE, user=DB_USER, tls_mode=mode,
+                tls_ca=servers.ca_pem, tls_cert=servers.client_cert_pem))
+            target.set_password(PASSWORD)
+            target.set_tls_key(servers.client_key_pem)
+            target.save()
+            targets[engine] = target
+    else:
+        servers = None
+    for name, engine, port, db in (() if TLS else (("bench-mariadb", "mysql", 3306, MYSQL_DB), ("bench-postgresql", "postgresql", 5432, PG_DB))):
         target, _ = Target.objects.get_or_create(name=name, defaults=dict(engine=engine, host="127.0.0.1", port=port,
                                                                           database=db, user=DB_USER))
         target.set_password(PASSWORD)
@@ -266,10 +306,13 @@ def main():
     finally:
         os.killpg(worker.pid, 15)
         worker.wait()
+        if servers is not None:
+            servers.stop()
 
     print()
     print(f"{ROUNDS} rounds per workload (by hand twice, dashboard once, order rotated), {THREADS} threads/clients, {SECONDS} s, report every 1 s; "
           f"dashboard runs with server sampling, settings, sysbench --histogram / pgbench -l on; "
+          f"{'TLS (MySQL verify-ca, PostgreSQL verify-full, both sides); ' if TLS else 'TLS off; '}"
           f"machine: {os.cpu_count()} cores, shared with other test suites (load average at the end: "
           f"{' '.join(open('/proc/loadavg').read().split()[:3])})")
     for name, (hand, dash, delays) in results.items():

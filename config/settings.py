@@ -182,7 +182,7 @@ SPECTACULAR_SETTINGS = {
     "(the web pages also exist in Chinese).",
     # Semantic version of this schema (bumped on every change; see docs/API-CHANGELOG.md). The URL's
     # /api/v1/ changes only with an incompatible API.
-    "VERSION": "2.0.1",
+    "VERSION": "2.1.0",
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_postprocess"],
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -247,6 +247,8 @@ RUNS_STALE_AFTER_SECONDS = env.float("RUNS_STALE_AFTER_SECONDS", default=40.0)
 RUNS_CANCEL_POLL_SECONDS = env.float("RUNS_CANCEL_POLL_SECONDS", default=0.5)
 RUNS_LOG_FLUSH_SECONDS = env.float("RUNS_LOG_FLUSH_SECONDS", default=1.0)
 RUNS_WAIT_RETRY_SECONDS = env.int("RUNS_WAIT_RETRY_SECONDS", default=2)
+# A tool whose target went away may retry or wait: it is stopped this long after its first error line.
+RUNS_ERROR_GRACE_SECONDS = env.float("RUNS_ERROR_GRACE_SECONDS", default=3.0)
 RUNS_TIME_MARGIN_SECONDS = env.int("RUNS_TIME_MARGIN_SECONDS", default=30)
 RUNS_PREPARE_TIME_LIMIT_SECONDS = env.int("RUNS_PREPARE_TIME_LIMIT_SECONDS", default=6 * 3600)
 # Queued runs (runs.tasks.reconcile_runs): untouched this long -> queued again if the broker lost the

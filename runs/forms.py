@@ -3,7 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 from whitepaper import display
 
-from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_password
+from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_client_key_pem, validate_password
 from .params import PGBENCH_FIELDS, SYSBENCH_FIELDS
 
 
@@ -25,11 +25,16 @@ class TargetForm(forms.ModelForm):
     password = forms.CharField(label=_("password"), required=False, strip=False,
                                widget=forms.PasswordInput(render_value=False), validators=[validate_password],
                                help_text=_("Stored encrypted. Leave empty to keep the stored password."))
+    tls_key = forms.CharField(label=_("client key (PEM)"), required=False, strip=False, widget=forms.Textarea(attrs={"rows": 3}),
+                              validators=[validate_client_key_pem],
+                              help_text=_("Stored encrypted, never shown again. Leave empty to keep the stored key."))
+    remove_tls_key = forms.BooleanField(label=_("remove the stored client certificate and key"), required=False)
 
     class Meta:
         model = Target
-        fields = ["name", "engine", "host", "port", "database", "user", "password", "family", "vcpus", "memory_gb",
-                  "flavor", "queue"]
+        fields = ["name", "engine", "host", "port", "database", "user", "password", "tls_mode", "tls_ca", "tls_cert", "tls_key",
+                  "remove_tls_key", "family", "vcpus", "memory_gb", "flavor", "queue"]
+        widgets = {"tls_ca": forms.Textarea(attrs={"rows": 3}), "tls_cert": forms.Textarea(attrs={"rows": 3})}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -37,6 +42,19 @@ class TargetForm(forms.ModelForm):
         flavor.queryset = (flavor.queryset.exclude(vendor__slug="internal").select_related("vendor", "family")
                            .order_by("vendor__name", "family__name", "memory_ratio", "vcpus", "memory_gb", "spec_code"))
         flavor.label_from_instance = flavor_choice_label
+        self.fields["tls_mode"].required = False  # absent (an older client of the form): no TLS, as before
+
+    def clean_tls_mode(self):
+        return self.cleaned_data.get("tls_mode") or "disable"
+
+    def _post_clean(self):
+        # The key is set before the model's clean() runs, which checks that certificate and key go together.
+        if self.cleaned_data.get("remove_tls_key"):
+            self.instance.tls_key_encrypted = ""
+            self.cleaned_data["tls_cert"] = ""
+        elif self.cleaned_data.get("tls_key"):
+            self.instance.set_tls_key(self.cleaned_data["tls_key"])
+        super()._post_clean()
 
     def save(self, commit=True):
         if self.cleaned_data.get("password"):

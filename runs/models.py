@@ -51,6 +51,50 @@ def validate_password(value):
         raise ValidationError(_("The password may not start or end with spaces."))
 
 
+TLS_MODES = [("disable", _("disable: no TLS")), ("require", _("require: encrypted, certificate not checked")),
+             ("verify-ca", _("verify-ca: encrypted, chain checked against the CA")),
+             ("verify-full", _("verify-full: encrypted, chain and host name checked"))]
+PEM_BLOCK_RE = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
+
+
+def _pem_kinds(value):
+    return set(PEM_BLOCK_RE.findall(value))
+
+
+def validate_certificate_pem(value):
+    """One or more PEM certificates that parse; a private key pasted by mistake is refused, never stored."""
+    from cryptography import x509
+
+    if not value.strip():
+        return
+    if any("PRIVATE KEY" in kind for kind in _pem_kinds(value)):
+        raise ValidationError(_("This is a private key, not a certificate: it was not stored. Paste the certificate "
+                                "(-----BEGIN CERTIFICATE-----)."), code="private_key")
+    try:
+        certificates = x509.load_pem_x509_certificates(value.encode())
+    except ValueError:
+        certificates = []
+    if not certificates or _pem_kinds(value) != {"CERTIFICATE"}:
+        raise ValidationError(_("Not a PEM certificate: expected one or more -----BEGIN CERTIFICATE----- blocks that parse."),
+                              code="invalid_pem")
+
+
+def validate_client_key_pem(value):
+    """A PEM private key without a passphrase (the tools cannot ask for one)."""
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    if not value.strip():
+        return
+    try:
+        load_pem_private_key(value.encode(), password=None)
+    except TypeError:
+        raise ValidationError(_("The client key is encrypted with a passphrase; the tools cannot read it. Give it "
+                                "without one (it is stored encrypted)."), code="encrypted_key") from None
+    except ValueError:
+        raise ValidationError(_("Not a PEM private key (-----BEGIN PRIVATE KEY----- or RSA/EC PRIVATE KEY)."),
+                              code="invalid_key") from None
+
+
 def is_operator(user):
     """Staff, or members of the 'benchmark operators' group, may see targets and runs and launch runs."""
     if not user.is_authenticated or not user.is_active:
@@ -113,6 +157,13 @@ class Target(models.Model):
     database = models.CharField(_("database"), max_length=63, validators=[validate_identifier])
     user = models.CharField(_("user"), max_length=63, validators=[validate_identifier])
     password_encrypted = models.TextField(blank=True, editable=False)
+    # TLS (runs/access.py says what each mode verifies with each tool).
+    tls_mode = models.CharField(_("TLS mode"), max_length=20, choices=TLS_MODES, default="disable")
+    tls_ca = models.TextField(_("CA certificate (PEM)"), blank=True, validators=[validate_certificate_pem],
+                              help_text=_("The vendor's CA certificate; needed for verify-ca and verify-full."))
+    tls_cert = models.TextField(_("client certificate (PEM)"), blank=True, validators=[validate_certificate_pem],
+                                help_text=_("Optional; with its key. sysbench against MySQL needs one."))
+    tls_key_encrypted = models.TextField(blank=True, editable=False)
     server_version = models.CharField(_("server version"), max_length=200, blank=True,
                                       help_text=_("Read from the server by 'test connection'."))
     version_checked_at = models.DateTimeField(null=True, blank=True)
@@ -148,6 +199,39 @@ class Target(models.Model):
     def set_password(self, raw):
         validate_password(raw)
         self.password_encrypted = crypto.encrypt(raw)
+
+    @property
+    def tls_key(self):
+        return crypto.decrypt(self.tls_key_encrypted)
+
+    def set_tls_key(self, raw):
+        validate_client_key_pem(raw)
+        self.tls_key_encrypted = crypto.encrypt(raw)
+
+    @property
+    def has_tls_key(self):
+        return bool(self.tls_key_encrypted)
+
+    def clean(self):
+        super().clean()
+        errors = {}
+        if self.tls_mode in ("verify-ca", "verify-full") and not self.tls_ca.strip():
+            errors["tls_ca"] = [_("TLS mode %(mode)s checks the server's certificate against a CA certificate: upload it.")
+                                % {"mode": self.tls_mode}]
+        if bool(self.tls_cert.strip()) != self.has_tls_key:
+            errors["tls_key" if self.tls_cert.strip() else "tls_cert"] = [
+                _("A client certificate and its key go together: give both or neither.")]
+        elif self.tls_cert.strip() and self.has_tls_key:
+            from cryptography import x509
+            from cryptography.hazmat.primitives.serialization import PublicFormat, Encoding, load_pem_private_key
+
+            cert = x509.load_pem_x509_certificates(self.tls_cert.encode())[0]
+            key = load_pem_private_key(self.tls_key.encode(), password=None)
+            der = (Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+            if cert.public_key().public_bytes(*der) != key.public_key().public_bytes(*der):
+                errors["tls_key"] = [_("The client key does not belong to the client certificate.")]
+        if errors:
+            raise ValidationError(errors)
 
     def database_key(self):
         """Which server and database this entry names, whatever it calls them: the engine, the host resolved
@@ -319,6 +403,11 @@ class Run(models.Model):
     repeat_index = models.PositiveIntegerField(null=True, blank=True, help_text=_("Which of the group's runs (from 1)."))
     # Multi-client runs (runs/clients.py): the agreed start of each step, {"run-1": ISO time, ...}.
     barrier = models.JSONField(default=dict, blank=True, help_text=_("Per step: the moment every client starts it."))
+    # Remote targets (runs/access.py): measured before the first step, and the server's view of the tool's TLS.
+    round_trip = models.JSONField(default=dict, blank=True, help_text=_(
+        "Client-to-target round trip before the run: median, min, max of trivial queries (ms)."))
+    tls = models.JSONField(default=dict, blank=True, help_text=_(
+        "The target's TLS mode and the server's own view of the tool's sessions (cipher, version)."))
 
     objects = RunQuerySet.as_manager()
 

@@ -6,13 +6,13 @@ import logging
 import os
 import subprocess
 import time
-from pathlib import Path
 
 from django.conf import settings
 from django.utils import timezone
 
 from . import clients, insight
-from .drivers import Connection, NotRunnable, judge_step
+from .access import Unsupported
+from .drivers import NotRunnable, judge_step
 from .models import ClientState, RunClient
 
 log = logging.getLogger(__name__)
@@ -171,11 +171,15 @@ class ClientRole:
         except (NotRunnable, OSError, subprocess.SubprocessError) as exc:
             me.set(state=ClientState.FAILED, reason=f"{run.profile.tool} is not available on {HOST}: {exc}")
             return "failed"
-        conn = Connection(self.target.engine, self.target.host, self.target.port, self.target.database, self.target.user)
-        self.secret_files = {str(Path(workdir) / name): content
-                             for name, content in driver.secret_files(conn, self.password).items()}
-        env = driver.secret_env(conn, self.password)
-        steps = [s for s in driver.plan(conn, {**self.params, "workload": run.profile.workload}, workdir)
+        try:
+            setup = self.access.tool_setup(driver, workdir)  # the target's one description (runs/access.py)
+        except Unsupported as exc:
+            me.set(state=ClientState.FAILED, reason=str(exc))
+            return "failed"
+        self.secret_files = setup.pipe_files
+        self.write_tls_files(setup.disk_files)
+        env = setup.env
+        steps = [s for s in driver.plan(setup.conn, {**self.params, "workload": run.profile.workload}, workdir)
                  if s.phase in ("warmup", "run")]
         reason = ""
         for step in steps:
@@ -186,6 +190,7 @@ class ClientRole:
             outcome = self._run_step(step, env, workdir)
             readings = self.stop_sampling(step)
             if outcome.stopped == "cancelled":
+                reason = self.error_stop_reason(step)
                 break
             reason, summary = judge_step(driver, step, outcome, self._limit(step), self.secrets, host=HOST)
             if reason:

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from whitepaper.models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor
 
-from .connections import short_version
+from .access import short_version
 from .models import Run
 
 DOCUMENT_SLUG = "internal-measurements"

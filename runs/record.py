@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from .insight import CLIENT_BOUND_CPU_PCT, CLIENT_BOUND_FRACTION
 
-FORMAT, FORMAT_VERSION = "perfdash-run", 2  # 2: origin, regression, series, repeat_group
+FORMAT, FORMAT_VERSION = "perfdash-run", 3  # 2: origin, regression, series, repeat_group; 3: network
 
 FIELDS = {
     "run": "id, state, reason, times (ISO 8601, UTC), worker, who asked, the catalogue row it reproduces / was published as",
@@ -17,8 +17,12 @@ FIELDS = {
               "python, tool_build (the tool's own --version line)",
     "server": "version (SELECT version()), settings (SHOW GLOBAL VARIABLES / pg_settings with units, read at the start), "
               "settings_hash (sha256 of the sorted name=value lines)",
-    "target": "name, engine, host, port, database, user (never the password), family, declared_vcpus, declared_memory_gb, "
-              "catalogue flavour",
+    "target": "name, engine, host, port, database, user (never the password), tls_mode, family, declared_vcpus, "
+              "declared_memory_gb, catalogue flavour",
+    "network": "round_trip: the client-to-target round trip measured before the first step (median_ms, min_ms, max_ms of "
+               "`queries` trivial SELECT 1 on one connection, milliseconds); tls: the target's mode and the server's own "
+               "view of the tool's sessions (tool: source pg_stat_ssl or performance_schema.status_by_thread, sessions, "
+               "encrypted, versions, ciphers; or source require_secure_transport when the server lists no session)",
     "profile": "the benchmark profile (slug, tool, workload and its defaults)",
     "overrides": "what the run changed from the profile",
     "params": "the parameters the run used (profile + overrides)",
@@ -106,12 +110,13 @@ def run_record(run):
                    "cores": run.client_cores or (run.client_info or {}).get("cores")},
         "server": {"version": run.server_version, "settings_hash": run.server_settings_hash, "settings": run.server_settings},
         "target": {"name": target.name, "engine": target.engine, "host": target.host, "port": target.port,
-                   "database": target.database, "user": target.user, "family": target.family,
+                   "database": target.database, "user": target.user, "tls_mode": target.tls_mode, "family": target.family,
                    "declared_vcpus": target.declared_vcpus, "declared_memory_gb": target.declared_memory_gb,
                    "flavor": {"id": flavor.pk, "name": str(flavor)} if flavor else None},
         "profile": {"slug": profile.slug, "name": profile.name, "tool": profile.tool, "engine": profile.engine,
                     "workload": profile.workload, "quick": profile.quick,
                     "methodology": profile.methodology.slug if profile.methodology_id else None},
+        "network": {"round_trip": run.round_trip, "tls": run.tls},
         "overrides": run.overrides, "params": run.params, "command_line": run.command_line,
         "summary": run.summary, "latency": (run.insight or {}).get("latency") or {},
         "steps": (run.insight or {}).get("steps") or [], "client_bound": run.client_bound,

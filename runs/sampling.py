@@ -1,5 +1,5 @@
 """Evidence beside the tool, read by the worker during a run step: the server's own counters on a
-separate connection (pymysql / psycopg, the password passed to the driver in memory: never a shell,
+separate connection (runs/access.py opens it: the password passed to the driver in memory, never a shell,
 argv or file) and the client host's CPU from /proc/stat, every report interval. Knows nothing of
 Django: the Execution stores what it reads (runs/insight.py turns readings into rates)."""
 
@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 import psycopg
 import pymysql
 
+from .access import ConnectionFailed, tool_sessions_tls
 from .drivers import redact
 
 TIMEOUT_S = 5
@@ -68,25 +69,21 @@ class ProbeFailed(Exception):
 
 
 class ServerProbe:
-    """One connection to the target, apart from the tool's, reading the server's own counters."""
+    """One connection to the target, apart from the tool's, reading the server's own counters. Opened by the
+    target's one description of how to reach it (runs/access.py), TLS included."""
 
-    def __init__(self, engine, host, port, database, user, password):
-        self.engine, self.password = engine, password
+    def __init__(self, access):
+        self.engine, self.password, self.secrets = access.engine, access.password, access.secrets
+        self.user, self.database = access.user, access.database
+        self.tls_wanted, self.tool_tls = False, None  # the server's view of the tool's sessions, read once when asked
         try:
-            if engine == "mysql":
-                self.conn = pymysql.connect(host=host, port=port, user=user, password=password, database=database,
-                                            connect_timeout=TIMEOUT_S, read_timeout=TIMEOUT_S, autocommit=True,
-                                            program_name=APPLICATION_NAME)
-            else:
-                self.conn = psycopg.connect(host=host, port=port, user=user, password=password or None, dbname=database,
-                                            connect_timeout=TIMEOUT_S, autocommit=True, application_name=APPLICATION_NAME,
-                                            options=f"-c statement_timeout={TIMEOUT_S * 1000}")
-        except (pymysql.MySQLError, psycopg.Error, OSError) as exc:
-            raise ProbeFailed(self._clean(exc)) from None
+            self.conn = access.connect(application_name=APPLICATION_NAME)
+        except ConnectionFailed as exc:
+            raise ProbeFailed(str(exc)) from None
 
     def _clean(self, exc):
         message = str(exc) or exc.__class__.__name__
-        return redact(message, [self.password])
+        return redact(message, self.secrets)
 
     def _rows(self, sql, args=None):
         try:
@@ -99,7 +96,25 @@ class ServerProbe:
             raise ProbeFailed(self._clean(exc)) from None
 
     def counters(self):
-        """The server's cumulative counters and gauges now, under the names of its own views."""
+        """The server's cumulative counters and gauges now, under the names of its own views; when asked
+        (tls_wanted), the TLS of the tool's sessions as well, in the same transaction (one commit per reading)."""
+        if not self.tls_wanted:
+            return self._counters()
+        try:
+            if self.engine == "mysql":
+                values = self._counters()
+                self.tool_tls = tool_sessions_tls(self.conn, self.engine, self.user, self.database)
+            else:
+                with self.conn.transaction():
+                    values = self._counters()
+                    self.tool_tls = tool_sessions_tls(self.conn, self.engine, self.user, self.database, [APPLICATION_NAME])
+        except (pymysql.MySQLError, psycopg.Error, OSError) as exc:
+            raise ProbeFailed(self._clean(exc)) from None
+        if self.tool_tls.get("sessions") or "unavailable" in self.tool_tls:
+            self.tls_wanted = False  # else the tool has not connected yet: again at the next reading
+        return values
+
+    def _counters(self):
         if self.engine == "mysql":
             names = ", ".join(f"'{n}'" for n in MYSQL_STATUS)
             values = {name: int(value) for name, value in self._rows(f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})")}

@@ -22,8 +22,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from . import clients, insight, sampling
-from .connections import ConnectionFailed, server_version
-from .drivers import Connection, NotRunnable, get_driver, judge_step, redact
+from .access import ConnectionFailed, TargetAccess, Unsupported
+from .drivers import NotRunnable, get_driver, judge_step, redact
 from .models import ClientSample, ClientState, Run, RunClient, RunState, Sample, ServerSample
 from .multiclient import HOST, ClientRole
 from .params import client_count, client_params
@@ -151,9 +151,13 @@ class Execution(ClientRole):
         self.agreed_start = None
         self.last_merge = 0.0
         self.secret_files = {}
+        self.disk_files = {}
         self.target = run.target
-        self.password = self.target.password
-        self.secrets = [self.password]
+        self.access = TargetAccess.of(self.target)  # the one description of how to reach the target
+        self.password = self.access.password
+        self.secrets = self.access.secrets
+        self.first_error = ""  # the tool's first error line of a run step, and when it came (the run fails soon after)
+        self.first_error_at = 0.0
         self.driver = get_driver(run.profile.tool)
         self.log_lines = []
         self.log_dirty = False
@@ -191,6 +195,9 @@ class Execution(ClientRole):
 
     def should_stop(self):
         now = time.monotonic()
+        if self.first_error and now - self.first_error_at >= settings.RUNS_ERROR_GRACE_SECONDS:
+            self.stop_cause = self.stop_cause or self.first_error
+            return True
         if now - self.last_cancel_check < settings.RUNS_CANCEL_POLL_SECONDS:
             return self.cancelled
         self.last_cancel_check = now
@@ -223,7 +230,13 @@ class Execution(ClientRole):
     def on_line(self, stream, line):
         self.add_log(line)
         step = self.step
-        if step is None or step.phase not in ("run", "warmup"):
+        if step is None:
+            return
+        if not self.first_error and self.driver.is_error_line(line, stream):
+            # A target gone away mid-run: sysbench or pgbench may go on retrying or waiting; the run fails soon
+            # after the tool's first error, with that error (should_stop).
+            self.first_error, self.first_error_at = redact(line.strip(), self.secrets), time.monotonic()
+        if step.phase not in ("run", "warmup"):
             return
         sample = self.driver.parse_interval(line, stream, threads=step.threads, interval_s=self.run.params["report_interval_s"])
         if sample and self.multi:
@@ -242,11 +255,12 @@ class Execution(ClientRole):
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return self._execute(workdir) if self.lead else self._execute_client(workdir)
         finally:
+            self.remove_tls_files()
             shutil.rmtree(workdir, ignore_errors=True)
             os.close(lock)
 
     def _execute(self, workdir):
-        run, target, driver = self.run, self.target, self.driver
+        run, driver = self.run, self.driver
         try:
             version = subprocess.run(driver.version_argv(), capture_output=True, text=True, timeout=10)
             tool_version = driver.parse_version(version.stdout + version.stderr)
@@ -257,18 +271,25 @@ class Execution(ClientRole):
             run.fail(f"{run.profile.tool} is not available on worker {HOST}: {exc}")
             return "failed"
         try:
-            server = server_version(target, self.password)
-        except ConnectionFailed as exc:
-            run.fail(redact(f"Cannot connect to {target.host}:{target.port}: {exc}", self.secrets))
+            setup = self.access.tool_setup(driver, workdir)
+        except Unsupported as exc:
+            run.fail(str(exc))
             return "failed"
-        run.beat(tool_version=tool_version, server_version=server)
+        try:
+            server = self.access.server_version()
+            round_trip = self.access.round_trip()
+        except ConnectionFailed as exc:
+            run.fail(redact(f"Cannot connect to {self.access.describe()}: {exc}", self.secrets))
+            return "failed"
+        run.beat(tool_version=tool_version, server_version=server, round_trip=round_trip, tls={"mode": self.access.tls.mode})
+        self.add_log(f"[dashboard] round trip to {self.access.describe()}: median {round_trip['median_ms']} ms "
+                     f"of {round_trip['queries']} queries")
         self.record_fingerprint(version.stdout + version.stderr)
-        conn = Connection(target.engine, target.host, target.port, target.database, target.user)
         # Never written to disk: the runner hands each one to the tool through a pipe (runs/runner.py).
-        self.secret_files = {str(Path(workdir) / name): content
-                             for name, content in driver.secret_files(conn, self.password).items()}
-        env = driver.secret_env(conn, self.password)
-        steps = driver.plan(conn, {**self.params, "workload": run.profile.workload}, workdir)
+        self.secret_files = setup.pipe_files
+        self.write_tls_files(setup.disk_files)
+        env = setup.env
+        steps = driver.plan(setup.conn, {**self.params, "workload": run.profile.workload}, workdir)
         run.beat(command_line=redact("\n".join(shlex.join(s.argv) for s in steps), self.secrets))
 
         summaries, reason = [], ""
@@ -289,6 +310,7 @@ class Execution(ClientRole):
             outcome = self._run_step(step, env, workdir)
             readings = self.stop_sampling(step) if sampled else []
             if outcome.stopped == "cancelled":
+                reason = self.error_stop_reason(step)
                 break
             reason, summary = judge_step(driver, step, outcome, self._limit(step), self.secrets)
             if reason:
@@ -321,6 +343,7 @@ class Execution(ClientRole):
             if outcome.returncode != 0 and not reason and not self.cancelled:
                 why = driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
                 reason = redact(f"cleanup failed: {why}", self.secrets)
+        self.remove_tls_files()
         self.flush(force=True)
         if self.cancelled or run.cancel_is_requested():
             during = self.cancelled_during or _("cleaning up")
@@ -331,6 +354,29 @@ class Execution(ClientRole):
             return "failed"
         run.succeed(summarize(summaries, run.params))
         return "succeeded"
+
+    def error_stop_reason(self, step):
+        """Why a step the dashboard stopped failed: the tool's first error, if that is what stopped it."""
+        if self.cancelled or not self.first_error or self.stop_cause != self.first_error:
+            return ""
+        return redact(f"{step.phase} failed: {self.first_error} (the tool was stopped "
+                      f"{settings.RUNS_ERROR_GRACE_SECONDS:g} s after its first error)", self.secrets)
+
+    def write_tls_files(self, files):
+        """TLS material a tool reads from its work directory (sysbench's cacert.pem...; libpq's PGSSL* files):
+        0600, in the run's private directory, removed after the last step (and with the directory)."""
+        for path, content in files.items():
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(content)
+        self.disk_files = files
+
+    def remove_tls_files(self):
+        for path in self.disk_files:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
 
     def _limit(self, step):
         if step.phase in ("run", "warmup"):
@@ -366,8 +412,7 @@ class Execution(ClientRole):
         self.flush()
 
     def open_probe(self):
-        t = self.target
-        return sampling.ServerProbe(t.engine, t.host, t.port, t.database, t.user, self.password)
+        return sampling.ServerProbe(self.access)
 
     def record_fingerprint(self, tool_version_text):
         """The client host and the server's settings, once, before the first step."""
@@ -390,6 +435,8 @@ class Execution(ClientRole):
             self.add_log(redact(f"[dashboard] server sampling unavailable for this step: {exc}", self.secrets))
             probe = None
         self.sampler = sampling.Sampler(probe, self.run.params["report_interval_s"])
+        if probe is not None and "tool" not in self.run.tls:
+            probe.tls_wanted = True  # read at the next reading, once the tool has connected
         self.sampler.start()
         self.stored_readings = 1  # the baseline is no interval of its own
 
@@ -412,6 +459,8 @@ class Execution(ClientRole):
         readings = sampler.finish(settle_s=0.5 if self.target.engine == "postgresql" else 0.0)
         if self.lead:
             self.store_server_samples()
+        if probe is not None and probe.tool_tls is not None and "tool" not in self.run.tls:
+            self.run.beat(tls={**self.run.tls, "tool": probe.tool_tls})
         if probe is not None and not sampler.is_alive():
             probe.close()
         if sampler.error:

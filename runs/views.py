@@ -19,7 +19,7 @@ from whitepaper.pages import wants_partial
 
 from . import compare, history
 from .clients import client_rows
-from .connections import ConnectionFailed, server_version
+from .access import ConnectionFailed, TargetAccess
 from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT
 from .params import thread_steps
@@ -76,13 +76,12 @@ def target_test(request, pk):
     """'Test connection': read the server version with the stored password; answers the htmx partial."""
     target = get_object_or_404(Target, pk=pk)
     try:
-        target.server_version = server_version(target)
+        found = TargetAccess.of(target).check()
+        target.server_version = found["version"]
         target.version_checked_at = timezone.now()
         target.save(update_fields=["server_version", "version_checked_at"])
-        result = {"ok": True, "message": target.server_version}
-    except ConnectionFailed as exc:
-        result = {"ok": False, "message": str(exc)}
-    except ValueError as exc:  # the password cannot be decrypted with the current key
+        result = {"ok": True, "message": target.server_version, "tls": found["tls"], "verified": found["verified"]}
+    except (ConnectionFailed, ValueError) as exc:  # ValueError: a secret cannot be decrypted with the current key
         result = {"ok": False, "message": str(exc)}
     return render(request, "runs/target_list.html#test-result", {"target": target, "result": result})
 

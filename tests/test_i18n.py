@@ -333,6 +333,8 @@ KEPT_WORDS = {
     "TPS", "QPS", "TPM", "CPU", "IOPS", "vCPU", "GB", "MySQL", "MariaDB", "PostgreSQL", "SQL", "Server", "PPAS", "HA", "CSV", "JSON",
     "RDS", "sysbench", "pgbench", "HammerDB", "TPC", "Web", "English", "ECS", "OLTP", "Celery", "Worker", "ARM", "ms",
     "EVS", "IP", "IO", "CentOS", "Windows", "GitHub", "Oracle", "VPC", "SSD", "GiB", "InnoDB", "PGDG", "BEGIN", "COMMIT", "SELECT", "INSERT", "UPDATE", "DELETE", "rw", "ro", "oltp", "legacy", "lua", "sql", "client", "ID", "GB", "thr", "p", "s", "x", "c", "T", "G",
+    # TLS: the protocol, certificate formats and libpq's mode names (disable, require, verify-ca, verify-full) stay as written.
+    "TLS", "CA", "PEM", "disable", "require", "verify", "full",
 }
 
 
@@ -430,7 +432,10 @@ def runs_pages(client):
                "steps": [{"threads": 2, "tps": 100.5, "qps": 2010.0, "latency_p95_ms": 30.0}]}
     done = Run.objects.create(target=target, profile=profile, params=profile.resolve({}), requested_by=user,
                               state=RunState.SUCCEEDED, summary=summary, reproduces=published, step=1,
-                              log="sysbench 1.0.20\n", command_line="sysbench ...")
+                              log="sysbench 1.0.20\n", command_line="sysbench ...",
+                              round_trip={"median_ms": 0.21, "min_ms": 0.18, "max_ms": 0.4, "queries": 7},
+                              tls={"mode": "verify-ca", "tool": {"source": "performance_schema.status_by_thread", "sessions": 2,
+                                   "encrypted": 2, "versions": ["TLSv1.3"], "ciphers": ["TLS_AES_256_GCM_SHA384"]}})
     failed = Run.objects.create(target=target, profile=profile, params=profile.resolve({}), requested_by=user,
                                 state=RunState.FAILED, reason="connection refused")
     # A repeat group judged a regression (as runs.history stores it), started by a schedule.

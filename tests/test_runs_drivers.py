@@ -183,3 +183,52 @@ def test_pgbench_latency_from_its_recorded_transaction_log():
     assert sum(c for _, c in lat["histogram"]) == 600
     sampled = pgbench.parse_latency("", "", lines, ["pgbench", "--sampling-rate=0.01"])
     assert sampled["sampling_rate"] == 0.01 and sampled["method"] == "pgbench -l --sampling-rate=0.01"
+
+
+# --- TLS: each tool's arguments, environment and files from the target's one description (runs/access.py) -----
+def _access(engine, mode, host="db.example", ca="CA-PEM", cert="CERT-PEM", key="KEY-PEM"):
+    from runs.access import TargetAccess, TLSSettings
+
+    return TargetAccess(engine, host, 3306 if engine == "mysql" else 5432, "sbtest", "bench", SECRET,
+                        TLSSettings(mode, ca, cert, key))
+
+
+def test_sysbench_mysql_tls_is_three_files_in_the_work_directory_and_one_switch():
+    setup = _access("mysql", "verify-ca").tool_setup(sysbench, "/w")
+    assert setup.disk_files == {"/w/cacert.pem": "CA-PEM", "/w/client-cert.pem": "CERT-PEM", "/w/client-key.pem": "KEY-PEM"}
+    assert setup.env == {}
+    argv = sysbench.plan(setup.conn, SYSBENCH_PARAMS, "/w")[2].argv
+    assert "--mysql-ssl=on" in argv and not any("KEY-PEM" in a or "pem" in a for a in argv)
+    plain = _access("mysql", "disable", ca="", cert="", key="").tool_setup(sysbench, "/w")
+    assert plain.disk_files == {} and not any("ssl" in a for a in sysbench.plan(plain.conn, SYSBENCH_PARAMS, "/w")[2].argv)
+
+
+def test_sysbench_mysql_refuses_what_it_cannot_verify():
+    from runs.access import Unsupported
+
+    with pytest.raises(Unsupported, match="verify-full cannot be honoured by sysbench 1.0.20"):
+        _access("mysql", "verify-full").tool_setup(sysbench, "/w")
+    with pytest.raises(Unsupported, match="needs the target's CA certificate and a client certificate and key"):
+        _access("mysql", "verify-ca", cert="", key="").tool_setup(sysbench, "/w")
+
+
+def test_libpq_tools_take_the_mode_and_the_files_from_the_environment():
+    for driver in (pgbench, sysbench):
+        setup = _access("postgresql", "verify-full").tool_setup(driver, "/w")
+        assert setup.env["PGSSLMODE"] == "verify-full" and setup.env["PGSSLROOTCERT"] == "/w/cacert.pem"
+        assert setup.env["PGSSLCERT"] == "/w/client-cert.pem" and setup.env["PGSSLKEY"] == "/w/client-key.pem"
+        assert set(setup.disk_files) == {"/w/cacert.pem", "/w/client-cert.pem", "/w/client-key.pem"}
+    # disable is said, not left to libpq's default (prefer), and writes nothing.
+    plain = _access("postgresql", "disable", ca="", cert="", key="").tool_setup(pgbench, "/w")
+    assert plain.env == {"PGPASSWORD": SECRET, "PGSSLMODE": "disable"} and plain.disk_files == {}
+
+
+def test_sysbench_reaches_a_mysql_localhost_over_tcp():
+    # libmariadb reads "localhost" as the Unix socket and ignores the port.
+    conn = Connection("mysql", "localhost", 3422, "sbtest", "bench")
+    assert 'mysql-host="127.0.0.1"' in sysbench.secret_files(conn, "x")["sysbench.cfg"]
+    assert 'pgsql-host="localhost"' in sysbench.secret_files(Connection("postgresql", "localhost", 5432, "d", "u"), "x")["sysbench.cfg"]
+
+
+def test_an_ipv6_target_is_described_in_brackets():
+    assert _access("postgresql", "disable", host="fd00::5").describe() == "[fd00::5]:5432"

@@ -122,6 +122,21 @@ def test_a_toy_run_is_not_shown_as_a_reproduction(client, staff, profiles):
 
 
 # --- publish and retract -------------------------------------------------------------------------------
+
+def test_what_differs_lists_the_round_trip_measured_before_the_run(client, staff, profiles):
+    target = make_target("maria", "mysql", vcpus=2, memory_gb=4)
+    quick = profiles["sysbench-oltp-rw-mysql-quick"]
+    run = Run.objects.create(target=target, profile=quick, params=quick.resolve({"duration_s": 5}), requested_by=staff,
+                             state=RunState.SUCCEEDED, reproduces=huawei_mysql80_row(), tool_version="1.0.20",
+                             round_trip={"median_ms": 2.569, "min_ms": 2.356, "max_ms": 4.83, "queries": 7},
+                             summary={"tps": 900.0, "qps": 18000.0, "transactions": 4500})
+    client.force_login(staff)
+    html = client.get(f"/runs/{run.pk}/").content.decode()
+    # The document prints no round trip (its client is in the target's zone): shown, never counted as a difference.
+    row = re.search(r'<tr class="" data-aspect="round_trip">(.*?)</tr>', html, re.S).group(1)
+    assert "client-to-target round trip" in row and "not stated" in row and "2.569 ms (median)" in row
+    assert 'id="summary-round-trip">2.569<' in html and "2.569 ms median of 7 queries before the run" in html
+
 def test_publish_asks_first_uses_the_targets_flavour_or_an_internal_family_and_staff_can_retract(client, staff, operator, profiles):
     quick = profiles["sysbench-oltp-rw-mysql-quick"]
     row = huawei_mysql80_row()

@@ -12,11 +12,17 @@ class TargetSerializer(serializers.ModelSerializer):
     """Targets as the API shows them: never the password, only whether one is stored."""
 
     has_password = serializers.BooleanField(read_only=True)
+    has_tls_key = serializers.BooleanField(read_only=True, help_text="A client key is stored (encrypted; never shown).")
+    has_tls_ca = serializers.SerializerMethodField(help_text="A CA certificate is stored.")
 
     class Meta:
         model = Target
-        fields = ["id", "name", "engine", "host", "port", "database", "user", "has_password", "server_version",
+        fields = ["id", "name", "engine", "host", "port", "database", "user", "has_password", "tls_mode", "has_tls_ca",
+                  "has_tls_key", "server_version",
                   "family", "vcpus", "memory_gb", "queue", "archived_at"]
+
+    def get_has_tls_ca(self, target) -> bool:
+        return bool(target.tls_ca)
 
 
 class ProfileSerializer(serializers.ModelSerializer):
@@ -128,7 +134,7 @@ class RunSerializer(serializers.ModelSerializer):
                   "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
                   "command_line", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
                   "retraction_reason", "client_bound", "latency", "insight", "client_info", "server_settings_hash",
-                  "regression", "trend", "repeats", "repeat_group", "clients"]
+                  "regression", "trend", "repeats", "repeat_group", "clients", "round_trip", "tls"]
         read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats")]
 
     def get_progress_percent(self, run) -> int | None:

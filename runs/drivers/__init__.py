@@ -5,6 +5,8 @@ A driver module provides:
   plan(conn, params, workdir) -> list[Step]          the commands of a run, in order
   secret_files(conn, password) -> {name: content}    written 0600 into the run's private workdir
   secret_env(conn, password) -> {name: value}        added to the tool's environment only
+  tls_refusal(conn, tls) -> str                      why the tool cannot honour the TLS mode ("" if it can)
+  tls_env(conn, tls, workdir) / tls_files(conn, tls) the TLS settings as environment and work-directory files
   parse_interval(line, stream) -> dict | None        one progress line -> one sample
   parse_summary(stdout, stderr) -> dict              the tool's final report
   parse_latency(stdout, stderr, log_lines, argv) -> dict  p50/p95/p99/max and histogram of a run step (latency.py)
@@ -26,6 +28,7 @@ class Connection:
     port: int
     database: str
     user: str
+    tls_mode: str = "disable"  # libpq's names: disable | require | verify-ca | verify-full (runs/access.py)
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,24 @@ class Step:
     duration_s: int = 0  # expected running time; the runner adds a margin for its time limit
     index: int = 0  # 1-based step number of the thread sweep for run/warmup
     log_prefix: str = ""  # a latency log the tool writes into the workdir (pgbench -l): <prefix>.*
+
+
+def libpq_tls_env(tls, workdir):
+    """libpq's TLS settings (pgbench, sysbench's pgsql driver): the mode always (libpq's own default, prefer,
+    would decide for us), the files written into the work directory (runs/access.py names them)."""
+    from ..access import CA_FILE, CERT_FILE, KEY_FILE
+
+    env = {"PGSSLMODE": tls.mode}
+    files = tls.files()
+    if CA_FILE in files:
+        env["PGSSLROOTCERT"] = f"{workdir}/{CA_FILE}"
+    if CERT_FILE in files and KEY_FILE in files:
+        env.update(PGSSLCERT=f"{workdir}/{CERT_FILE}", PGSSLKEY=f"{workdir}/{KEY_FILE}")
+    return env
+
+
+def libpq_tls_files(tls):
+    return tls.files() if tls.on else {}
 
 
 class NotRunnable(Exception):

@@ -26,6 +26,22 @@ def secret_env(conn, password):
     return {}
 
 
+def is_error_line(line, stream="stdout"):
+    return False
+
+
+def tls_refusal(conn, tls):
+    return ""
+
+
+def tls_env(conn, tls, workdir):
+    return {}
+
+
+def tls_files(conn, tls):
+    return {}
+
+
 def plan(conn, params, workdir):
     raise NotRunnable(REASON)
 

@@ -1,6 +1,6 @@
 """pgbench (PostgreSQL 10+): the built-in TPC-B-like script or Alibaba's ro.sql / rw.sql.
 
-The password goes in PGPASSWORD (libpq), never argv. `progress:` lines are on stderr, the summary on
+The password goes in PGPASSWORD (libpq), never argv; TLS in PGSSLMODE / PGSSLROOTCERT / PGSSLCERT / PGSSLKEY. `progress:` lines are on stderr, the summary on
 stdout. The formats changed across versions: 14+ adds ", N failed" to progress lines and
 "number of failed transactions"; 14+ prints one "tps = N (without initial connection time)" where
 older versions print "(including/excluding connections establishing)". Both are parsed.
@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from ..params import thread_steps
-from . import Connection, Step, latency, to_float
+from . import Connection, Step, latency, libpq_tls_env, libpq_tls_files, to_float
 
 BINARY = "pgbench"
 # The per-transaction log (-l) of a run step is sampled (--sampling-rate) so that it never slows the
@@ -56,6 +56,18 @@ def secret_files(conn, password):
 
 def secret_env(conn: Connection, password: str):
     return {"PGPASSWORD": password} if password else {}
+
+
+def tls_refusal(conn, tls):
+    return ""  # libpq does every mode
+
+
+def tls_env(conn, tls, workdir):
+    return libpq_tls_env(tls, workdir)
+
+
+def tls_files(conn, tls):
+    return libpq_tls_files(tls)
 
 
 def _conn_args(conn):
@@ -183,6 +195,14 @@ def parse_latency(stdout, stderr="", log_lines=(), argv=()):
     rate = next((float(m.group(1)) for a in argv if (m := SAMPLING_RE.fullmatch(a))), 1.0)
     method = "pgbench -l" if rate == 1 else f"pgbench -l --sampling-rate={rate:g}"
     return latency.from_values(latency.parse_pgbench_log(log_lines), method=method, sampling_rate=rate)
+
+
+ERROR_LINE_RE = re.compile(r"^pgbench: (error|fatal):|\baborted\b|^(FATAL|ERROR):")
+
+
+def is_error_line(line, stream="stderr"):
+    """pgbench's own error lines (a lost server: 'pgbench: error: client 0 script 0 aborted in command ...')."""
+    return stream == "stderr" and bool(ERROR_LINE_RE.search(line.strip()))
 
 
 def failure_reason(stdout, stderr=""):

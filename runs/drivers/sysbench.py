@@ -8,7 +8,7 @@ the runner keeps an outer time limit as well.
 import re
 
 from ..params import thread_steps
-from . import Connection, Step, latency, to_float
+from . import Connection, Step, latency, libpq_tls_env, libpq_tls_files, to_float
 
 BINARY = "sysbench"
 DB_DRIVER = {"mysql": "mysql", "postgresql": "pgsql"}
@@ -51,10 +51,17 @@ def _quote(value):
     return f'"{value}"'
 
 
+def tool_host(conn):
+    """libmariadb reads the host name `localhost` as "the Unix socket" and ignores the port (it would reach
+    whichever server owns /run/mysqld/mysqld.sock): over TCP, as every other client of the target does. The
+    host name is never checked by this build's TLS (tls_refusal), so nothing is lost."""
+    return "127.0.0.1" if conn.engine == "mysql" and conn.host.lower() == "localhost" else conn.host
+
+
 def secret_files(conn: Connection, password: str):
     prefix = DB_DRIVER[conn.engine]
     lines = [
-        f"{prefix}-host={_quote(conn.host)}",
+        f"{prefix}-host={_quote(tool_host(conn))}",
         f"{prefix}-port={conn.port}",
         f"{prefix}-user={_quote(conn.user)}",
         f"{prefix}-db={_quote(conn.database)}",
@@ -68,6 +75,29 @@ def secret_env(conn, password):
     return {}
 
 
+def tls_refusal(conn, tls):
+    """sysbench 1.0.20's MySQL driver (libmariadb) has one switch, --mysql-ssl=on, which loads cacert.pem,
+    client-cert.pem and client-key.pem from the working directory (missing or empty: error 2026) and checks
+    the server's chain against cacert.pem, never its host name. So: verify-ca at most, with all three files."""
+    if conn.engine != "mysql" or not tls.on:
+        return ""
+    if tls.mode == "verify-full":
+        return ("TLS mode verify-full cannot be honoured by sysbench 1.0.20 against MySQL/MariaDB: its --mysql-ssl=on checks "
+                "the server's certificate chain against the CA but never the host name. Use verify-ca (or pgbench/PostgreSQL).")
+    if not (tls.ca_pem and tls.cert_pem and tls.key_pem):
+        return ("sysbench 1.0.20 against MySQL/MariaDB with TLS needs the target's CA certificate and a client certificate and "
+                "key (its --mysql-ssl=on loads all three and checks the server's chain against the CA): add them to the target.")
+    return ""
+
+
+def tls_env(conn, tls, workdir):
+    return libpq_tls_env(tls, workdir) if conn.engine == "postgresql" else {}
+
+
+def tls_files(conn, tls):
+    return libpq_tls_files(tls)
+
+
 def _base(conn, params, workdir, threads):
     argv = [
         BINARY,
@@ -78,6 +108,8 @@ def _base(conn, params, workdir, threads):
         f"--threads={int(threads)}",
     ]
     argv.append(f"--db-ps-mode={'auto' if params.get('prepared', True) else 'disable'}")
+    if conn.engine == "mysql" and conn.tls_mode != "disable":
+        argv.append("--mysql-ssl=on")  # the files are in the working directory (tls_files)
     return argv
 
 
@@ -152,6 +184,11 @@ def parse_latency(stdout, stderr="", log_lines=(), argv=()):
     summary = parse_summary(stdout, stderr)
     return latency.from_histogram(latency.parse_sysbench_histogram(stdout), max_ms=summary.get("latency_max_ms"),
                                   method="sysbench --histogram")
+
+
+def is_error_line(line, stream="stdout"):
+    """sysbench's own error lines (a lost server: FATAL: mysql_drv_query() returned error 2013 ...)."""
+    return line.lstrip().startswith("FATAL:")
 
 
 def failure_reason(stdout, stderr=""):

@@ -1,0 +1,142 @@
+"""A target on another host (issue 22.4): a network namespace this test creates, joined to the machine by a
+veth pair of its own (only the addresses given here, on those two interfaces), holding a PostgreSQL of its
+own behind tests/delay_relay.py, which adds 1 ms to every chunk each way (the kernel has no netem qdisc).
+A real worker runs a 5 s sysbench against it; the round trip recorded before the run is >= 2 ms."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from runs.models import RunState, Target
+
+from .runs_support import (  # noqa: F401 - fixtures
+    bench_users, committed, make_user, purge_queues, restore_catalogue, start_worker, stop_worker, wait_final,
+)
+from .tls_servers import PG_BIN
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+ROOT = Path(__file__).resolve().parent.parent
+NAMESPACE = f"perfdash-rt-{os.getpid()}"
+HOST_SIDE, NS_SIDE = f"pdrt{os.getpid() % 100000}h", f"pdrt{os.getpid() % 100000}n"
+# A /30 of the namespace's own: the host end and the namespace end, nothing else.
+HOST_ADDRESS, NS_ADDRESS = "10.222.37.1", "10.222.37.2"
+PORT, RELAY_PORT, DELAY_MS = 5452, 5453, 1.0
+USER, PASSWORD, DATABASE = "perfdash_remote", "Remote-pw,#1", "perfdash_remote"
+
+
+def ip(*args, check=True):
+    return subprocess.run(["ip", *args], capture_output=True, text=True, check=check)
+
+
+def in_namespace(*argv):
+    return ["ip", "netns", "exec", NAMESPACE, *argv]
+
+
+@pytest.fixture(scope="module")
+def remote_target_host():
+    made = ip("netns", "add", NAMESPACE, check=False)
+    if made.returncode != 0:
+        pytest.skip(f"this machine cannot create a network namespace: {made.stderr.strip()}")
+    root = Path(tempfile.mkdtemp(prefix="perfdash-remote-"))
+    os.chmod(root, 0o755)
+    procs = []
+    try:
+        ip("link", "add", HOST_SIDE, "type", "veth", "peer", "name", NS_SIDE)
+        ip("link", "set", NS_SIDE, "netns", NAMESPACE)
+        ip("addr", "add", f"{HOST_ADDRESS}/30", "dev", HOST_SIDE)
+        ip("link", "set", HOST_SIDE, "up")
+        ip("netns", "exec", NAMESPACE, "ip", "addr", "add", f"{NS_ADDRESS}/30", "dev", NS_SIDE)
+        ip("netns", "exec", NAMESPACE, "ip", "link", "set", NS_SIDE, "up")
+        ip("netns", "exec", NAMESPACE, "ip", "link", "set", "lo", "up")
+        data, sockets = root / "pgdata", root / "run"
+        data.mkdir()
+        sockets.mkdir()
+        shutil.chown(data, "postgres")
+        shutil.chown(sockets, "postgres")
+        subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
+                        "--no-sync"], check=True, capture_output=True)
+        (data / "pg_hba.conf").write_text("local all postgres trust\nhost all all 127.0.0.1/32 scram-sha-256\n")
+        procs.append(subprocess.Popen(
+            in_namespace("runuser", "-u", "postgres", "--", str(PG_BIN / "postgres"), "-D", str(data), "-p", str(PORT),
+                         "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={sockets}", "-c", "fsync=off",
+                         "-c", "shared_buffers=32MB"),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                conn = psycopg.connect(host=str(sockets), port=PORT, user="postgres", dbname="postgres", autocommit=True)
+                break
+            except psycopg.Error:
+                if procs[0].poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("PostgreSQL in the namespace did not start")
+                time.sleep(0.2)
+        with conn:
+            conn.execute(f"CREATE ROLE {USER} LOGIN PASSWORD '{PASSWORD}'")
+            conn.execute(f"CREATE DATABASE {DATABASE} OWNER {USER}")
+        relay = subprocess.Popen(
+            in_namespace(sys.executable, str(ROOT / "tests" / "delay_relay.py"), NS_ADDRESS, str(RELAY_PORT), "127.0.0.1",
+                         str(PORT), str(DELAY_MS)),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, text=True)
+        procs.append(relay)
+        assert relay.stdout.readline().strip() == "relaying"
+        yield {"host": NS_ADDRESS, "port": RELAY_PORT}
+    finally:
+        for proc in reversed(procs):  # the relay, then PostgreSQL (SIGINT: its fast shutdown)
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGINT if proc is procs[0] else signal.SIGTERM)
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+        ip("netns", "del", NAMESPACE, check=False)  # takes its end of the pair, and so the pair, with it
+        ip("link", "del", HOST_SIDE, check=False)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def remote_worker(django_db_setup, bench_users, remote_target_host):
+    purge_queues()
+    proc = start_worker(name="runs-remote")
+    yield proc
+    stop_worker(proc)
+    purge_queues()
+
+
+def test_a_remote_target_records_its_round_trip_and_the_run_agrees_with_the_tool(remote_target_host, remote_worker, committed,
+                                                                                   client):
+    operator = make_user("remote-operator", operator=True)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=operator).key}")
+    target = Target(name="remote-postgresql", engine="postgresql", host=remote_target_host["host"],
+                    port=remote_target_host["port"], database=DATABASE, user=USER)
+    target.set_password(PASSWORD)
+    target.save()
+    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-postgresql-quick",
+                                          "overrides": {"duration_s": 5, "threads": 2}}, format="json")
+    assert response.status_code == 201, response.content
+    run = wait_final(response.json()["id"], timeout=180)
+    assert run.state == RunState.SUCCEEDED, (run.reason, run.log[-2000:])
+    # Two relayed chunks per query (1 ms each way): the median round trip is at least 2 ms.
+    assert run.round_trip["median_ms"] >= 2 * DELAY_MS, run.round_trip
+    assert run.round_trip["queries"] == 7
+    # The stored result is the tool's own report.
+    tps = float(re.search(r"^\s*transactions:\s+\d+\s+\(([\d.]+) per sec\.\)", run.log, re.MULTILINE).group(1))
+    assert run.summary["tps"] == tps
+    assert run.summary["transactions"] == int(re.search(r"^\s*transactions:\s+(\d+)", run.log, re.MULTILINE).group(1))
+    assert f"round trip to {remote_target_host['host']}:{remote_target_host['port']}: median" in run.log
+    client.force_login(operator)
+    html = client.get(f"/runs/{run.pk}/").content.decode()
+    assert 'id="summary-round-trip"' in html and str(run.round_trip["median_ms"]) in html
+    assert client.get(f"/runs/{run.pk}/export.json").json()["network"]["round_trip"] == run.round_trip
