@@ -30,8 +30,12 @@ def is_transactional(item):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Transactional tests after the others (a stable sort: each group keeps its file order)."""
+    """Transactional tests after the others (a stable sort: each group keeps its file order). Browser tests
+    count as slow: the developers' loop (-m "not slow") leaves them to the whole suite."""
     items.sort(key=is_transactional)
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
 
 
 _catalogue = {"flushed": False}

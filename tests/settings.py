@@ -3,7 +3,6 @@
 Set here (not in conftest.py) because pytest-django configures Django before conftest modules load."""
 
 import os
-
 import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit

@@ -22,7 +22,7 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]  # schemathesis: hundreds of generated requests
 
 SCHEMA_URL = "/api/v1/schema/?format=json"
 CATALOGUE_PATH = r"^/api/v1/(vendors|documents|methodologies|engines|versions|families|flavors|results|spec|compare|sizing)/"

@@ -20,8 +20,8 @@ from rest_framework.test import APIClient
 
 from runs.models import RunState, Target
 
-from .runs_support import (  # noqa: F401 - fixtures
-    bench_users, committed, make_user, purge_queues, restore_catalogue, start_worker, stop_worker, wait_final,
+from .runs_support import (
+    make_user, purge_queues, start_worker, stop_worker, wait_final,
 )
 from .tls_servers import PG_BIN
 
@@ -108,7 +108,7 @@ def remote_target_host():
 @pytest.fixture(scope="module")
 def remote_worker(django_db_setup, bench_users, remote_target_host):
     purge_queues()
-    proc = start_worker(name="runs-remote")
+    proc = start_worker(queues="remote-test", name="runs-remote")
     yield proc
     stop_worker(proc)
     purge_queues()
@@ -120,7 +120,7 @@ def test_a_remote_target_records_its_round_trip_and_the_run_agrees_with_the_tool
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=operator).key}")
     target = Target(name="remote-postgresql", engine="postgresql", host=remote_target_host["host"],
-                    port=remote_target_host["port"], database=DATABASE, user=USER)
+                    port=remote_target_host["port"], database=DATABASE, user=USER, queue="remote-test")
     target.set_password(PASSWORD)
     target.save()
     response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-postgresql-quick",

@@ -17,13 +17,14 @@ from rest_framework.test import APIClient
 
 from runs.models import Run, RunState, Target
 
-from .runs_support import (  # noqa: F401 - fixtures
-    bench_users, committed, make_user, purge_queues, restore_catalogue, start_worker, stop_worker, tool_processes,
+from .runs_support import (
+    make_user, purge_queues, start_worker, stop_worker, tool_processes,
     wait_final, wait_for,
 )
 from .tls_servers import DATABASE, MARIADB_PORT, PASSWORD, PG_PORT, USER, TLSServers
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+QUEUE = "tls-test"  # its own worker (its own TMPDIR), never the session's
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def worker_tmp(tmp_path_factory):
 @pytest.fixture(scope="module")
 def tls_worker(django_db_setup, bench_users, servers, worker_tmp):
     purge_queues()
-    proc = start_worker(name="runs-tls", env={"TMPDIR": str(worker_tmp), "RUNS_ERROR_GRACE_SECONDS": "3"})
+    proc = start_worker(queues="tls-test", name="runs-tls", env={"TMPDIR": str(worker_tmp), "RUNS_ERROR_GRACE_SECONDS": "3"})
     yield proc
     stop_worker(proc)
     purge_queues()
@@ -69,7 +70,7 @@ def api(operator):
 def make_target(servers, engine, name, host="localhost", mode="verify-full", ca=None, client_cert=True):
     target = Target(name=name, engine=engine, host=host, port=MARIADB_PORT if engine == "mysql" else PG_PORT,
                     database=DATABASE, user=USER, tls_mode=mode, tls_ca=servers.ca_pem if ca is None else ca,
-                    tls_cert=servers.client_cert_pem if client_cert else "")
+                    tls_cert=servers.client_cert_pem if client_cert else "", queue=QUEUE)
     target.set_password(PASSWORD)
     if client_cert:
         target.set_tls_key(servers.client_key_pem)
@@ -106,7 +107,7 @@ def assert_no_secret(servers, *texts):
 def test_it_refuses_a_private_key_pasted_as_the_ca_certificate(servers, client, operator):
     client.force_login(operator)
     form = {"name": "tls-form", "engine": "postgresql", "host": "localhost", "port": PG_PORT, "database": DATABASE,
-            "user": USER, "password": PASSWORD, "tls_mode": "verify-full", "queue": "benchmarks"}
+            "user": USER, "password": PASSWORD, "tls_mode": "verify-full", "queue": QUEUE}
     response = client.post("/runs/targets/new/", {**form, "tls_ca": servers.client_key_pem})
     assert response.status_code == 200
     assert "This is a private key, not a certificate" in response.content.decode()

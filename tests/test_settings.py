@@ -3,6 +3,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -30,6 +32,7 @@ def test_production_refuses_to_start_without_secret_key():
     assert "SECRET_KEY" in proc.stderr
 
 
+@pytest.mark.slow  # migrates and imports a fresh SQLite database in subprocesses
 def test_embedded_default_sqlite_migrates_imports_and_exports_the_same_rows(tmp_path, db):
     """With no configuration the dashboard runs on SQLite: the schema, the import and the export work
     there too, and give the same CSV as PostgreSQL."""
