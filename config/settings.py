@@ -45,6 +45,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.api_responses.APIJSONErrorsMiddleware",  # outermost: any error under /api/ that is not JSON becomes JSON
     "django.middleware.security.SecurityMiddleware",
     "config.limits.APIBodyLimitMiddleware",  # JSON 413 for an oversized API body, before anything reads it
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -60,7 +61,7 @@ MIDDLEWARE = [
     "config.language.LocaleMiddleware",  # Django's, plus ?lang= first and the API in English
     # Friendly 404/500 pages with DEBUG on too (config/errors.py); DEBUG off: templates/404.html, 500.html.
     "config.errors.FriendlyErrorPagesMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    "config.api_responses.APICommonMiddleware",  # Django's, with a JSON answer for an API path without its slash
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
