@@ -14,6 +14,8 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
+from ..filters import ASCII_WHOLE_NUMBER
+
 MAX_PAGE_SIZE = 500
 
 
@@ -21,10 +23,9 @@ def positive_int_param(params, name, maximum=None):
     raw = params.get(name)
     if raw is None:
         return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValidationError({name: [f"Expected a whole number, got {raw[:50]!r}."]}) from None
+    if not ASCII_WHOLE_NUMBER.fullmatch(raw):  # int() would read " 16", "+16", "016" and "１６"
+        raise ValidationError({name: [f"Expected a whole number in ASCII digits, got {raw[:50]!r}."]}) from None
+    value = int(raw)
     if value < 1 or (maximum is not None and value > maximum):
         bound = f"between 1 and {maximum}" if maximum is not None else "at least 1"
         raise ValidationError({name: [f"Must be {bound}, got {value}."]})

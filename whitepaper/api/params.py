@@ -12,6 +12,7 @@ from ..queries import SORTS, unknown_sort_terms
 from .pagination import MAX_PAGE_SIZE, positive_int_param
 
 ALWAYS_ALLOWED = {"format", "page", "page_size"}
+EMPTY_VALUE = "Empty value; give a value or leave the parameter out."
 
 
 def repeatable_params(filterset):
@@ -28,21 +29,19 @@ def check_params(params, allowed, *, filterset=None, required=(), checks=(), rep
     getlist = getattr(params, "getlist", lambda name: [params[name]])
     errors.update({name: ["Given more than once; this parameter takes one value."]
                    for name in sorted(set(params) & set(allowed)) if name not in repeatable and len(getlist(name)) > 1})
-    errors.update({name: ["This parameter is required."] for name in required if not params.get(name)})
-    errors.update({name: ["Empty value; give a value or leave the parameter out."]
-                   for name in sorted(set(params) & repeatable) if "" in getlist(name) and name not in errors})
-    if filterset is not None:  # a true/false parameter given empty says neither (the schema's boolean)
-        from whitepaper.filters import StrictBooleanFilter
-
-        errors.update({name: ["Expected true or false, got ''."] for name, f in filterset.filters.items()
-                       if isinstance(f, StrictBooleanFilter) and name in params and params.get(name) == ""})
+    # One rule for every parameter of every endpoint: an empty value (`vendor=`, `min_tps=`, `ordering=`)
+    # is a 400, never "no filter" on one endpoint and an error on another.
+    errors.update({name: [EMPTY_VALUE] for name in sorted(set(params) & set(allowed))
+                   if any(v.strip() == "" for v in getlist(name)) and name not in errors})
+    errors.update({name: ["This parameter is required."] for name in required if name not in params})
     if filterset is not None and not filterset.is_valid():
-        errors.update({name: [str(m) for m in messages] for name, messages in filterset.errors.items()})
+        errors.update({name: [str(m) for m in messages] for name, messages in filterset.errors.items()
+                       if name not in errors})
     for check in checks:
         try:
             check(params)
         except ValidationError as exc:
-            errors.update(exc.detail)
+            errors.update({k: v for k, v in exc.detail.items() if k not in errors})
     return errors
 
 

@@ -11,7 +11,7 @@ from rest_framework.reverse import reverse
 from ..metrics import METRICS, METRICS_BY_NAME
 from ..models import (Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, Origin, PublishedResult,
                       ResultTable, Vendor)
-from ..queries import to_param
+from ..queries import to_param, version_sort_key
 
 ORIGIN_HELP = ("vendor: published by the vendor in a document; internal: measured by this dashboard's benchmark "
                "runs (listed only with include_internal=true).")
@@ -118,12 +118,18 @@ class VersionSummarySerializer(serializers.ModelSerializer):
 
 class EngineSerializer(serializers.ModelSerializer):
     url = IdentityLinkField(view_name="engine-detail", lookup_field="slug")
-    versions = VersionSummarySerializer(many=True, read_only=True)
+    versions = serializers.SerializerMethodField(help_text="The engine's versions in version order (5.6, 5.7, 8.0; "
+                                                 "9.6, 10, 12; 2008 R2, 2012), not as text.")
     results = serializers.SerializerMethodField(help_text="Published results of this engine (API list URL).")
 
     class Meta:
         model = Engine
         fields = ["url", "slug", "name", "versions", "results"]
+
+    @extend_schema_field(VersionSummarySerializer(many=True))
+    def get_versions(self, obj):
+        versions = sorted(obj.versions.all(), key=lambda v: version_sort_key(v.version))
+        return VersionSummarySerializer(versions, many=True, context=self.context).data
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_results(self, obj):

@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from ..filters import StrictBooleanField
 from ..export import EXPORT_COLUMNS, column_schema, iter_csv_lines
+from ..queries import version_sort_key
 from ..models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor
 from . import filters as f
 from .caching import CatalogueCaching
@@ -90,6 +91,13 @@ class EngineVersionViewSet(CatalogueViewSet):
     queryset = EngineVersion.objects.select_related("engine").order_by("engine__slug", "version")
     serializer_class = s.EngineVersionSerializer
     filterset_class = f.EngineVersionFilter
+
+    def filter_queryset(self, queryset):
+        queryset = super().filter_queryset(queryset)
+        if self.action != "list":
+            return queryset
+        # Versions in version order (9.6 < 10), one rule with the pages: queries.version_sort_key.
+        return sorted(queryset, key=lambda v: (v.engine.slug, version_sort_key(v.version)))
 
     def get_object(self):
         # The URL's <stated:version> converter has already turned '-' into '' (not stated).
