@@ -50,18 +50,21 @@ class StrictQueryBackend(DjangoFilterBackend):
     only after every parameter of the request passed `check_params`."""
 
     def filter_queryset(self, request, queryset, view):
-        listing = view.action == "list"
+        listing = view.action in ("list", "csv")
+        paged = view.action == "list"  # /results/csv/: every matching row as CSV, no pages, no format
         filterset = self.get_filterset(request, queryset, view) if listing else None
-        allowed = set(ALWAYS_ALLOWED)
+        allowed = set(ALWAYS_ALLOWED) if paged or not listing else set()
         repeatable = repeatable_params(filterset)
         checks = []
         if listing:
             allowed |= set(filterset.filters) if filterset is not None else set()
+        if paged:
             checks += [lambda p: positive_int_param(p, "page"), lambda p: positive_int_param(p, "page_size", MAX_PAGE_SIZE)]
             paginator = getattr(view, "pagination_class", None)
             if hasattr(paginator, "check"):  # the results list: pagination=cursor, cursor=
                 allowed |= {paginator.mode_param, paginator.cursor_param}
                 checks.append(paginator.check)
+        if listing:
             for backend in view.filter_backends:
                 if hasattr(backend, "check"):
                     allowed.add(backend.param)

@@ -6,7 +6,7 @@ from urllib.parse import quote, urlencode
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.reverse import reverse
+from rest_framework.reverse import _reverse, reverse
 
 from ..metrics import METRICS, METRICS_BY_NAME
 from ..models import (Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, Origin, PublishedResult,
@@ -27,7 +27,12 @@ def cached_reverse(view_name, kwargs=None, request=None):
     key = (view_name, tuple(kwargs))
     template = templates.get(key)
     if template is None:
-        template = templates[key] = reverse(view_name, kwargs={k: f"~{k}~" for k in kwargs}, request=request)
+        # The versioning scheme's reverse, not rest_framework.reverse.reverse: that one copies the request's
+        # `?format=json` into every link of the payload.
+        scheme = getattr(request, "versioning_scheme", None)
+        placeholders = {k: f"~{k}~" for k in kwargs}
+        template = templates[key] = (scheme.reverse(view_name, kwargs=placeholders, request=request) if scheme
+                                     else _reverse(view_name, kwargs=placeholders, request=request))
     for name, value in kwargs.items():
         template = template.replace(f"~{name}~", quote(str(value), safe=URL_SAFE), 1)
     return template

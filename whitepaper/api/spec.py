@@ -160,9 +160,14 @@ class SpecLookupView(CatalogueCaching, APIView):
                   for name, values in suggestions.items()}
         body["suggestions"] = suggestions
         if legacy_300(request.query_params):
-            return mark_deprecated(Response(error_body(detail, "multiple_choices", errors, **body), status=300),
-                                   "spec-300")
+            return Response(error_body(detail, "multiple_choices", errors, **body), status=300)
         return Response(error_body(detail, "ambiguous", errors, **body), status=409)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if LEGACY_300 in request.query_params:  # every use of the deprecated parameter, whatever the answer
+            mark_deprecated(response, "spec-300")
+        return response
 
     @staticmethod
     def shown(value):
