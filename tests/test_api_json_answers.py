@@ -101,3 +101,9 @@ def test_long_filters_pass_and_a_request_line_past_the_limit_is_a_json_414(gunic
     assert too_long.status_code == 414 and too_long.headers["Content-Type"] == "application/json"
     body = too_long.json()
     assert body["code"] == "request_line_too_long" and body["errors"] == {} and "8190" in body["detail"]
+
+
+def test_an_oversized_body_is_a_413_in_the_one_shape(client):
+    body = b"{" + b" " * (1024 * 1024) + b"}"
+    response = client.post(f"{API}/runs/", body, content_type="application/json")
+    assert_error_shape(response, 413, "payload_too_large")

@@ -225,6 +225,9 @@ def partial_results_schema(result, generator, request, public):
     schemas["PartialResult"] = partial
     schemas["PaginatedPartialResultList"] = partial_page = copy.deepcopy(page)
     partial_page["properties"]["results"]["items"] = {"$ref": "#/components/schemas/PartialResult"}
+    for status, response in operation["responses"].items():  # errors are JSON even when CSV was asked for
+        if status != "200":
+            response.get("content", {}).pop("text/csv", None)
     content = operation["responses"]["200"]["content"]
     content["application/json"]["schema"] = {"anyOf": [{"$ref": "#/components/schemas/PaginatedResultList"},
                                                        {"$ref": "#/components/schemas/PaginatedPartialResultList"}]}
