@@ -4,7 +4,7 @@ or around them."""
 
 import json
 
-from django.http import HttpResponse, HttpResponsePermanentRedirect
+from django.http import HttpResponsePermanentRedirect
 from django.middleware.common import CommonMiddleware
 from django.middleware.gzip import GZipMiddleware
 from django.utils.http import escape_leading_slashes
@@ -12,11 +12,6 @@ from django.utils.http import escape_leading_slashes
 
 def is_api(request):
     return request.path_info == "/api" or request.path_info.startswith("/api/")
-
-
-def json_answer(status, detail, code, **extra):
-    body = {"detail": detail, "code": code, "errors": {}, **extra}
-    return HttpResponse(json.dumps(body), status=status, content_type="application/json")
 
 
 class APICommonMiddleware(CommonMiddleware):
@@ -46,14 +41,13 @@ class APIJSONErrorsMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if (is_api(request) and response.status_code >= 400
+        if (is_api(request) and response.status_code >= 400 and not response.streaming
                 and not response.get("Content-Type", "").startswith("application/json")):
-            answer = json_answer(response.status_code, f"{response.reason_phrase}.",
-                                 self.CODES.get(response.status_code, "error"))
-            for header in ("Allow", "Retry-After", "Vary"):
-                if response.has_header(header):
-                    answer[header] = response[header]
-            return answer
+            # In place: the other headers (Allow, CORS, Vary...) stay as they were.
+            response.content = json.dumps({"detail": f"{response.reason_phrase}.", "errors": {},
+                                           "code": self.CODES.get(response.status_code, "error")})
+            response["Content-Type"] = "application/json"
+            del response["Content-Encoding"]
         return response
 
 

@@ -188,7 +188,8 @@ SPECTACULAR_SETTINGS = {
     # /api/v1/ changes only with an incompatible API.
     "VERSION": "2.1.0",
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_postprocess",
-                           "whitepaper.api.views.partial_results_schema", "config.api_docs.schema_docs"],
+                           "whitepaper.api.views.partial_results_schema", "config.api_docs.schema_docs",
+                           "whitepaper.api.examples.schema_examples"],
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
