@@ -107,3 +107,14 @@ def test_an_oversized_body_is_a_413_in_the_one_shape(client):
     body = b"{" + b" " * (1024 * 1024) + b"}"
     response = client.post(f"{API}/runs/", body, content_type="application/json")
     assert_error_shape(response, 413, "payload_too_large")
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_crash_under_the_api_is_a_json_500(debug):
+    from django.test import Client
+    from django.test.utils import override_settings
+
+    with override_settings(DEBUG=debug, ROOT_URLCONF="tests.boom_urls"):
+        response = Client(raise_request_exception=False).get(f"{API}/boom/")
+    body = assert_error_shape(response, 500, "error")
+    assert "RuntimeError" not in body["detail"] and "Traceback" not in response.content.decode()
