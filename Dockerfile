@@ -17,4 +17,4 @@ RUN SECRET_KEY=build-only FIELD_ENCRYPTION_KEY=x ALLOWED_HOSTS=x python manage.p
 RUN useradd --create-home --uid 10001 app && mkdir -p /app/var && chown -R app /app/var
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60"]
+CMD ["gunicorn", "-c", "python:config.gunicorn_conf", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60"]

@@ -1,6 +1,7 @@
 """Pieces of the REST API shared by every app under /api/v1/: the exception handler, the anonymous
 throttle, the JSON 404 for unknown paths and the error answers the schema documents."""
 
+import hashlib
 import math
 
 from django.http import Http404, JsonResponse
@@ -79,6 +80,25 @@ class NotModified(exceptions.APIException):
     default_code = "not_modified"
 
 
+class ContentCaching:
+    """For API views whose answer follows from the code, not the catalogue (the schema, the CSV's column
+    dictionary, the API root): a strong ETag from the body, 304 when If-None-Match names it, and the
+    catalogue's Cache-Control (shared caches keep it and revalidate)."""
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        from django.conf import settings
+        from django.utils.cache import get_conditional_response, patch_vary_headers
+
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if request.method not in ("GET", "HEAD") or response.status_code != 200:
+            return response
+        response.render()
+        response["ETag"] = '"%s"' % hashlib.sha256(response.content).hexdigest()[:32]
+        response["Cache-Control"] = f"public, max-age={settings.API_CACHE_MAX_AGE}, must-revalidate"
+        patch_vary_headers(response, ["Accept"])
+        return get_conditional_response(request._request, etag=response["ETag"], response=response)
+
+
 class AnonReadThrottle(AnonRateThrottle):
     """Anonymous read throttle whose rate is read from settings on each request (API_ANON_RATE via
     REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['anon']), so a changed setting applies at once. It leaves
@@ -146,6 +166,10 @@ def schema_postprocess(result, generator, request, public):
     result["info"]["version"] = settings.SPECTACULAR_SETTINGS["VERSION"]
     result["servers"] = [{"url": request.build_absolute_uri("/").rstrip("/") if request is not None else "/",
                           "description": "This server"}]
+    changelog = request.build_absolute_uri("/api/v1/changelog/") if request is not None else "/api/v1/changelog/"
+    result["externalDocs"] = {"url": changelog, "description": "API changelog: what changed in each version of this "
+                              "schema, the deprecation policy and what is deprecated."}
+    result["info"]["description"] += f" Changelog: {changelog}"
     schemas = result.get("components", {}).get("schemas", {})
 
     def ref(name, description):
@@ -154,6 +178,11 @@ def schema_postprocess(result, generator, request, public):
 
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
+            # A public read (anonymous allowed: drf-spectacular lists `{}` among the schemes) declares no
+            # security at all: generators read any `security` as required (openapi-python-client would type
+            # every call as needing an AuthenticatedClient).
+            if {} in operation.get("security", []):
+                del operation["security"]
             responses = operation.setdefault("responses", {})
             if "Throttled" in schemas:
                 responses.setdefault("429", ref("Throttled", "Too many anonymous requests; retry after Retry-After seconds."))

@@ -4,12 +4,19 @@ from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config.api import not_found
+from config.api import ContentCaching, not_found
+from config.changelog import ChangelogView
+
+
+class SchemaView(ContentCaching, SpectacularAPIView):
+    """The OpenAPI schema with an ETag (it changes only with the code and the host), 304 on revalidation."""
+
 
 urlpatterns = [
     path("", include("whitepaper.api.urls")),
     path("", include("runs.api.urls")),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/", SchemaView.as_view(), name="schema"),
+    path("changelog/", ChangelogView.as_view(), name="changelog"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="v1:schema"), name="docs"),
     # Last: any other /api/v1/.../ is a JSON 404 (paths without the slash still redirect), for every method
     # (csrf_exempt: a POST to an unknown API path is a 404, not Django's HTML CSRF page).

@@ -73,6 +73,14 @@ class LocaleMiddleware(DjangoLocaleMiddleware):
         translation.activate(language)
         request.LANGUAGE_CODE = translation.get_language()
 
+    def process_response(self, request, response):
+        if request.path_info.startswith(ENGLISH_ONLY):
+            # English whatever the request says: no `Vary: Accept-Language` (caches would keep a copy per
+            # language for one answer).
+            response.headers.setdefault("Content-Language", settings.LANGUAGE_CODE)
+            return response
+        return super().process_response(request, response)
+
 
 def switch_url(request, code):
     """This page in another language: same path, same query, `lang` set."""

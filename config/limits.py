@@ -72,5 +72,6 @@ class APIBodyLimitMiddleware:
             except ValueError:
                 length = 0
             if length > settings.API_MAX_BODY_BYTES:
-                return JsonResponse({"detail": too_large_message(length)}, status=413)
+                return JsonResponse({"detail": too_large_message(length), "code": PayloadTooLarge.default_code,
+                                     "errors": {}}, status=413)  # the API's one error shape
         return self.get_response(request)

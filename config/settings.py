@@ -9,6 +9,7 @@ import socket
 from pathlib import Path
 
 import environ
+from corsheaders.defaults import default_headers as default_cors_headers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -45,6 +46,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.request_id.RequestIdMiddleware",  # outermost: X-Request-ID on every answer
+    "config.api_responses.APIJSONErrorsMiddleware",  # any error under /api/ that is not JSON becomes JSON
+    "config.api_responses.APIGZipMiddleware",  # gzip under /api/ when asked
     "django.middleware.security.SecurityMiddleware",
     "config.limits.APIBodyLimitMiddleware",  # JSON 413 for an oversized API body, before anything reads it
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -60,7 +64,7 @@ MIDDLEWARE = [
     "config.language.LocaleMiddleware",  # Django's, plus ?lang= first and the API in English
     # Friendly 404/500 pages with DEBUG on too (config/errors.py); DEBUG off: templates/404.html, 500.html.
     "config.errors.FriendlyErrorPagesMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    "config.api_responses.APICommonMiddleware",  # Django's, with a JSON answer for an API path without its slash
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -183,7 +187,9 @@ SPECTACULAR_SETTINGS = {
     # Semantic version of this schema (bumped on every change; see docs/API-CHANGELOG.md). The URL's
     # /api/v1/ changes only with an incompatible API.
     "VERSION": "2.1.0",
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_postprocess"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_postprocess",
+                           "whitepaper.api.views.partial_results_schema", "config.api_docs.schema_docs",
+                           "whitepaper.api.examples.schema_examples"],
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -200,7 +206,10 @@ CORS_ALLOWED_ORIGIN_REGEXES = [r"^https?://.*$"] if env.bool("CORS_ALLOW_ALL_REA
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 CORS_EXPOSE_HEADERS = ["ETag", "Last-Modified", "Retry-After", "Link", "Content-Disposition",
-                       "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Deprecation", "Sunset"]
+                       "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Deprecation", "Sunset",
+                       "X-Request-ID"]
+# Browsers revalidate with If-None-Match / If-Modified-Since (a 304) and may send their own request id.
+CORS_ALLOW_HEADERS = [*default_cors_headers, "if-none-match", "if-modified-since", "x-request-id"]
 # Cache-Control max-age (seconds) of anonymous catalogue API answers; 0: caches revalidate every time (a 304).
 API_CACHE_MAX_AGE = env.int("API_CACHE_MAX_AGE", default=0)
 

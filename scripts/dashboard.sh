@@ -28,5 +28,5 @@ WORKER_PIDS="$!"
 WORKER_PIDS="$WORKER_PIDS $!"
 echo "Celery workers started (logs: var/worker.log, var/reconciler.log)"
 echo "Dashboard on http://127.0.0.1:$PORT/  (admin login: see above; DEBUG=$DEBUG)"
-.venv/bin/gunicorn config.wsgi:application --bind "${BIND:-127.0.0.1}:$PORT" --workers "${WEB_WORKERS:-3}" \
+.venv/bin/gunicorn -c python:config.gunicorn_conf config.wsgi:application --bind "${BIND:-127.0.0.1}:$PORT" --workers "${WEB_WORKERS:-3}" \
   --timeout 60 --no-control-socket --access-logfile - --error-logfile -

@@ -9,4 +9,4 @@ def boom(request):
     raise RuntimeError("a failure for the 500 page test")
 
 
-urlpatterns = [path("boom/", boom), *site]
+urlpatterns = [path("boom/", boom), path("api/v1/boom/", boom), *site]

@@ -1,8 +1,9 @@
 """A consumer's client (issue 13): openapi-python-client (the version pinned in requirements-dev.txt)
 generates a package from the live schema (the generator is pinned in requirements-dev.txt and installed at
 set-up; nothing is fetched at test time) and a script with that package on its path uses it against the running server: a two-field ordering
-with a two-engine filter, paging through results by cursor, spec lookup (an answer and an ambiguity),
-compare, sizing, and a 400."""
+with a two-engine filter (the full result type), a `fields=` page (the partial type), paging by cursor following
+the Link header, the CSV (its own operation, read as text), spec lookup (an answer and an ambiguity), compare,
+sizing, and a 400; mypy checks the script against the package with the plain anonymous Client (issue 25.3, 25.4)."""
 
 import json
 import os
@@ -26,41 +27,62 @@ SCRIPT = textwrap.dedent('''
     import httpx
     from rds_performance_whitepaper_api_client import Client
     from rds_performance_whitepaper_api_client.api.compare import compare_retrieve
-    from rds_performance_whitepaper_api_client.api.results import results_list
+    from rds_performance_whitepaper_api_client.api.results import results_csv_retrieve, results_list
     from rds_performance_whitepaper_api_client.api.sizing import sizing_retrieve
     from rds_performance_whitepaper_api_client.api.spec import spec_retrieve
-    from rds_performance_whitepaper_api_client.models import (AmbiguousSpec, Comparison, ParameterErrors,
-        ResultsListOrderingItem, ResultsListPagination, SizingRetrieveMetric, SpecAnswer)
+    from rds_performance_whitepaper_api_client.models import (AmbiguousSpec, Comparison, PaginatedPartialResultList,
+        PaginatedResultList, ParameterErrors, ResultsListFieldsItem, ResultsListOrderingItem, ResultsListPagination, SizingRetrieveMetric,
+        SpecAnswer)
 
     base, huawei, alibaba = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    client = Client(base_url=base, raise_on_unexpected_status=True, timeout=60)
-    out = {}
+    # The plain, anonymous client: public reads declare no security (mypy checks this script against it).
+    client = Client(base_url=base, raise_on_unexpected_status=True, timeout=httpx.Timeout(60))
+    out: dict[str, object] = {}
 
-    # A two-field ordering and a two-engine filter (lists: repeated parameters).
+    # A two-field ordering and a two-engine filter (lists: repeated parameters). Without fields= the page is the
+    # full PaginatedResultList: every field of a result typed as required.
     page = results_list.sync(client=client, engine=["mysql", "postgresql"], page_size=500,
                              ordering=[ResultsListOrderingItem.VCPUS, ResultsListOrderingItem.TPS_DESC])
+    assert isinstance(page, PaginatedResultList), page
+    vcpus: list[int] = [r.flavor.vcpus for r in page.results]
     out["list"] = {"count": page.count, "rows": [[r.id, r.engine, r.flavor.vcpus, r.tps] for r in page.results]}
+    partial = results_list.sync(client=client, engine=["mysql"], page_size=2, fields=[ResultsListFieldsItem.ID, ResultsListFieldsItem.TPS])
+    assert isinstance(partial, PaginatedPartialResultList), partial
+    out["partial"] = [sorted(r.to_dict()) for r in partial.results]
 
-    # Paging through every PostgreSQL result by cursor, following `next`.
-    ids, cursor, pages = [], None, 0
+    # Paging through every PostgreSQL result by cursor, following the Link header's rel="next" (the body's `next`).
+    ids: list[int] = []
+    pages, links = 0, []
+    detailed = results_list.sync_detailed(client=client, engine=["postgresql"], page_size=25,
+                                          ordering=[ResultsListOrderingItem.TPS_DESC],
+                                          pagination=ResultsListPagination.CURSOR)
+    body = detailed.parsed
+    headers = httpx.Headers(dict(detailed.headers))
     while True:
-        kwargs = {"cursor": cursor} if cursor else {}
-        page = results_list.sync(client=client, engine=["postgresql"], page_size=25, ordering=[ResultsListOrderingItem.TPS_DESC],
-                                 pagination=ResultsListPagination.CURSOR, **kwargs)
-        ids += [r.id for r in page.results]
+        assert isinstance(body, PaginatedResultList), body
+        ids += [r.id for r in body.results]
         pages += 1
-        if not page.next_:
+        following = httpx.Response(200, headers=headers).links.get("next", {}).get("url")
+        links.append(following == (body.next_ or None))
+        if not following:
             break
-        cursor = parse_qs(urlparse(page.next_).query)["cursor"][0]
-    out["cursor"] = {"ids": ids, "pages": pages}
+        raw_page = client.get_httpx_client().get(following)
+        raw_page.raise_for_status()
+        body, headers = PaginatedResultList.from_dict(raw_page.json()), raw_page.headers
+    out["cursor"] = {"ids": ids, "pages": pages, "link_is_next": all(links)}
+
+    # The whole filtered set as CSV: its own operation, read as text.
+    csv_text = results_csv_retrieve.sync(client=client, engine=["mysql"], version=["8.0"])
+    assert isinstance(csv_text, str), csv_text
+    out["csv"] = csv_text
 
     # Spec lookup: one answer, then an ambiguity (409, which httpx raises for).
     answer = spec_retrieve.sync(client=client, engine="mysql", version="8.0", family="dedicated", vcpus=8, memory_gb=64)
     assert isinstance(answer, SpecAnswer), answer
     out["spec"] = {"tps": answer.result.tps, "document": answer.document.slug}
-    detailed = spec_retrieve.sync_detailed(client=client, engine="mysql", version="5.7", family="general", vcpus=4,
-                                           memory_gb=16)
-    assert isinstance(detailed.parsed, AmbiguousSpec), detailed.parsed
+    ambiguous = spec_retrieve.sync_detailed(client=client, engine="mysql", version="5.7", family="general", vcpus=4,
+                                            memory_gb=16)
+    assert isinstance(ambiguous.parsed, AmbiguousSpec), ambiguous.parsed
     raw = httpx.get(base + "/api/v1/spec/", params={"engine": "mysql", "version": "5.7", "family": "general",
                                                      "vcpus": 4, "memory_gb": 16})
     try:
@@ -68,9 +90,9 @@ SCRIPT = textwrap.dedent('''
         raised = False
     except httpx.HTTPStatusError:
         raised = True
-    out["ambiguous"] = {"status": int(detailed.status_code), "code": detailed.parsed.code,
-                        "disambiguate_by": detailed.parsed.disambiguate_by,
-                        "vendors": sorted({c.vendor for c in detailed.parsed.candidates}), "httpx_raises": raised}
+    out["ambiguous"] = {"status": int(ambiguous.status_code), "code": ambiguous.parsed.code,
+                        "disambiguate_by": ambiguous.parsed.disambiguate_by,
+                        "vendors": sorted({c.vendor for c in ambiguous.parsed.candidates}), "httpx_raises": raised}
 
     comparison = compare_retrieve.sync(client=client, sel=[str(huawei), str(alibaba)])
     assert isinstance(comparison, Comparison), comparison
@@ -79,6 +101,7 @@ SCRIPT = textwrap.dedent('''
 
     sizing = sizing_retrieve.sync(client=client, engine="mysql", version="8.0", target=3000.0,
                                   metric=SizingRetrieveMetric.TPS)
+    assert sizing is not None and not isinstance(sizing, ParameterErrors) and hasattr(sizing, "answers"), sizing
     first = sizing.answers[0]
     out["sizing"] = {"vcpus": first.result.flavor.vcpus, "memory_gb": first.result.flavor.memory_gb,
                      "printed": first.printed, "also": [a.document for a in first.also]}
@@ -127,6 +150,10 @@ def test_a_generated_client_lists_pages_looks_up_compares_sizes_and_reads_a_400(
     (alibaba,) = ids(catalogue_server, "document=alibaba-2019-06-18-rds&flavor=mysql.x8.medium.2")
     script = Path(env["PYTHONPATH"]).parent / "script.py"
     script.write_text(SCRIPT)
+    # The script type-checks against the generated package with the plain anonymous Client (before 2.1.0 every
+    # call was typed as needing an AuthenticatedClient, and list items typed every field as optional).
+    run([str(python), "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull, str(script)], env=env,
+        cwd=script.parent)
     out = json.loads(run([str(python), str(script), catalogue_server, str(huawei), str(alibaba)], env=env))
 
     mysql, postgresql = ids(catalogue_server, "engine=mysql"), ids(catalogue_server, "engine=postgresql")
@@ -139,6 +166,11 @@ def test_a_generated_client_lists_pages_looks_up_compares_sizes_and_reads_a_400(
     assert sorted(out["cursor"]["ids"]) == sorted(postgresql) and len(set(out["cursor"]["ids"])) == len(postgresql)
     assert out["cursor"]["pages"] == -(-len(postgresql) // 25)
     assert out["cursor"]["ids"] == ids(catalogue_server, "engine=postgresql&ordering=-tps")
+    assert out["cursor"]["link_is_next"] is True
+    assert out["partial"] == [["id", "tps"], ["id", "tps"]]
+    assert out["csv"] == requests.get(f"{catalogue_server}/api/v1/results/?format=csv&engine=mysql&version=8.0",
+                                      timeout=60).text
+    assert out["csv"].splitlines()[0].startswith("vendor,document,published,engine,version")
 
     assert out["spec"] == {"tps": 3102.0, "document": "huawei-2025-10-21-mysql"}
     assert out["ambiguous"]["status"] == 409 and out["ambiguous"]["code"] == "ambiguous"

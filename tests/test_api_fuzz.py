@@ -90,6 +90,11 @@ CROSS_FIELD_RULES = {"POST /api/v1/runs/", "GET /api/v1/runs/compare/", "GET /ap
 # rejected); test_documented_examples_are_accepted checks that the schema's examples are accepted.
 
 
+# Schemathesis sends `Accept-Encoding: gzip, deflate` (requests' default) but its WSGI transport does not
+# decompress; the API gzips when asked (issue 25.7), which tests/test_api_housekeeping.py covers.
+IDENTITY = {"Accept-Encoding": "identity"}
+
+
 def fuzz_runs_api(schema, labels_expected, headers=None):
     operations = [result.ok() for result in schema.get_all_operations()]
     labels = {f"{op.method.upper()} {op.path}" for op in operations}
@@ -101,7 +106,7 @@ def fuzz_runs_api(schema, labels_expected, headers=None):
                       suppress_health_check=list(HealthCheck))
             def run(case):
                 label = f"{case.operation.method.upper()} {case.operation.path}"
-                case.call_and_validate(headers=headers, excluded_checks=[positive_data_acceptance]
+                case.call_and_validate(headers={**IDENTITY, **(headers or {})}, excluded_checks=[positive_data_acceptance]
                                        if label in CROSS_FIELD_RULES else None)
 
             try:
@@ -124,7 +129,7 @@ def test_catalogue_api_conforms_to_its_schema(catalogue_schema):
             @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
                       suppress_health_check=list(HealthCheck))
             def run(case):
-                case.call_and_validate(excluded_checks=[positive_data_acceptance])
+                case.call_and_validate(headers=IDENTITY, excluded_checks=[positive_data_acceptance])
 
             try:
                 run()
@@ -149,7 +154,10 @@ def test_documented_examples_are_accepted(client):
                 continue
             response = client.get(path, {parameter["name"]: example})
             assert response.status_code == 200, (path, parameter["name"], response.content[:300])
-            assert response.json()["count"] > 0, (path, parameter["name"], example)
+            if list(operation["responses"]["200"]["content"]) == ["text/csv"]:  # /results/csv/: rows past the header
+                assert len(b"".join(response.streaming_content).splitlines()) > 1, (path, parameter["name"], example)
+            else:
+                assert response.json()["count"] > 0, (path, parameter["name"], example)
             tried += 1
     assert tried >= 15, tried
 

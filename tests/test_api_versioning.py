@@ -36,7 +36,8 @@ def test_requests_sees_an_ambiguous_lookup_as_an_error(catalogue_server):
 def test_the_retired_300_is_still_there_with_deprecation_and_sunset(client):
     response = client.get(f"{API}/spec/", {**AMBIGUOUS, "multiple_choices": "true"})
     assert response.status_code == 300
-    assert set(response.json()) == {"detail", "disambiguate_by", "candidates"}  # the 1.1.0 body
+    # The 1.1.0 body, plus the one error shape (code, errors) and the suggestions since 2.1.0 (issue 25.5).
+    assert set(response.json()) == {"detail", "code", "errors", "disambiguate_by", "suggestions", "candidates"}
     # Deprecated on 2026-11-23 (RFC 9745: @<unix time>), gone on 2027-03-01 (RFC 8594: an HTTP date).
     deprecated = datetime(2026, 11, 23, tzinfo=timezone.utc)
     assert response["Deprecation"] == f"@{int(deprecated.timestamp())}"

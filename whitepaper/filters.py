@@ -6,6 +6,7 @@ parameter, never an empty list or a silently ignored filter. An invalid FilterSe
 (`.qs` is empty), so a caller that forgets `is_valid()` never gets a wider answer than it asked for.
 """
 
+import re
 from decimal import Decimal
 
 import django_filters
@@ -154,8 +155,30 @@ class SchemaMixin:
         return {"field": {**self.schema, "description": str(self.extra.get("help_text") or self.label)}}
 
 
+# Numbers in a query string are written as JSON writes them: ASCII digits, no sign (a decimal may be "-0"),
+# no leading zeros, a decimal point and exponent for decimals. Python's int() and Decimal() also read "１６",
+# "١٦", "+16" and "016" as 16: a URL that names a number one way in the cache and another way in a log.
+ASCII_WHOLE_NUMBER = re.compile(r"0|[1-9][0-9]*")
+ASCII_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+
+
+def check_ascii_number(value, pattern, message):
+    if value not in (None, "") and not pattern.fullmatch(str(value).strip()):
+        raise ValidationError(message, code="invalid")
+
+
+class AsciiIntegerField(forms.IntegerField):
+    def to_python(self, value):
+        check_ascii_number(value, ASCII_WHOLE_NUMBER, _("Enter a whole number in ASCII digits (0-9), without a sign "
+                                                         "or leading zeros."))
+        return super().to_python(value)
+
+
 class IntegerFilter(SchemaMixin, django_filters.NumberFilter):
-    field_class = forms.IntegerField
+    field_class = AsciiIntegerField
+
+    def get_max_validator(self):
+        return None  # max_value says it (django-filter adds 1e50 besides)
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("min_value", 0)
@@ -166,6 +189,11 @@ class IntegerFilter(SchemaMixin, django_filters.NumberFilter):
 
 
 class BoundedDecimalField(forms.DecimalField):
+    def to_python(self, value):
+        check_ascii_number(value, ASCII_DECIMAL, _("Enter a number in ASCII digits (0-9), as JSON writes it: "
+                                                   "no sign, no leading zeros."))
+        return super().to_python(value)
+
     def validate(self, value):
         super().validate(value)
         # Keep the value something PostgreSQL's numeric can compare (at most 16383 digits after the point:
@@ -176,6 +204,9 @@ class BoundedDecimalField(forms.DecimalField):
 
 class DecimalFilter(SchemaMixin, django_filters.NumberFilter):
     field_class = BoundedDecimalField
+
+    def get_max_validator(self):
+        return None  # max_value says it (django-filter adds 1e50 besides: two limits for 1e400)
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("min_value", 0)

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from config.api import COMMON_ERRORS, PARAMETER_ERRORS, THROTTLED
 
 from ..compare import MAX_SELECTIONS, SERIES_KEYS, comparison
-from ..filters import StrictBooleanField
+from ..filters import ASCII_DECIMAL, ASCII_WHOLE_NUMBER, StrictBooleanField
 from ..forms import COMPARE_METRICS, SIZING_METRICS
 from ..metrics import METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
 from ..models import PublishedResult
@@ -40,7 +40,7 @@ DECIMAL = {"max_digits": 20, "decimal_places": 2, "coerce_to_string": False, "al
 
 def _boolean(params, name, errors):
     if params.get(name) == "":
-        errors[name] = ["Expected true or false, got ''."]
+        errors.setdefault(name, ["Expected true or false, got ''."])
         return False
     try:
         return bool(StrictBooleanField(required=False).clean(params.get(name)))
@@ -126,7 +126,7 @@ def _selection_errors(sel):
     """Problems the page passes over silently (it drops unknown keys): a 400 here."""
     messages = []
     for i, raw in enumerate(sel):
-        if raw.strip().isdigit():
+        if ASCII_WHOLE_NUMBER.fullmatch(raw.strip()):
             continue
         keys = set(QueryDict(raw).keys())
         unknown = sorted(keys - set(SERIES_KEYS))
@@ -172,7 +172,7 @@ class CompareView(CatalogueCaching, APIView):
             errors["metric"] = [f"Unknown metric {metric!r}; choose from {', '.join(dict(COMPARE_METRICS))}."]
         baseline, raw = 0, params.get("base")
         if raw is not None:
-            if not raw.isdigit() or not int(raw) < max(len(sel), 1):
+            if not ASCII_WHOLE_NUMBER.fullmatch(raw) or not int(raw) < max(len(sel), 1):
                 errors["base"] = [f"Expected the index of a selection, 0 to {max(len(sel), 1) - 1}, got {raw!r}."]
             else:
                 baseline = int(raw)
@@ -290,12 +290,14 @@ class SizingView(CatalogueCaching, APIView):
         errors = check_params(params, self.PARAMS, required=["engine", "target"])
         _boolean(params, "include_internal", errors)  # the form's checkbox would read "perhaps" as true
         _boolean(params, "latest", errors)
+        if params.get("target") and not ASCII_DECIMAL.fullmatch(params["target"].strip()) and "target" not in errors:
+            errors["target"] = ["Enter a number in ASCII digits (0-9), as JSON writes it: no sign, no leading zeros."]
         form = sizing_form({k: params.get(k) for k in self.PARAMS - {"format"} if params.get(k) is not None})
         if not form.is_valid():
             for name, messages in form.errors.get_json_data().items():
                 errors.setdefault(name, [m["message"] for m in messages])
             errors.pop("__all__", None)
-        elif params.get("vendor"):
+        elif params.get("vendor") and "vendor" not in errors:
             filterset = sizing_filter(form.cleaned_data)
             if not filterset.is_valid():
                 errors.update({k: [str(m) for m in v] for k, v in filterset.errors.items()})

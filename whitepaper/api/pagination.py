@@ -12,7 +12,9 @@ from django.core.paginator import InvalidPage
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
-from rest_framework.utils.urls import replace_query_param
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+from ..filters import ASCII_WHOLE_NUMBER
 
 MAX_PAGE_SIZE = 500
 
@@ -21,14 +23,21 @@ def positive_int_param(params, name, maximum=None):
     raw = params.get(name)
     if raw is None:
         return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValidationError({name: [f"Expected a whole number, got {raw[:50]!r}."]}) from None
+    if not ASCII_WHOLE_NUMBER.fullmatch(raw):  # int() would read " 16", "+16", "016" and "１６"
+        raise ValidationError({name: [f"Expected a whole number in ASCII digits, got {raw[:50]!r}."]}) from None
+    value = int(raw)
     if value < 1 or (maximum is not None and value > maximum):
         bound = f"between 1 and {maximum}" if maximum is not None else "at least 1"
         raise ValidationError({name: [f"Must be {bound}, got {value}."]})
     return value
+
+
+def set_link_header(response, **links):
+    """RFC 8288 `Link` header of a page: next, prev, first, last (those that exist), the same URLs as the body's."""
+    present = [f'<{url}>; rel="{rel}"' for rel, url in links.items() if url]
+    if present:
+        response["Link"] = ", ".join(present)
+    return response
 
 
 class CatalogPagination(PageNumberPagination):
@@ -50,6 +59,35 @@ class CatalogPagination(PageNumberPagination):
                             "page": [f"Must be between 1 and {paginator.num_pages}."]}) from None
         self.request = request
         return list(self.page)
+
+    def page_url(self, number):
+        """This request's URL at page `number` (1: without `page`), `format` left out (JSON is the default;
+        a `?format=json` the client added does not leak into the links)."""
+        url = remove_query_param(self.request.build_absolute_uri(), "format")
+        return remove_query_param(url, self.page_query_param) if number == 1 else replace_query_param(
+            url, self.page_query_param, number)
+
+    def get_next_link(self):
+        return self.page_url(self.page.next_page_number()) if self.page.has_next() else None
+
+    def get_previous_link(self):
+        return self.page_url(self.page.previous_page_number()) if self.page.has_previous() else None
+
+    def get_paginated_response(self, data):
+        response = super().get_paginated_response(data)
+        set_link_header(response, next=self.get_next_link(), prev=self.get_previous_link(), first=self.page_url(1),
+                        last=self.page_url(self.page.paginator.num_pages))
+        return response
+
+    def get_paginated_response_schema(self, schema):
+        response = super().get_paginated_response_schema(schema)
+        properties = response["properties"]
+        properties["count"]["description"] = "Matching objects, on every page."
+        properties["next"]["description"] = "The next page (null on the last); also in the Link header, rel=\"next\"."
+        properties["previous"]["description"] = ("The previous page (null on the first); also in the Link header, "
+                                                 "rel=\"prev\".")
+        properties["results"]["description"] = "This page's objects, at most page_size."
+        return response
 
     def get_schema_operation_parameters(self, view):
         return [
@@ -137,16 +175,19 @@ class ResultPagination(CatalogPagination):
     def get_paginated_response(self, data):
         if self.mode == "page":
             return super().get_paginated_response(data)
-        url = self.request.build_absolute_uri()
+        url = remove_query_param(self.request.build_absolute_uri(), "format")
         next_url = replace_query_param(url, self.cursor_param, self.next_cursor) if self.next_cursor else None
-        return Response({"count": None, "next": next_url, "previous": None, "results": data})
+        return set_link_header(Response({"count": None, "next": next_url, "previous": None, "results": data}),
+                               next=next_url, first=remove_query_param(url, self.cursor_param))
 
     def get_paginated_response_schema(self, schema):
         response = super().get_paginated_response_schema(schema)
         response["properties"]["count"] = {"type": "integer", "nullable": True, "example": 123,
                                            "description": "Matching results; null with pagination=cursor."}
-        response["properties"]["previous"]["description"] = "null with pagination=cursor (pages go forward)."
-        response["properties"]["next"]["description"] = "The next page (with pagination=cursor: its cursor)."
+        response["properties"]["previous"]["description"] = ("The previous page, also in the Link header (rel=\"prev\"); "
+                                                             "null with pagination=cursor (pages go forward).")
+        response["properties"]["next"]["description"] = ("The next page (with pagination=cursor: its cursor), also in the "
+                                                         "Link header (rel=\"next\"); null on the last.")
         return response
 
     def get_schema_operation_parameters(self, view):

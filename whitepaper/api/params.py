@@ -12,6 +12,7 @@ from ..queries import SORTS, unknown_sort_terms
 from .pagination import MAX_PAGE_SIZE, positive_int_param
 
 ALWAYS_ALLOWED = {"format", "page", "page_size"}
+EMPTY_VALUE = "Empty value; give a value or leave the parameter out."
 
 
 def repeatable_params(filterset):
@@ -28,21 +29,19 @@ def check_params(params, allowed, *, filterset=None, required=(), checks=(), rep
     getlist = getattr(params, "getlist", lambda name: [params[name]])
     errors.update({name: ["Given more than once; this parameter takes one value."]
                    for name in sorted(set(params) & set(allowed)) if name not in repeatable and len(getlist(name)) > 1})
-    errors.update({name: ["This parameter is required."] for name in required if not params.get(name)})
-    errors.update({name: ["Empty value; give a value or leave the parameter out."]
-                   for name in sorted(set(params) & repeatable) if "" in getlist(name) and name not in errors})
-    if filterset is not None:  # a true/false parameter given empty says neither (the schema's boolean)
-        from whitepaper.filters import StrictBooleanFilter
-
-        errors.update({name: ["Expected true or false, got ''."] for name, f in filterset.filters.items()
-                       if isinstance(f, StrictBooleanFilter) and name in params and params.get(name) == ""})
+    # One rule for every parameter of every endpoint: an empty value (`vendor=`, `min_tps=`, `ordering=`)
+    # is a 400, never "no filter" on one endpoint and an error on another.
+    errors.update({name: [EMPTY_VALUE] for name in sorted(set(params) & set(allowed))
+                   if any(v.strip() == "" for v in getlist(name)) and name not in errors})
+    errors.update({name: ["This parameter is required."] for name in required if name not in params})
     if filterset is not None and not filterset.is_valid():
-        errors.update({name: [str(m) for m in messages] for name, messages in filterset.errors.items()})
+        errors.update({name: [str(m) for m in messages] for name, messages in filterset.errors.items()
+                       if name not in errors})
     for check in checks:
         try:
             check(params)
         except ValidationError as exc:
-            errors.update(exc.detail)
+            errors.update({k: v for k, v in exc.detail.items() if k not in errors})
     return errors
 
 
@@ -51,18 +50,21 @@ class StrictQueryBackend(DjangoFilterBackend):
     only after every parameter of the request passed `check_params`."""
 
     def filter_queryset(self, request, queryset, view):
-        listing = view.action == "list"
+        listing = view.action in ("list", "csv")
+        paged = view.action == "list"  # /results/csv/: every matching row as CSV, no pages, no format
         filterset = self.get_filterset(request, queryset, view) if listing else None
-        allowed = set(ALWAYS_ALLOWED)
+        allowed = set(ALWAYS_ALLOWED) if paged or not listing else set()
         repeatable = repeatable_params(filterset)
         checks = []
         if listing:
             allowed |= set(filterset.filters) if filterset is not None else set()
+        if paged:
             checks += [lambda p: positive_int_param(p, "page"), lambda p: positive_int_param(p, "page_size", MAX_PAGE_SIZE)]
             paginator = getattr(view, "pagination_class", None)
             if hasattr(paginator, "check"):  # the results list: pagination=cursor, cursor=
                 allowed |= {paginator.mode_param, paginator.cursor_param}
                 checks.append(paginator.check)
+        if listing:
             for backend in view.filter_backends:
                 if hasattr(backend, "check"):
                     allowed.add(backend.param)

@@ -6,12 +6,12 @@ from urllib.parse import quote, urlencode
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.reverse import reverse
+from rest_framework.reverse import _reverse, reverse
 
 from ..metrics import METRICS, METRICS_BY_NAME
 from ..models import (Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, Origin, PublishedResult,
                       ResultTable, Vendor)
-from ..queries import to_param
+from ..queries import to_param, version_sort_key
 
 ORIGIN_HELP = ("vendor: published by the vendor in a document; internal: measured by this dashboard's benchmark "
                "runs (listed only with include_internal=true).")
@@ -27,7 +27,12 @@ def cached_reverse(view_name, kwargs=None, request=None):
     key = (view_name, tuple(kwargs))
     template = templates.get(key)
     if template is None:
-        template = templates[key] = reverse(view_name, kwargs={k: f"~{k}~" for k in kwargs}, request=request)
+        # The versioning scheme's reverse, not rest_framework.reverse.reverse: that one copies the request's
+        # `?format=json` into every link of the payload.
+        scheme = getattr(request, "versioning_scheme", None)
+        placeholders = {k: f"~{k}~" for k in kwargs}
+        template = templates[key] = (scheme.reverse(view_name, kwargs=placeholders, request=request) if scheme
+                                     else _reverse(view_name, kwargs=placeholders, request=request))
     for name, value in kwargs.items():
         template = template.replace(f"~{name}~", quote(str(value), safe=URL_SAFE), 1)
     return template
@@ -118,12 +123,18 @@ class VersionSummarySerializer(serializers.ModelSerializer):
 
 class EngineSerializer(serializers.ModelSerializer):
     url = IdentityLinkField(view_name="engine-detail", lookup_field="slug")
-    versions = VersionSummarySerializer(many=True, read_only=True)
+    versions = serializers.SerializerMethodField(help_text="The engine's versions in version order (5.6, 5.7, 8.0; "
+                                                 "9.6, 10, 12; 2008 R2, 2012), not as text.")
     results = serializers.SerializerMethodField(help_text="Published results of this engine (API list URL).")
 
     class Meta:
         model = Engine
         fields = ["url", "slug", "name", "versions", "results"]
+
+    @extend_schema_field(VersionSummarySerializer(many=True))
+    def get_versions(self, obj):
+        versions = sorted(obj.versions.all(), key=lambda v: version_sort_key(v.version))
+        return VersionSummarySerializer(versions, many=True, context=self.context).data
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_results(self, obj):

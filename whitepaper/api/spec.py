@@ -47,15 +47,17 @@ class AmbiguousSpecSerializer(serializers.Serializer):
     disambiguate_by = serializers.ListField(child=serializers.CharField(),
                                             help_text="Parameters whose values differ between the candidates, in the "
                                                       "order to try adding them.")
+    suggestions = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Each parameter of disambiguate_by that can tell candidates apart mapped to the values to send "
+                  "back (every one is accepted by this endpoint), e.g. {\"vendor\": [\"alibaba\", \"huawei\"]}.")
     candidates = s.ResultSerializer(many=True, help_text="The newest row of each matching variant (at most 50).")
 
 
-class MultipleChoicesSpecSerializer(serializers.Serializer):
-    """The deprecated 300 body (multiple_choices=true)."""
+class MultipleChoicesSpecSerializer(AmbiguousSpecSerializer):
+    """The deprecated 300 body (multiple_choices=true): the 409's, code `multiple_choices`."""
 
-    detail = serializers.CharField()
-    disambiguate_by = serializers.ListField(child=serializers.CharField())
-    candidates = s.ResultSerializer(many=True)
+    code = serializers.CharField(help_text="multiple_choices")
 
 
 class SpecNotFoundSerializer(serializers.Serializer):
@@ -151,11 +153,21 @@ class SpecLookupView(CatalogueCaching, APIView):
                   f"published variants match; add one of: {', '.join(differ)}.")
         body = {"disambiguate_by": list(differ),
                 "candidates": s.ResultSerializer(candidates[:MAX_CANDIDATES], many=True, context=context).data}
+        # Only values the parameter accepts are suggested: a candidate that states no memory ratio (edition,
+        # spec code...) is told apart by another parameter, never by a value the API would refuse.
+        suggestions = {name: sorted(values - {None}) for name, values in differ.items() if values - {None}}
+        errors = {name: ["Several values match: " + ", ".join(values) + "; give one."]
+                  for name, values in suggestions.items()}
+        body["suggestions"] = suggestions
         if legacy_300(request.query_params):
-            return mark_deprecated(Response({"detail": detail, **body}, status=300), "spec-300")
-        errors = {name: ["Several values match: " + ", ".join(sorted(values - {None}))
-                         + (" and not stated" if None in values else "") + "; give one."] for name, values in differ.items()}
+            return Response(error_body(detail, "multiple_choices", errors, **body), status=300)
         return Response(error_body(detail, "ambiguous", errors, **body), status=409)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if LEGACY_300 in request.query_params:  # every use of the deprecated parameter, whatever the answer
+            mark_deprecated(response, "spec-300")
+        return response
 
     @staticmethod
     def shown(value):

@@ -1,10 +1,23 @@
 """The catalogue under /api/v1/ (names are reversed through the v1 namespace)."""
 
 from django.urls import path
+from rest_framework import routers
 from rest_framework.routers import DefaultRouter
+from rest_framework.utils.urls import remove_query_param
+
+from config.api import ContentCaching
 
 from .. import converters  # noqa: F401  (registers <stated:…>)
 from . import analysis, spec, views
+
+class APIRootView(ContentCaching, routers.APIRootView):
+    """The API root's links without the request's `?format=` (DRF's reverse copies it into each)."""
+
+    def get(self, request, *args, **kwargs):
+        response = super().get(request, *args, **kwargs)
+        response.data = {name: remove_query_param(url, "format") for name, url in response.data.items()}
+        return response
+
 
 class CatalogueRouter(DefaultRouter):
     """The API root (/api/v1/) lists every endpoint: the catalogue's lists, the runs API, the spec
@@ -13,11 +26,12 @@ class CatalogueRouter(DefaultRouter):
 
     EXTRA = {"spec": "spec", "compare": "compare", "sizing": "sizing", "results-best": "results-best",
              "results-columns": "results-columns", "runs": "run-list", "targets": "target-list",
-             "profiles": "profile-list", "schedules": "schedule-list", "schema": "schema", "docs": "docs"}
+             "profiles": "profile-list", "schedules": "schedule-list", "schema": "schema", "docs": "docs",
+             "changelog": "changelog"}
 
     def get_api_root_view(self, api_urls=None):
         api_root_dict = {prefix: self.routes[0].name.format(basename=basename) for prefix, _v, basename in self.registry}
-        return self.APIRootView.as_view(api_root_dict={**api_root_dict, **self.EXTRA})
+        return APIRootView.as_view(api_root_dict={**api_root_dict, **self.EXTRA})
 
 
 router = CatalogueRouter()

@@ -1,16 +1,18 @@
 """Read endpoints of the catalogue under /api/v1/ (public, throttled for anonymous clients). Query
 parameters: params.py; the spec lookup: spec.py; project-wide pieces (errors, throttle): config/api.py."""
 
+import copy
+
 from django.db.models import Prefetch
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import viewsets
+from rest_framework.decorators import action
 from rest_framework.renderers import JSONRenderer
 
-from config.api import COMMON_ERRORS, THROTTLED
+from config.api import COMMON_ERRORS, THROTTLED, ContentCaching
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework.exceptions import ValidationError
 from rest_framework.filters import BaseFilterBackend
@@ -20,6 +22,7 @@ from rest_framework.views import APIView
 
 from ..filters import StrictBooleanField
 from ..export import EXPORT_COLUMNS, column_schema, iter_csv_lines
+from ..queries import version_sort_key
 from ..models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor
 from . import filters as f
 from .caching import CatalogueCaching
@@ -90,6 +93,13 @@ class EngineVersionViewSet(CatalogueViewSet):
     queryset = EngineVersion.objects.select_related("engine").order_by("engine__slug", "version")
     serializer_class = s.EngineVersionSerializer
     filterset_class = f.EngineVersionFilter
+
+    def filter_queryset(self, queryset):
+        queryset = super().filter_queryset(queryset)
+        if self.action != "list":
+            return queryset
+        # Versions in version order (9.6 < 10), one rule with the pages: queries.version_sort_key.
+        return sorted(queryset, key=lambda v: (v.engine.slug, version_sort_key(v.version)))
 
     def get_object(self):
         # The URL's <stated:version> converter has already turned '-' into '' (not stated).
@@ -190,7 +200,7 @@ class FieldsParam(BaseFilterBackend):
                                 "field is a 400 in CSV."}]
 
 
-class ColumnsView(APIView):
+class ColumnsView(ContentCaching, APIView):
     """The CSV's column dictionary: a Frictionless table schema (name, type, unit, description per
     column, in the CSV's order), plus the pandas options that read it with the right types."""
 
@@ -200,16 +210,28 @@ class ColumnsView(APIView):
         return Response(column_schema())
 
 
-class PartialResultSerializer(s.ResultSerializer):
-    """A result in the list: `fields=` may leave any of its fields out, so the schema requires none."""
-
-
-class ResultSchema(AutoSchema):
-    def _map_basic_serializer(self, serializer, direction):
-        schema = super()._map_basic_serializer(serializer, direction)
-        if isinstance(serializer, PartialResultSerializer):
-            schema.pop("required", None)
-        return schema
+def partial_results_schema(result, generator, request, public):
+    """The list of /results/ answers `PaginatedResultList` (every field of a result, required) or, with
+    `fields=`, `PaginatedPartialResultList` (the same fields, none required): anyOf the two, the full
+    page first, so a generated client reads a default page with its full types."""
+    schemas = result.get("components", {}).get("schemas", {})
+    page = schemas.get("PaginatedResultList")
+    operation = result.get("paths", {}).get("/api/v1/results/", {}).get("get")
+    if page is None or operation is None:
+        return result
+    partial = copy.deepcopy(schemas["Result"])
+    partial.pop("required", None)
+    partial["description"] = "A result with the fields named by `fields=` only (any may be absent)."
+    schemas["PartialResult"] = partial
+    schemas["PaginatedPartialResultList"] = partial_page = copy.deepcopy(page)
+    partial_page["properties"]["results"]["items"] = {"$ref": "#/components/schemas/PartialResult"}
+    for status, response in operation["responses"].items():  # errors are JSON even when CSV was asked for
+        if status != "200":
+            response.get("content", {}).pop("text/csv", None)
+    content = operation["responses"]["200"]["content"]
+    content["application/json"]["schema"] = {"anyOf": [{"$ref": "#/components/schemas/PaginatedResultList"},
+                                                       {"$ref": "#/components/schemas/PaginatedPartialResultList"}]}
+    return result
 
 
 @extend_schema_view(
@@ -220,13 +242,12 @@ class ResultSchema(AutoSchema):
         parameters=[OpenApiParameter("format", str, enum=["json", "csv"],
                                      description="json (default, paginated) or csv (every matching row, the columns "
                                                  "and row order of `manage.py export_results`).")],
-        responses={(200, "application/json"): PartialResultSerializer(many=True), (200, "text/csv"): CSV_RESPONSE,
+        responses={(200, "application/json"): s.ResultSerializer(many=True), (200, "text/csv"): CSV_RESPONSE,
                    **COMMON_ERRORS}),
     retrieve=extend_schema(summary="A published result with its provenance and origin",
                            responses={200: s.ResultSerializer, **COMMON_ERRORS}),
 )
 class ResultViewSet(CatalogueViewSet):
-    schema = ResultSchema()
     # The page query joins only flavour and engine version; the rest comes by prefetch (a small plan that
     # stops early on an index at a million rows), in a fixed number of queries whatever the page size.
     queryset = PublishedResult.objects.with_provenance(prefetch=True)
@@ -237,21 +258,44 @@ class ResultViewSet(CatalogueViewSet):
     renderer_classes = [JSONRenderer, ResultCSVRenderer]
 
     def get_renderers(self):
+        if self.action == "csv":
+            return [ResultCSVRenderer()]
         if self.action != "list":
             return [JSONRenderer()]
         return super().get_renderers()
 
+    def perform_content_negotiation(self, request, force=False):
+        if self.action == "csv":  # /results/csv/ is CSV whatever Accept says (its errors are JSON)
+            return ResultCSVRenderer(), ResultCSVRenderer.media_type
+        return super().perform_content_negotiation(request, force)
+
     def list(self, request, *args, **kwargs):
         if request.accepted_renderer.format == "csv":
-            queryset = self.filter_queryset(self.get_queryset())  # validates every parameter first
-            columns = FieldsParam.check(request.query_params, "csv") or None
-            response = StreamingHttpResponse(iter_csv_lines(queryset, bom=CSVOptions.check(request.query_params),
-                                                            columns=columns),
-                                             content_type="text/csv; charset=utf-8")
-            response["Content-Disposition"] = 'attachment; filename="published-results.csv"'
-            response["Link"] = f'<{request.build_absolute_uri(reverse("v1:results-columns"))}>; rel="describedby"'
-            return response
+            return self.csv_response(request)
         return super().list(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Published results as CSV: every matching row (what format=csv on the list answers)",
+        description="The filters, ordering and `fields` of /results/ (no pages: every matching row). Its own "
+                    "operation so that generated clients read the answer as text: only the 200 is CSV, errors "
+                    "are JSON.", filters=True,
+        responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description=(
+            "Every matching row with the columns of `manage.py export_results` (byte-identical; `fields` chooses "
+            "columns), UTF-8. Column dictionary: /api/v1/results/columns/, also in the Link header (rel=describedby).")),
+            (400, "application/json"): COMMON_ERRORS[400], (429, "application/json"): THROTTLED})
+    @action(detail=False, url_path="csv", url_name="csv")
+    def csv(self, request):
+        return self.csv_response(request)
+
+    def csv_response(self, request):
+        queryset = self.filter_queryset(self.get_queryset())  # validates every parameter first
+        columns = FieldsParam.check(request.query_params, "csv") or None
+        response = StreamingHttpResponse(iter_csv_lines(queryset, bom=CSVOptions.check(request.query_params),
+                                                        columns=columns),
+                                         content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="published-results.csv"'
+        response["Link"] = f'<{request.build_absolute_uri(reverse("v1:results-columns"))}>; rel="describedby"'
+        return response
 
     def get_serializer(self, *args, **kwargs):
         serializer = super().get_serializer(*args, **kwargs)
