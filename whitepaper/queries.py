@@ -73,8 +73,15 @@ SORTS = {
     "rw_qps": ("rw_qps",),
     "table": ("table__document__slug", "table__position"),
 }
-# "Newer" between two documents publishing the same variant: the later date, then the later slug.
+# "Newer" between two documents: the later date, then the later slug. The one definition: in SQL
+# (NEWEST_DOCUMENT_FIRST, DOCUMENT_ORDER, `newest_rank`) and in Python (`document_newness`).
 NEWEST_DOCUMENT_FIRST = ("-table__document__published", "-table__document__slug")
+
+
+def document_newness(document):
+    """A document's place in "newer": sort by it (reverse=True: newest first), compare two with it."""
+    return (document.published, document.slug)
+
 # Ties keep import order: `id` lets PostgreSQL walk the (engine_version, tps DESC NULLS LAST, id) index.
 SORT_TIE_BREAK = "id"
 
@@ -308,23 +315,22 @@ class PublishedResultQuerySet(models.QuerySet):
             "flavor__vcpus", "flavor__memory_gb", metric, "id")
         for r in rows:
             best.setdefault((r.table.document_id, *series_key(r)), r)
-        return sorted(best.values(), key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric),
-                                                   -r.table.document.published.toordinal()))
+        return _smallest_first(best.values(), metric)
 
     def smallest_reaching_once(self, metric, target):
         """`smallest_reaching`, each flavour of a series listed once: when several documents (editions)
         print the same flavour, the newest document's row answers and the others are kept on it as
         `also` (each with its own printed number)."""
         merged = {}
-        for r in sorted(self.smallest_reaching(metric, target), key=lambda r: -r.table.document.published.toordinal()):
+        for r in sorted(self.smallest_reaching(metric, target), key=lambda r: document_newness(r.table.document),
+                        reverse=True):
             key = (*series_key(r), r.flavor.vcpus, r.flavor.memory_gb, r.flavor.spec_code)
             if key in merged:
                 merged[key].also.append(r)
             else:
                 r.also = []
                 merged[key] = r
-        return sorted(merged.values(), key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric),
-                                                     -r.table.document.published.toordinal()))
+        return _smallest_first(merged.values(), metric)
 
     def facets(self, engine=None):
         """The values each filter can choose from among these results, from one query, labelled in the
@@ -357,8 +363,8 @@ class PublishedResultQuerySet(models.QuerySet):
                 ratios.add(ratio)
         return {
             "vendor": sorted(vendors.items(), key=lambda kv: kv[1]),
-            "document": [(slug, label) for slug, (_date, label) in
-                         sorted(documents.items(), key=lambda kv: kv[1][0], reverse=True)],
+            "document": [(slug, label) for slug, (_date, label) in  # newest first (`document_newness`)
+                         sorted(documents.items(), key=lambda kv: (kv[1][0], kv[0]), reverse=True)],
             "engine": sorted(engines.items(), key=lambda kv: kv[1]),
             "version": sorted(versions.items(), key=lambda kv: version_sort_key(kv[0])),
             # Per engine (in the engines' order), its versions in version order: PostgreSQL 10 and PPAS 10 stay apart.
@@ -367,6 +373,12 @@ class PublishedResultQuerySet(models.QuerySet):
             "family": sorted(families.items(), key=lambda kv: kv[1]),
             "memory_ratio": [(r, r) for r in sorted(ratios, key=lambda r: int(r.split(":")[1]))],
         }
+
+
+def _smallest_first(rows, metric):
+    """Smallest flavour first, then the higher number, then the newer document (`document_newness`)."""
+    newest_first = sorted(rows, key=lambda r: document_newness(r.table.document), reverse=True)
+    return sorted(newest_first, key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric)))
 
 
 def version_sort_key(version):

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 from django.core.cache import cache
 from django.db.models import Count, Q
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.html import format_html
@@ -25,7 +25,7 @@ from .freshness import catalogue_stamp
 from .models import Document, Engine, EngineVersion, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, origin_name, wants_partial
 from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison
-from .queries import SORTS, version_sort_key
+from .queries import SORTS, document_newness, version_sort_key
 from .sizing import sizing_form, smallest_flavours
 
 
@@ -167,7 +167,7 @@ def edition_diff(request, older, newer):
     if older not in docs or newer not in docs or older == newer or docs[older].vendor_id != docs[newer].vendor_id:
         raise Http404(_("No two editions of one vendor at this address."))
     old, new = docs[older], docs[newer]
-    if (old.published, old.slug) > (new.published, new.slug):
+    if document_newness(old) > document_newness(new):
         return redirect("whitepaper:edition-diff", new.slug, old.slug)
     results = list(PublishedResult.objects.filter(table__document__in=[old, new]).with_provenance().document_order())
     old_rows = [r for r in results if r.table.document_id == old.pk]
@@ -196,7 +196,7 @@ def engine_index(request, engine):
         n_results=Count("results", distinct=True), n_documents=Count("results__table__document", distinct=True)),
         key=lambda v: version_sort_key(v.version))
     documents = (Document.objects.select_related("vendor").filter(tables__results__in=visible).distinct()
-                 .order_by("-published", "slug"))
+                 .order_by("-published", "-slug"))  # newest first (queries.document_newness)
     return render(request, "whitepaper/engine.html", {
         "engine": engine_obj, "versions": versions, "documents": documents, **toggle})
 
@@ -515,10 +515,29 @@ def compare(request):
         s["baseline_url"] = _compare_url(sel, i, metric, internal)
     chart = None
     if valid:
-        groups = [(s["label"], s["rows"]) for s in valid]
         single = all(not s.get("series") for s in valid)
+        # Each line of a series selection is its own chart series (compare.split_parts), never one zig-zag.
+        groups = [(" · ".join(filter(None, [s["label"], part["label"]])), part["rows"])
+                  for s in valid for part in (s.get("parts") or [{"label": "", "rows": s["rows"]}])]
         chart = charts.build_chart("chart-compare", _("Comparison"), groups, metric=metric,
                                    kind="bar" if single else "line")
+        # The chart and the table show one metric, the URL's: the chart's metric buttons are links.
+        drawn = {x["name"] for x in chart["metrics"]} | {metric}
+        if "tps" in drawn:
+            drawn.add("tps_per_core")
+        chart["metric_links"] = [{"name": m, "label": label, "url": _compare_url(sel, result["baseline"], m, internal),
+                                  "current": m == metric} for m, label in COMPARE_METRICS if m in drawn]
+    for s in selections:
+        for part in s.get("parts", []):
+            part["url"] = _compare_url([part["sel"] if x == s["raw"] else x for x in sel], 0, metric, internal)
+    table = result["table"]
+    for row in (table["rows"] if table and table["mode"] == "series" else []):
+        for i, c in enumerate(row["cells"]):
+            for candidate in c.get("candidates", []):
+                candidate["url"] = _compare_url([candidate["sel"] if j == i else x for j, x in enumerate(sel)],
+                                                result["baseline"], metric, internal)
+    newest_only = any(s.get("newest_only") for s in selections)
+    every_edition = [x if x.isdigit() else urlencode({**QueryDict(x).dict(), "latest": "false"}) for x in sel]
     return render(request, "whitepaper/compare.html", {
         "selections": selections, "baseline": result["baseline"], "metric": metric,
         "metric_label": dict(COMPARE_METRICS)[metric],
@@ -528,6 +547,7 @@ def compare(request):
         "statements_per_transaction": result["statements_per_transaction"],
         "methodology_differences": [(d["label"], d["shown"]) for d in result["methodology_differences"]],
         "qps_normalised_url": _compare_url(sel, baseline, "qps_normalised", internal),
+        "newest_only": newest_only, "every_edition_url": _compare_url(every_edition, result["baseline"], metric, internal),
         "too_many": len(sel) > MAX_SELECTIONS, "sel": sel,
         "choices": PublishedResult.objects.visible(toggle["include_internal"]).facets(),
         "max_selections": MAX_SELECTIONS, **toggle,
