@@ -216,7 +216,8 @@ def attach_older_editions(answers, metric, results):
             older.setdefault(variant_key(row), []).append(row)
     for r in answers:
         newness = document_newness(r.table.document)
-        r.also = [o for o in older.get(variant_key(r), []) if document_newness(o.table.document) < newness]
+        r.also = [o for o in older.get(variant_key(r), [])
+                  if document_newness(o.table.document) < newness and o.hot_rows == r.hot_rows]
         r.revised = next((o for o in r.also if getattr(o, metric) is not None and getattr(r, metric) is not None
                           and getattr(o, metric) != getattr(r, metric)), None)
         r.revised_pct = (None if r.revised is None else

@@ -308,13 +308,14 @@ class PublishedResultQuerySet(models.QuerySet):
                 .alias(_best=Window(Rank(), partition_by=partition, order_by=order)).filter(_best=1))
 
     def smallest_reaching(self, metric, target):
-        """Per document and series (SERIES_FIELDS): the smallest flavour whose `metric` reaches
-        `target`; smallest first, then the higher number, then the newer document."""
+        """Per document, series (SERIES_FIELDS) and data size (hot rows: Alibaba's PostgreSQL and PPAS tables
+        print each flavour at several): the smallest flavour whose `metric` reaches `target`; smallest
+        first, then the higher number, then the newer document."""
         best = {}
         rows = self.filter(**{f"{metric}__gte": target}).with_provenance().order_by(
             "flavor__vcpus", "flavor__memory_gb", metric, "id")
         for r in rows:
-            best.setdefault((r.table.document_id, *series_key(r)), r)
+            best.setdefault((r.table.document_id, *series_key(r), r.hot_rows), r)
         return _smallest_first(best.values(), metric)
 
     def smallest_reaching_once(self, metric, target):
@@ -324,13 +325,24 @@ class PublishedResultQuerySet(models.QuerySet):
         merged = {}
         for r in sorted(self.smallest_reaching(metric, target), key=lambda r: document_newness(r.table.document),
                         reverse=True):
-            key = (*series_key(r), r.flavor.vcpus, r.flavor.memory_gb, r.flavor.spec_code)
+            key = (*series_key(r), r.hot_rows, r.flavor.vcpus, r.flavor.memory_gb, r.flavor.spec_code)
             if key in merged:
                 merged[key].also.append(r)
             else:
                 r.also = []
                 merged[key] = r
         return _smallest_first(merged.values(), metric)
+
+    def published_metrics(self, metrics, engine=None, version=None):
+        """Which of `metrics` some of these rows publish (of an engine slug and version), in the given order:
+        one query."""
+        rows = self
+        if engine:
+            rows = rows.filter(engine_version__engine__slug=engine)
+        if version is not None:
+            rows = rows.filter(engine_version__version=version)
+        counts = rows.aggregate(**{m: Count(m) for m in metrics})
+        return [m for m in metrics if counts[m]]
 
     def facets(self, engine=None):
         """The values each filter can choose from among these results, from one query, labelled in the

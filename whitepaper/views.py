@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from . import charts, display, editions
 from .export import iter_csv_lines
 from .filters import ExplorerFilter, ResultFilter, include_internal
-from .forms import COMPARE_METRICS, SizingForm
+from .forms import COMPARE_METRICS, SIZING_METRICS, SizingForm
 from .metrics import METRIC_NAMES, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
 from .freshness import catalogue_stamp
 from .models import Document, Engine, EngineVersion, Origin, PublishedResult
@@ -560,5 +560,12 @@ def compare(request):
 def sizing(request):
     form = sizing_form(request.GET)
     answers = smallest_flavours(form.cleaned_data) if form.is_valid() else None
-    return render(request, "whitepaper/sizing.html", {"form": form, "answers": answers,
-                                                       "metric": form.cleaned_data["metric"] if answers is not None else ""})
+    metric = form.cleaned_data["metric"] if answers is not None else ""
+    # The asked metric first (the key number), then the other sizing metrics these answers print.
+    columns = [metric] + [m for m, _label in SIZING_METRICS if m != metric and any(getattr(r, m) is not None for r in answers)] \
+        if answers else []
+    rows = [{"result": r, "cells": [(m, column_label(m), display.metric_shown(r, m)) for m in columns],
+             "data_size": display.data_size(r), "also": [(o, display.metric_shown(o, metric)) for o in r.also],
+             "revised": r.revised and display.metric_shown(r.revised, metric)} for r in answers or []]
+    return render(request, "whitepaper/sizing.html", {"form": form, "answers": answers, "rows": rows, "metric": metric,
+                                                       "metric_headers": [(m, column_label(m)) for m in columns]})

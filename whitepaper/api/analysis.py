@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from config.api import COMMON_ERRORS, PARAMETER_ERRORS, THROTTLED
 
 from ..compare import MAX_SELECTIONS, SERIES_KEYS, comparison
+from ..display import data_size
 from ..filters import StrictBooleanField
 from ..forms import COMPARE_METRICS, SIZING_METRICS
 from ..metrics import METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
@@ -270,7 +271,7 @@ class AlsoPrintedSerializer(serializers.Serializer):
 
 
 class SizingAnswerSerializer(serializers.Serializer):
-    value = serializers.DecimalField(**DECIMAL, help_text="The metric of this row (TPS or QPS).")
+    value = serializers.DecimalField(**DECIMAL, help_text="The metric of this row (`metric`, in `unit`).")
     printed = serializers.CharField(allow_null=True, help_text="As the document prints it.")
     result = s.ResultSerializer(help_text="The newest document's row for this flavour.")
     also = AlsoPrintedSerializer(many=True, help_text="Older documents (editions) printing the same flavour, each "
@@ -278,6 +279,10 @@ class SizingAnswerSerializer(serializers.Serializer):
     revised_from = AlsoPrintedSerializer(source="revised", allow_null=True, help_text=(
         "With latest=true (default): the newest older edition that printed another number for this flavour "
         "(the answer's number revised it); null when none did."))
+    data_size = serializers.CharField(help_text=(
+        "The data size the figure was measured at, as the page states it: the row's hot rows (Alibaba's PostgreSQL "
+        "and PPAS tables vary it), else its test rows, else the methodology's tables x rows per table; empty when "
+        "the document states none."))
     revised_pct = serializers.FloatField(allow_null=True, required=False, default=None, help_text=(
         "The change from revised_from's number to this answer's, in % (one decimal); null without revised_from."))
 
@@ -307,7 +312,9 @@ class SizingView(CatalogueCaching, APIView):
             OpenApiParameter("engine", str, required=True, description="Engine slug, e.g. mysql."),
             OpenApiParameter("version", str, description="Engine version, e.g. 8.0; absent: every version."),
             OpenApiParameter("vendor", str, description="Vendor slug, e.g. huawei; absent: every vendor."),
-            OpenApiParameter("metric", str, enum=[m for m, _label in SIZING_METRICS], description="tps (default) or qps."),
+            OpenApiParameter("metric", str, enum=[m for m, _label in SIZING_METRICS], description=(
+                "tps (default), qps, tpm, ro_qps or rw_qps (the export's columns); a metric no document publishes "
+                "for the engine and version is a 400 naming the published ones.")),
             OpenApiParameter("target", {"type": "number", "minimum": 0, "maximum": 99999999999999.99}, required=True,
                              description="The value to reach (transactions or queries per second)."),
             _include_internal_parameter(),
@@ -336,7 +343,7 @@ class SizingView(CatalogueCaching, APIView):
         data = form.cleaned_data
         metric = data["metric"]
         answers = [{"value": getattr(r, metric), "printed": r.display(metric) or None, "result": r, "also": r.also,
-                    "revised": r.revised, "revised_pct": getattr(r, "revised_pct", None)}
+                    "revised": r.revised, "revised_pct": getattr(r, "revised_pct", None), "data_size": data_size(r)}
                    for r in smallest_flavours(data)]
         return Response(SizingSerializer({
             "engine": data["engine"], "version": data.get("version") or None, "vendor": data.get("vendor") or None,
