@@ -208,9 +208,13 @@ def engine_version(request, engine, version):
     # <stated:version> has turned '-' into '' (not stated).
     version_obj = get_object_or_404(EngineVersion.objects.select_related("engine"), engine__slug=engine, version=version)
     toggle = _origin_toggle(request)
-    results = list(PublishedResult.objects.visible(toggle["include_internal"]).filter(engine_version=version_obj)
-                   .with_provenance().document_order())
+    visible = PublishedResult.objects.visible(toggle["include_internal"])
+    results = list(visible.filter(engine_version=version_obj).with_provenance().document_order())
     drawn = editions.merge_identical_series(results)  # a series several editions print identically: one line
+    # Each flavour's newest published figure by default (as sizing and compare); every edition with latest=false.
+    newest_only = request.GET.get("latest") != "false"
+    if newest_only:
+        drawn = [r for r in drawn if r.is_newest]
     by_family = {}
     for result in drawn:
         by_family.setdefault(family_name(result.flavor.family) or _("No family stated"), []).append(result)
@@ -218,7 +222,22 @@ def engine_version(request, engine, version):
     for i, (family, rows) in enumerate(by_family.items(), 1):
         chart = charts.build_chart(f"chart-family-{i}", family,
                                    charts.split_series(rows, key=charts.edition_series_key, fallback=family))
-        family_charts.append({"family": family, "chart": chart, "chart_rows": charts.chart_rows(chart)})
+        family_charts.append({"family": family, "chart": chart, "chart_rows": charts.chart_rows(chart), "rows": rows,
+                              "revised": [], "metric_label": next(
+                                  (m["label"] for m in chart["metrics"] if m["name"] == chart["initial_metric"]), "")})
+    # Where an older edition printed another number for a drawn flavour (the chart's metric): one query per metric.
+    for metric in {fc["chart"]["initial_metric"] for fc in family_charts} - {None} if newest_only else ():
+        shown_in = [fc for fc in family_charts if fc["chart"]["initial_metric"] == metric]
+        editions.attach_older_editions([r for fc in shown_in for r in fc["rows"]], metric, visible)
+        for fc in shown_in:
+            fc["revised"] = [{"result": r, "shown": display.metric_shown(r, metric), "old": display.metric_shown(r.revised, metric),
+                              "year": r.revised.table.document.published.year, "pct": r.revised_pct}
+                             for r in fc["rows"] if r.revised is not None]
+    params = request.GET.copy()
+    if newest_only:
+        params["latest"] = "false"
+    else:
+        params.pop("latest", None)
     tables = {}
     for result in results:
         tables.setdefault(result.table_id, result.table)
@@ -226,7 +245,8 @@ def engine_version(request, engine, version):
         "editions": edition_links((r.table.document, r.engine_version) for r in results),
         "same_in": sorted({display.same_in(r.same_in) for r in drawn if len(r.same_in) > 1}),
         "engine_version": version_obj, "family_charts": family_charts, "tables": list(tables.values()),
-        "n_results": len(results), **toggle,
+        "n_results": len(results), "newest_only": newest_only,
+        "latest_toggle_url": request.path + (f"?{params.urlencode()}" if params else ""), **toggle,
     })
 
 
