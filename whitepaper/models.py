@@ -83,7 +83,7 @@ class Document(models.Model):
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["-published", "slug"]
+        ordering = ["-published", "-slug"]  # newest first: queries.document_newness
 
     def __str__(self):
         edition = f" ({self.edition})" if self.edition else ""

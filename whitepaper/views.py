@@ -51,7 +51,8 @@ def home(request):
                 .order_by("engine__name", "version"))
     engines = [(engine, sorted(vs, key=lambda v: version_sort_key(v.version)))
                for engine, vs in groupby(versions, key=lambda v: v.engine)]
-    documents = Document.objects.select_related("vendor").annotate(n_tables=Count("tables"))
+    # Newest first (queries.document_newness); an aggregate query ignores Meta.ordering, so it is said here.
+    documents = Document.objects.select_related("vendor").annotate(n_tables=Count("tables")).order_by("-published", "-slug")
     if not toggle["include_internal"]:
         documents = documents.filter(vendor__origin=Origin.VENDOR)
     return render(request, "whitepaper/home.html", {
@@ -176,10 +177,27 @@ def edition_diff(request, older, newer):
     for t in tables:
         t.headers, t.row_cells = _diff_rows(t)
     shared = editions.shared_engine_versions(old_rows, new_rows)
-    only = [(doc, sorted({r.engine_version for r in rows} - shared, key=lambda ev: (ev.engine.name, version_sort_key(ev.version))))
-            for doc, rows in ((old, old_rows), (new, new_rows))]
+    by_version = {}  # engine version id -> the vendor's other documents publishing it (one query)
+    for document, engine_version in vendor_coverage(old.vendor):
+        if document.pk not in (old.pk, new.pk):
+            by_version.setdefault(engine_version.pk, []).append(document)
+    only = []
+    for doc, rows, other in ((old, old_rows, new), (new, new_rows, old)):
+        evs = sorted({r.engine_version for r in rows} - shared, key=lambda ev: (ev.engine.name, version_sort_key(ev.version)))
+        if evs:
+            # Where another edition publishes them, link to that comparison: "only this edition" would be untrue.
+            elsewhere = {}
+            for ev in evs:
+                for d in by_version.get(ev.pk, []):
+                    elsewhere.setdefault(d.pk, (d, []))[1].append(ev)
+            links = [(d, versions, reverse("whitepaper:edition-diff", args=[a.slug, b.slug]))
+                     for d, versions in sorted(elsewhere.values(), key=lambda dv: document_newness(dv[0]))
+                     for a, b in [sorted([doc, d], key=document_newness)]]
+            only.append({"document": doc, "other": other, "versions": evs, "elsewhere": links})
+    engines = sorted({ev.engine.name for ev in shared})
     return render(request, "whitepaper/edition_diff.html", {
-        "old": old, "new": new, "tables": tables, "only": [(d, evs) for d, evs in only if evs],
+        "old": old, "new": new, "tables": tables, "only": only,
+        "engines": pgettext("list separator", ", ").join(engines),
         "totals": {s: sum(t.counts[s] for t in tables) for s in editions.STATUSES},
     })
 
