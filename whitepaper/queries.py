@@ -53,8 +53,8 @@ SORTS = {
     "published": ("table__document__published",),
     "vendor": ("table__document__vendor__name",),
     "document": ("table__document__published", "table__document__slug"),
-    "engine": ("engine_version__engine__name", "engine_version__version"),
-    "version": ("engine_version__version",),
+    "engine": ("engine_version__engine__name", "engine_version__order_key"),
+    "version": ("engine_version__order_key",),  # versions as versions (9.6 < 10): version_order_key
     "family": ("flavor__family__name",),
     "memory_ratio": ("flavor__memory_ratio",),
     "flavor": ("flavor__spec_code",),
@@ -400,6 +400,16 @@ def version_sort_key(version):
         return ((2, ""),)
     return tuple((0, int(part)) if part.isdigit() else (1, part.strip().lower())
                  for part in re.findall(r"\d+|\D+", version))
+
+
+def version_order_key(version):
+    """`version_sort_key` as one string that sorts the same byte-wise (stored as EngineVersion.order_key, so
+    SQL sorts versions as versions: 9.6 < 10; the explorer's and the API's `version` sort key): numbers
+    zero-padded after a 0, text lowercased after a 1, parts joined by a space; '' (not stated) last."""
+    if not version:
+        return "~"
+    return " ".join(f"0{int(part):012d}" if part.isdigit() else f"1{part.strip().lower()}"
+                    for part in re.findall(r"\d+|\D+", version))
 
 
 # The methodology fields a comparison checks, as `methodology_differences_data` names them.
