@@ -434,6 +434,13 @@ def hidden_filters(params):
 
 @catalogue_page
 def explore(request):
+    versions = request.GET.getlist("version")
+    if versions and ":" in versions[0] and not request.GET.get("engine"):
+        # A version of the grouped menu ("ppas:10"): that engine's version, at its canonical URL.
+        params = request.GET.copy()
+        params["engine"], _sep, version = versions[0].partition(":")
+        params.setlist("version", [version])
+        return redirect(request.path + "?" + canonical_query(params))
     if not getattr(request, "htmx", False) and any(v == "" for _k, vs in request.GET.lists() for v in vs):
         # A form submitted without JavaScript: the same view at its canonical URL (no empty parameters).
         query = canonical_query(request.GET)
@@ -501,9 +508,10 @@ def compare_series_url(params, results):
     return reverse("whitepaper:compare") + "?" + urlencode([("sel", s) for s in selections] + internal)
 
 
-# The export columns (export.EXPORT_COLUMNS) behind each explorer column; the computed normalised QPS has none.
+# The export columns (export.EXPORT_COLUMNS) behind each explorer column: the ratio column shows derived ratios
+# ("1:4 (derived)"), exported beside the document's as memory_ratio_derived.
 CSV_COLUMNS = {"vendor": ["vendor"], "document": ["document", "published"], "engine": ["engine", "version"],
-               "deployment": ["deployment", "edition"], "qps_normalised": []}
+               "deployment": ["deployment", "edition"], "memory_ratio": ["memory_ratio", "memory_ratio_derived"]}
 
 
 def csv_columns(cols):
