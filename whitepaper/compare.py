@@ -204,7 +204,8 @@ def compare_table(selections, metric, baseline):
         for at in per_selection:
             found = at.get(key, [])
             if len(found) == 1:
-                cells.append(_cell(found[0][1], metric))
+                part, row = found[0]
+                cells.append({**_cell(row, metric), "line": part["label"]})  # which line, where a selection has several
             else:
                 cells.append({"value": None, "shown": "", "result": None, "revised": None,
                               "candidates": [{"label": part["label"], "sel": part["sel"], **_cell(r, metric, False)}

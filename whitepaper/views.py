@@ -579,6 +579,7 @@ def compare(request):
     table = result["table"]
     for row in (table["rows"] if table and table["mode"] == "series" else []):
         for i, c in enumerate(row["cells"]):
+            c["selection_label"] = selections[i]["label"]  # a phone's card names each cell's selection
             for candidate in c.get("candidates", []):
                 candidate["url"] = _compare_url([candidate["sel"] if j == i else x for j, x in enumerate(sel)],
                                                 result["baseline"], metric, internal)
