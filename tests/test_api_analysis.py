@@ -112,14 +112,19 @@ def test_compare_series_per_size(client):
     assert sizes == sorted(sizes)
 
 
-def test_compare_says_when_series_rows_share_a_size(client):
-    # Dedicated MySQL 5.7 of Huawei is printed by the 2023 and the 2025 documents: 2 rows per size.
-    merged = series(engine="mysql", version="5.7", family="dedicated", vendor="huawei", memory_ratio="1:4")
+def test_compare_splits_a_series_into_lines_of_one_edition(client):
+    # Dedicated MySQL 5.7 1:4 of Huawei is printed by the 2023 and the 2025 documents: by default the newest
+    # figure of each flavour (the 2025 line); with latest=false each edition is its own line.
+    newest = series(engine="mysql", version="5.7", family="dedicated", vendor="huawei", memory_ratio="1:4")
+    every = series(engine="mysql", version="5.7", family="dedicated", vendor="huawei", memory_ratio="1:4", latest="false")
     one = series(engine="mysql", version="5.7", family="dedicated", memory_ratio="1:4", document=RDS_2023)
-    body = get(client, f"{API}/compare/?sel={merged}&sel={one}")
-    first, second = body["selections"]
-    assert first["merged"] is not None and first["merged"]["rows"] == 2 * first["merged"]["sizes"]
-    assert second["merged"] is None and len(second["results"]) == first["merged"]["sizes"]
+    body = get(client, f"{API}/compare/?sel={newest}&sel={every}&sel={one}")
+    first, second, third = body["selections"]
+    assert [line["label"] for line in first["lines"]] == [""] and first["merged"] is None
+    assert [line["label"] for line in second["lines"]] == ["2023", "2025"]
+    assert len(second["results"]) == 2 * len(first["results"]) == 2 * len(third["results"])
+    cell = body["sizes"][0]["cells"][1]
+    assert cell["value"] is None and [c["line"] for c in cell["candidates"]] == ["2023", "2025"]
 
 
 @pytest.mark.parametrize("query, names", [

@@ -255,8 +255,8 @@ def test_explorer_versions_follow_the_engine_in_version_order(client):
     assert "5.7" not in versions and versions.index("9.6") < versions.index("10")
     # No engine: every engine's versions, grouped and named, so PostgreSQL 10 and PPAS 10 are two choices.
     html = client.get("/explore/").content.decode()
-    assert re.search(r'<optgroup label="PostgreSQL">.*?<option value="10">PostgreSQL 10</option>', html, re.S)
-    assert re.search(r'<optgroup label="PPAS">.*?<option value="10">PPAS 10</option>', html, re.S)
+    assert re.search(r'<optgroup label="PostgreSQL">.*?<option value="postgresql:10">PostgreSQL 10</option>', html, re.S)
+    assert re.search(r'<optgroup label="PPAS">.*?<option value="ppas:10">PPAS 10</option>', html, re.S)
     # version=10 alone says that it lists two engines' rows.
     html = client.get("/explore/?version=10").content.decode()
     assert "Version 10 is published for" in html and "PPAS" in html
@@ -285,11 +285,12 @@ def sizing_rows(html):
 def test_sizing_lists_a_flavour_printed_by_two_editions_once_with_its_number_as_printed(client):
     # MySQL 8.0 dedicated 1:8, 8 vCPUs / 64 GB: TPS 3102 in Huawei 2023 (表 1-14) and again in Huawei 2025 (4.2).
     html = client.get("/sizing/?engine=mysql&version=8.0&metric=tps&target=3000").content.decode()
-    rows = [r for r in sizing_rows(html) if r[0] == "8" and r[1] == "64" and "3102" in r[6]]
+    # Columns: vCPUs, memory, TPS (the asked metric first), QPS, data size, spec code, family, ratio, engine, source.
+    rows = [r for r in sizing_rows(html) if r[0] == "8" and r[1] == "64" and "3102" in r[2]]
     assert len(rows) == 1, rows
-    assert rows[0][6] == "3102" and "3102.00" not in html
-    assert "2025" in rows[0][8] and "also printed in" in rows[0][8] and "2023" in rows[0][8]
-    keys = [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in sizing_rows(html)]
+    assert rows[0][2] == "3102" and "3102.00" not in html
+    assert "2025" in rows[0][9] and "also printed in" in rows[0][9] and "2023" in rows[0][9]
+    keys = [(r[0], r[1], r[4], r[5], r[6], r[7], r[8]) for r in sizing_rows(html)]
     assert len(keys) == len(set(keys)), "a flavour listed twice"
 
 
@@ -307,7 +308,8 @@ def test_sizing_says_unknown_version_and_takes_tps_when_metric_is_missing(client
 
 CHART = "() => { const c = Chart.getChart(document.querySelector('figure[data-chart] canvas')); " \
         "return {type: c.config.type, data: c.data.datasets.map(d => d.data.map(p => p.y)), " \
-        "pressed: document.querySelector('figure[data-chart] [aria-pressed=true]').dataset.metric}; }"
+        "pressed: (document.querySelector('figure[data-chart] [aria-pressed=true]') || {dataset: {}}).dataset.metric" \
+        " || (document.querySelector('figure[data-chart] [aria-current=true]') || {dataset: {}}).dataset.metricLink}; }"
 
 
 def wait_for_charts(page):
@@ -337,7 +339,7 @@ def test_compare_series_chart_uses_the_chosen_metric(server, page):
     assert chart["type"] == "line" and chart["pressed"] == "qps" and sorted(chart["data"][0]) == expected
 
 
-def test_compare_warns_when_methodologies_differ_and_when_rows_are_merged(client):
+def test_compare_warns_when_methodologies_differ_and_when_a_series_holds_several_lines(client):
     # Huawei 2023 MySQL 5.7 ran sysbench 1.0.18 from client c3.2xlarge.2 (methodology "...mysql56-57"),
     # MySQL 8.0 from c6.4xlarge.2 (data files: methodologies of huawei-2023-08-03-rds).
     a = PublishedResult.objects.filter(table__document__slug="huawei-2023-08-03-rds", engine_version__version="5.7",
@@ -350,12 +352,11 @@ def test_compare_warns_when_methodologies_differ_and_when_rows_are_merged(client
     # The same methodology on both sides: no warning.
     c = PublishedResult.objects.filter(table=a.table).exclude(pk=a.pk).first()
     assert "The methodologies differ." not in client.get(f"/compare/?sel={a.pk}&sel={c.pk}").content.decode()
-    # A series of every MySQL 8.0 row has more rows than sizes: the page says how many were merged.
-    rows = PublishedResult.objects.filter(engine_version__engine__slug="mysql", engine_version__version="8.0",
-                                          tps__isnull=False)
-    sizes = {(r.flavor.vcpus, r.flavor.memory_gb) for r in rows}
-    html = client.get("/compare/?sel=engine%3Dmysql%26version%3D8.0&sel=engine%3Dmysql%26version%3D5.7").content.decode()
-    assert f"{rows.count()} rows shown as {len(sizes)} sizes" in html
+    # A series of every MySQL 8.0 row holds several lines (families, ratios, vendors): the page says so and
+    # offers each alone; no size is answered with one of them silently (tests/test_compare_series.py).
+    html = client.get("/compare/?sel=engine%3Dmysql%26version%3D8.0&sel=engine%3Dmysql%26version%3D5.7&lang=en").content.decode()
+    assert "lines: each family, memory ratio and data size of one edition is its own line" in html
+    assert "compare only" in html and "rows shown as" not in html
 
 
 def test_document_contents_are_numbered_once(server, page):

@@ -87,7 +87,7 @@ def test_it_counts_same_changed_new_and_gone_per_table_as_the_data_files_say(cli
 def test_it_names_versions_only_one_edition_publishes_and_shows_percent_changes(client):
     _shown, response = page_counts(client, HUAWEI_2023, PG_2025)
     body = response.content.decode()
-    assert "PostgreSQL 9.6" in body and "not compared" in body  # 2023 only
+    assert "PostgreSQL 9.6" in body and "Not compared here" in body  # 2023 only
     # A changed row shows the older number struck out, the newer one and the % change.
     assert re.search(r"<del>[\d.]+</del> → <ins>[\d.]+</ins> <span class=\"pct\">\([+-]?[\d.]+%\)</span>", body)
 
@@ -139,3 +139,29 @@ def test_document_and_engine_pages_link_their_edition_diffs(client):
     assert f"/editions/{HUAWEI_2023}/{MYSQL_2025}/" not in html  # the MySQL document is not an edition of this one
     html = client.get("/engines/mysql/5.6/").content.decode()
     assert f'href="/editions/{HUAWEI_2023}/{MYSQL_2025}/"' in html and f'href="/editions/{HUAWEI_2018}/{HUAWEI_2023}/"' in html
+
+
+def test_versions_another_edition_publishes_link_to_that_comparison_and_the_two_titles_differ(client):
+    """Issue 21.4: the 2023 RDS paper against the 2025 MySQL paper used to say "Only the edition of Aug. 3, 2023
+    publishes PostgreSQL 12…15" although the 2025 PostgreSQL paper publishes them too (whitepaper/data/
+    huawei-2025-10-21-postgresql.yaml: PostgreSQL 12, 13, 14, 15); and both 2023 -> 2025 pages had one title."""
+    mysql = client.get(f"/editions/{HUAWEI_2023}/{MYSQL_2025}/?lang=en").content.decode()
+    postgresql = client.get(f"/editions/{HUAWEI_2023}/{PG_2025}/?lang=en").content.decode()
+    assert "Only the edition" not in mysql
+    assert (f'<a href="/editions/{HUAWEI_2023}/{PG_2025}/">PostgreSQL 12, PostgreSQL 13, PostgreSQL 14, PostgreSQL 15: '
+            "compared with the edition of Oct. 21, 2025</a>") in mysql
+    titles = [re.search(r"<title>(.*?)</title>", html, re.S).group(1).strip() for html in (mysql, postgresql)]
+    assert titles[0] != titles[1]
+    assert titles == ["What changed in MySQL from 2023 to 2025 · Huawei Cloud",
+                      "What changed in PostgreSQL from 2023 to 2025 · Huawei Cloud"]
+
+
+def test_newer_document_is_one_order_everywhere(client):
+    """Issue 21.4: "newer" is the later date, then the later slug (queries.document_newness), on every page. The
+    two 2025-10-21 papers tie on the date: the PostgreSQL paper's slug sorts later, so it is the newer one and
+    every newest-first list names it first (the home page sorted by slug ascending, the menus by date only)."""
+    home = client.get("/?lang=en").content.decode()
+    explorer = client.get("/explore/?lang=en").content.decode()
+    compare = client.get("/compare/?lang=en").content.decode()
+    for html in (home, explorer, compare):
+        assert html.index(PG_2025) < html.index(MYSQL_2025) < html.index(HUAWEI_2023) < html.index(HUAWEI_2018)

@@ -95,8 +95,9 @@ def test_good_file_imports_and_keeps_numbers_as_printed(tmp_path):
                                     "", "2", "4", "", "1500", "", "843.00", "16860.2"]
     cells = line.split(",")
     assert cells[26] == "depends on disk"  # iops_note, the last contract column
-    # Appended columns: id, url, tps_per_core (843.00 / 2 vCPUs), statements_per_transaction, origin.
-    assert cells[27:] == [str(rows[0].pk), f"/api/v1/results/{rows[0].pk}/", "421.50", "20", "vendor"]
+    # Appended columns: id, url, tps_per_core (843.00 / 2 vCPUs), statements_per_transaction, origin,
+    # qps_normalised (16860.2 x 18 / 20 = 15174.18), memory_ratio_derived (none: the document states 1:2).
+    assert cells[27:] == [str(rows[0].pk), f"/api/v1/results/{rows[0].pk}/", "421.50", "20", "vendor", "15174.18", ""]
 
 
 def test_reimport_after_edit_updates_in_place(tmp_path):

@@ -1,6 +1,7 @@
 """The numbers a buyer came for are in view (issue 21, "Numbers in view"), in real headless Chromium at
-1280 and 390 px, in English and Chinese: on the explorer, the sizing answer, the compare page, the
-edition diff and every document page the first row's key number (TPS, else the table's first metric)
+1280 and 390 px, in English and Chinese: on the explorer, the sizing answers (TPS; PPAS read-only QPS), the
+compare pages (two series; every Huawei MySQL 5.7 line against Alibaba's), the edition diff, the engine pages
+and every document page the first row's key number (TPS, else the table's first metric)
 lies on screen without scrolling sideways, no page is wider than the screen, and every chart series has
 a legend entry outside the plot. Read-only pages over the session's catalogue (see test_browser_pages)."""
 
@@ -16,7 +17,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 COMPARE = ("/compare/?sel=engine%3Dmysql%26version%3D5.7%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds"
            "&sel=engine%3Dmysql%26version%3D8.0%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds")
+# A series of every Huawei MySQL 5.7 line against Alibaba's: many lines, sizes that ask which (issue 21.3).
+COMPARE_LINES = "/compare/?sel=engine%3Dmysql%26version%3D5.7%26vendor%3Dhuawei&sel=engine%3Dmysql%26version%3D5.7%26vendor%3Dalibaba"
 SIZING = "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000"
+SIZING_PPAS = "/sizing/?engine=ppas&metric=ro_qps&target=100000"  # read-only QPS with its hot-data size (issue 21.2)
 EDITION_DIFF = "/editions/huawei-2023-08-03-rds/huawei-2025-10-21-postgresql/"
 # The key metric of a row: TPS where the table prints it, else what it prints instead (PPAS/Alibaba PostgreSQL).
 KEY_METRICS = ["tps", "ro_qps", "rw_qps", "tpm", "qps", "metric"]
@@ -61,7 +65,8 @@ def server(catalogue_server):
 
 
 def customer_pages():
-    return (["/explore/", SIZING, COMPARE, EDITION_DIFF, "/engines/sqlserver/2014/"]
+    return (["/explore/", SIZING, SIZING_PPAS, COMPARE, COMPARE_LINES, EDITION_DIFF, "/engines/sqlserver/2014/",
+             "/engines/postgresql/10/"]
             + [f"/documents/{slug}/" for slug in Document.objects.order_by("published", "slug").values_list("slug", flat=True)])
 
 
@@ -97,6 +102,21 @@ def test_it_shows_tps_and_qps_of_the_explorers_first_row_on_a_phone(server, page
             const i = [...t.querySelectorAll('thead th')].findIndex(th => th.dataset.col === 'qps');
             return t.querySelector('tbody tr').children[i].getBoundingClientRect().right; }""")
         assert right <= width, f"QPS of the first row ends at x = {right:.0f} ({lang})"
+
+
+def test_ppas_10_from_the_version_menu_lists_ppas_only(server, page):
+    """Issue 21.6: the grouped Version menu (no engine chosen) names each option's engine."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_page(page, server, "/explore/", "en")
+    page.select_option("#version-select", label="PPAS 10")
+    page.wait_for_function("() => location.search.includes('engine=ppas') && location.search.includes('version=10')")
+    page.wait_for_function("() => document.querySelector('#version-select').selectedOptions[0].textContent.trim() === '10'")
+    assert page.eval_on_selector("select[name=engine]", "s => s.value") == "ppas"
+    engines = page.eval_on_selector_all("table.explorer tbody tr", "rows => rows.length")
+    assert engines > 0
+    page.reload()
+    assert page.eval_on_selector("select[name=engine]", "s => s.value") == "ppas"
+    assert "PostgreSQL" not in page.eval_on_selector("#version-select", "s => s.textContent")
 
 
 def test_it_fits_the_explorers_default_columns_in_1280_px_with_the_key_figures_first(server, page):
@@ -189,3 +209,10 @@ def test_screenshots_of_the_answers(server, page):
             page.locator(".compare-table").screenshot(path=str(SCREENSHOTS / f"compare-table{size}{suffix}.png"))
             open_page(page, server, SIZING, lang)
             page.locator("table.sizing").screenshot(path=str(SCREENSHOTS / f"sizing-answer{size}{suffix}.png"))
+            open_page(page, server, SIZING_PPAS, lang)
+            page.locator("table.sizing").screenshot(path=str(SCREENSHOTS / f"sizing-ppas-ro-qps{size}{suffix}.png"))
+            open_page(page, server, COMPARE_LINES, lang)
+            page.locator("figure[data-chart]").screenshot(path=str(SCREENSHOTS / f"compare-lines-chart{size}{suffix}.png"))
+            page.locator(".compare-table").screenshot(path=str(SCREENSHOTS / f"compare-lines-table{size}{suffix}.png"))
+            open_page(page, server, "/engines/postgresql/12/", lang)
+            page.screenshot(path=str(SCREENSHOTS / f"engine-newest{size}{suffix}.png"))

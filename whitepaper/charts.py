@@ -8,9 +8,10 @@ readers and print; the page also shows the numbers as a table.
 from decimal import Decimal
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from .metrics import METRICS_BY_NAME, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
-from .display import date, edition_name, memory_ratio_text, same_in, vendor_name
+from .display import date, edition_name, memory_ratio_text, metric_shown, same_in, vendor_name
 from .pages import family_name, origin_name
 from .queries import SERIES_FIELDS, field_value
 
@@ -39,9 +40,16 @@ SERIES_SHOWN = {
 assert set(SERIES_SHOWN) == set(SERIES_FIELDS)
 
 
+def hot_data_shown(result):
+    """A row's data size where its table varies it (Alibaba's PostgreSQL and PPAS: each flavour at several hot-data
+    sizes): part of its line, so points measured at different sizes are never joined."""
+    return f"{METRICS_BY_NAME['hot_rows'].label} {metric_shown(result, 'hot_rows')}" if result.hot_rows is not None else ""
+
+
 def series_key(result):
-    """The line a row belongs to (its series, queries.SERIES_FIELDS), as the legend shows it."""
-    return tuple(shown(result, field_value(result, SERIES_FIELDS[name])) for name, shown in SERIES_SHOWN.items())
+    """The line a row belongs to (its series, queries.SERIES_FIELDS, and its data size), as the legend shows it."""
+    return (*(shown(result, field_value(result, SERIES_FIELDS[name])) for name, shown in SERIES_SHOWN.items()),
+            hot_data_shown(result))
 
 
 def edition_series_key(result):
@@ -71,7 +79,7 @@ def split_series(results, key=series_key, fallback=""):
         # A single line: name it by its memory ratio or family, whichever the rows carry.
         first = groups[keys[0]][0]
         name = first.flavor.memory_ratio or family_name(first.flavor.family) or fallback or str(first.engine_version)
-        name = " · ".join(filter(None, [name, origin_name(first)]))
+        name = " · ".join(filter(None, [name, hot_data_shown(first), origin_name(first)]))
         return [(name, groups[keys[0]])]
     return [(series_label(k, varying, fallback or str(i + 1)), groups[k]) for i, k in enumerate(keys)]
 
@@ -135,12 +143,24 @@ def summary(chart, metric=None):
         pts = [p for p in s["points"] if p.get(metric) is not None]
         if not pts:
             continue
-        low, high = pts[0], pts[-1]
-        sentences.append(_("%(series)s: %(metric)s from %(low)s at %(lx)s vCPUs to %(high)s at %(hx)s vCPUs "
-                           "(%(n)s points).") % {
-            "series": s["label"], "metric": label, "low": f"{low[metric]:,}", "lx": low["x"],
-            "high": f"{high[metric]:,}", "hx": high["x"], "n": len(pts)})
+        first, last = pts[0], pts[-1]
+        top = max(pts, key=lambda p: p[metric])  # the true maximum, wherever it is (not the largest flavour's)
+        at = {"series": s["label"], "metric": label}
+        if len(pts) == 1:
+            sentences.append(_("%(series)s: %(metric)s %(value)s at %(vcpus)s (one point).") % {
+                **at, "value": f"{first[metric]:,}", "vcpus": vcpus_text(first["x"])})
+            continue
+        sentence = _("%(series)s: %(metric)s from %(low)s at %(lx)s to %(high)s at %(hx)s") % {
+            **at, "low": f"{first[metric]:,}", "lx": vcpus_text(first["x"]), "high": f"{last[metric]:,}",
+            "hx": vcpus_text(last["x"])}
+        if top[metric] != last[metric]:
+            sentence += _(", highest %(top)s at %(tx)s") % {"top": f"{top[metric]:,}", "tx": vcpus_text(top["x"])}
+        sentences.append(sentence + " " + ngettext("(%(n)s point).", "(%(n)s points).", len(pts)) % {"n": len(pts)})
     return " ".join(sentences)
+
+
+def vcpus_text(n):
+    return ngettext("%(n)s vCPU", "%(n)s vCPUs", n) % {"n": n}
 
 
 def chart_rows(chart):

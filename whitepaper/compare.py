@@ -1,19 +1,29 @@
 """Comparing published results, one definition for the compare page and `/api/v1/compare/`: what a
 selection is (a result id, or a whole series as a ResultFilter query), the table of values with the %
 difference against a baseline (per flavour, or per vCPU/memory size for series), and the caveats that
-go with it (QPS definitions that differ, methodologies that differ, rows merged into fewer sizes)."""
+go with it (QPS definitions that differ, methodologies that differ).
+
+How rows are chosen: a series selection is each flavour's newest published figure (`latest=true`) unless
+it names a document or says `latest=false`; a figure an older edition printed otherwise is named
+("revised from ..."). Its rows are split into lines, each one vendor + family + memory ratio (+ data size)
+of one edition (`part_key`), drawn as their own chart series; where several lines of one selection have
+a size, the table asks which (`candidates`) instead of picking one."""
+
+from urllib.parse import urlencode
 
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 
 from . import display
 from .charts import percent_difference
-from .filters import ResultFilter
+from .editions import attach_older_editions
+from .filters import ExplorerFilter
 from .models import PublishedResult
 from .pages import family_name, origin_name
-from .queries import methodology_differences_data
+from .queries import methodology_differences_data, to_param
 
-SERIES_KEYS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "latest"]
+# A series selection's parameters (`hot_rows`, the data size, is compare's own: not a ResultFilter filter).
+SERIES_KEYS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "latest", "hot_rows"]
 MAX_SELECTIONS = 6
 
 
@@ -32,12 +42,65 @@ def describe_series(data, rows):
     if "family" in data:
         parts.append(family_name(r.flavor.family))
     if "memory_ratio" in data:
-        parts.append(r.flavor.memory_ratio)
+        parts.append(display.memory_ratio_text(r.flavor))
     if "deployment" in data:
         parts.append(r.get_deployment_display())
+    if "hot_rows" in data:
+        parts.append(f"{_('hot rows')} {display.metric_shown(r, 'hot_rows')}")
     if any(row.is_internal for row in rows):
         parts.append(_("includes internal measurements"))
     return " · ".join(parts)
+
+
+# --- A series: one line of one edition ------------------------------------------------------------
+# A filter selects rows of many lines (vendors, families, memory ratios, data sizes, editions); each is
+# compared on its own (`part_key`), never joined into one line nor merged into one number per size.
+
+def part_key(result):
+    """The line a row of a series selection belongs to: vendor + family + memory ratio (the document's,
+    or derived from the size) + deployment + edition + data size (hot rows) of one engine version in one
+    document (edition)."""
+    f = result.flavor
+    return (result.table.document.vendor_id, result.table.document_id, result.engine_version_id, f.family_id,
+            f.ratio, result.deployment, result.edition, result.hot_rows)
+
+
+def part_query(data, result):
+    """The selection narrowed to the line of `result` (part_key), as a `sel` value."""
+    f = result.flavor
+    narrowed = {**data, "vendor": result.table.document.vendor.slug, "document": result.table.document.slug,
+                "engine": result.engine_version.engine.slug, "version": to_param(result.engine_version.version),
+                "family": to_param(f.family.slug if f.family else ""), "memory_ratio": f.ratio}
+    narrowed.pop("latest", None)  # one document named: every row of it
+    for key, value in (("deployment", result.deployment), ("hot_rows", result.hot_rows)):
+        if value:
+            narrowed[key] = str(value)
+    return urlencode(narrowed)
+
+
+def split_parts(data, rows):
+    """[{key, label, rows, sel}] of a selection's rows, in document order; the labels name what differs
+    between the lines (family, memory ratio, data size, year ...)."""
+    parts = {}
+    for r in rows:
+        parts.setdefault(part_key(r), []).append(r)
+    shown = [(lambda r: display.vendor_name(r.table.document.vendor)),
+             (lambda r: str(r.engine_version)),
+             (lambda r: family_name(r.flavor.family)),
+             display.memory_ratio_text,
+             (lambda r: r.get_deployment_display() if r.deployment else ""),
+             (lambda r: display.edition_name(r.edition) if r.edition else ""),
+             (lambda r: f"{_('hot rows')} {display.metric_shown(r, 'hot_rows')}" if r.hot_rows else ""),
+             (lambda r: str(r.table.document.published.year))]
+    firsts = [group[0] for group in parts.values()]
+    varying = [len({f(r) if f is not display.memory_ratio_text else f(r.flavor) for r in firsts}) > 1 for f in shown]
+    answer = []
+    for key, group in parts.items():
+        r = group[0]
+        names = [f(r.flavor) if f is display.memory_ratio_text else f(r) for f, varies in zip(shown, varying) if varies]
+        answer.append({"key": key, "label": " · ".join(n for n in names if n) or "", "rows": group,
+                       "sel": part_query(data, r)})
+    return answer
 
 
 def describe_result(r):
@@ -50,7 +113,9 @@ def describe_result(r):
 def parse_selections(values, internal=False):
     """`sel` values: a result id, or a ResultFilter query string (a whole series). Returns
     [(raw, label, rows, error)] in the given order, at most MAX_SELECTIONS; a fixed number of queries
-    for the single results, one per series. Internal measurements only when `internal`."""
+    for the single results, one per series. Internal measurements only when `internal`.
+    A series is each flavour's newest published figure (`latest=true`) unless it names a document or
+    says `latest=false`; its rows are split into lines (`parts`, one edition each)."""
     ids = [int(v) for v in values if v.isdigit()]
     singles = {r.pk: r for r in PublishedResult.objects.visible(internal).with_provenance().filter(pk__in=ids)}
     selections = []
@@ -63,14 +128,22 @@ def parse_selections(values, internal=False):
                 selections.append({"raw": raw, "label": describe_result(r), "rows": [r], "error": ""})
             continue
         data = {k: v for k, v in QueryDict(raw).items() if k in SERIES_KEYS and v}
-        filterset = ResultFilter({**data, "include_internal": internal},
-                                 queryset=PublishedResult.objects.with_provenance().document_order())
-        if not data or not filterset.is_valid():
+        hot_rows = data.get("hot_rows")
+        filter_data = {k: v for k, v in data.items() if k != "hot_rows"}
+        if "latest" not in filter_data and "document" not in filter_data:
+            filter_data["latest"] = "true"
+        # ExplorerFilter: a derived memory ratio (Alibaba's sizes) names its line as the pages show it.
+        filterset = ExplorerFilter({**filter_data, "include_internal": internal},
+                                   queryset=PublishedResult.objects.with_provenance().document_order())
+        if not data or not filterset.is_valid() or (hot_rows is not None and not hot_rows.isascii()) \
+                or (hot_rows is not None and not hot_rows.isdigit()):
             selections.append({"raw": raw, "label": raw, "rows": [],
                                "error": _("Not a valid selection: %(raw)s") % {"raw": raw}})
             continue
-        rows = list(filterset.qs)
+        queryset = filterset.qs if hot_rows is None else filterset.qs.filter(hot_rows=int(hot_rows))
+        rows = list(queryset)
         selections.append({"raw": raw, "label": describe_series(data, rows), "rows": rows, "series": True,
+                           "parts": split_parts(data, rows), "newest_only": filter_data.get("latest") == "true",
                            "error": "" if rows else _("No published result matches %(raw)s.") % {"raw": raw}})
     return selections
 
@@ -89,9 +162,21 @@ def metric_shown(result, metric):
     return result.display(metric)
 
 
+def _cell(row, metric, revised=True):
+    value = metric_value(row, metric)
+    cell = {"value": value, "shown": metric_shown(row, metric), "result": row, "revised": None}
+    older = getattr(row, "revised", None) if revised else None
+    if older is not None:
+        cell["revised"] = {"result": older, "shown": metric_shown(older, metric), "pct": row.revised_pct,
+                           "year": older.table.document.published.year}
+    return cell
+
+
 def compare_table(selections, metric, baseline):
-    """Single flavours: one row per selection. Series: one row per (vCPUs, memory), the newest
-    document's value where a series has several."""
+    """Single flavours: one row per selection. Series: one row per (vCPUs, memory), a cell per selection:
+    the number where one line of the selection has that size; where several do (families, memory ratios,
+    data sizes, editions), the cell lists them as `candidates` (each with the narrowed selection) and
+    has no number: the reader chooses, nothing is picked for them."""
     if all(not s.get("series") for s in selections):
         base_value = metric_value(selections[baseline]["rows"][0], metric) if selections[baseline]["rows"] else None
         rows = []
@@ -102,29 +187,34 @@ def compare_table(selections, metric, baseline):
                          "diff": None if i == baseline else percent_difference(value, base_value),
                          "result": s["rows"][0] if s["rows"] else None})
         return {"mode": "flavours", "rows": rows}
-    points = []
-    per_selection = []
+    per_selection = []  # per selection: {(vcpus, memory): [(part, row)]}
+    points = set()
     for s in selections:
-        values = {}
-        n_rows = 0
-        for r in s["rows"]:
-            v = metric_value(r, metric)
-            if v is not None:
-                n_rows += 1
-                values[(r.flavor.vcpus, r.flavor.memory_gb)] = (v, metric_shown(r, metric))  # newest wins
-        if n_rows > len(values):  # say so: several rows (documents, vendors, ratios) share a size
-            s["merged"] = {"rows": n_rows, "points": len(values)}
-        per_selection.append(values)
-        points.extend(k for k in values if k not in points)
+        at = {}
+        parts = s.get("parts") or [{"label": "", "rows": s["rows"], "sel": s["raw"]}]
+        for part in parts:
+            for r in part["rows"]:
+                if metric_value(r, metric) is not None:
+                    at.setdefault((r.flavor.vcpus, r.flavor.memory_gb), []).append((part, r))
+        per_selection.append(at)
+        points.update(at)
     rows = []
     for key in sorted(points):
-        base_value = per_selection[baseline].get(key, (None, ""))[0]
         cells = []
-        for i, values in enumerate(per_selection):
-            v, shown = values.get(key, (None, ""))
-            cells.append({"value": v, "shown": shown,
-                          "diff": None if i == baseline else percent_difference(v, base_value)})
-        rows.append({"vcpus": key[0], "memory_gb": key[1], "cells": cells})
+        for at in per_selection:
+            found = at.get(key, [])
+            if len(found) == 1:
+                part, row = found[0]
+                cells.append({**_cell(row, metric), "line": part["label"]})  # which line, where a selection has several
+            else:
+                cells.append({"value": None, "shown": "", "result": None, "revised": None,
+                              "candidates": [{"label": part["label"], "sel": part["sel"], **_cell(r, metric, False)}
+                                             for part, r in found]})
+        base_value = cells[baseline]["value"]
+        for i, c in enumerate(cells):
+            c["diff"] = None if i == baseline else percent_difference(c["value"], base_value)
+        rows.append({"vcpus": key[0], "memory_gb": key[1], "cells": cells,
+                     "ambiguous": any(c.get("candidates") for c in cells)})
     return {"mode": "series", "rows": rows}
 
 
@@ -133,6 +223,8 @@ def comparison(sel, baseline=0, metric="tps", internal=False):
     baseline's index and the metric: the selections (with their rows or error), the table, and the
     caveats. Internal measurements only when `internal`."""
     selections = parse_selections(sel, internal)
+    newest = [r for s in selections if s.get("newest_only") for r in s["rows"]]
+    attach_older_editions(newest, metric, PublishedResult.objects.visible(internal))
     baseline = baseline if 0 <= baseline < len(selections) else 0
     valid = [s for s in selections if s["rows"]]
     spt = sorted({r.table.methodology.statements_per_transaction for s in valid for r in s["rows"]} - {None})

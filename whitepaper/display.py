@@ -164,6 +164,20 @@ def metric_shown(result, name):
     return result.display(name)
 
 
+def data_size(result):
+    """The data size a figure was measured at: the row's hot rows (Alibaba's PostgreSQL and PPAS tables vary
+    it row by row), else its test rows, else its methodology's tables x rows per table."""
+    if result.hot_rows is not None:
+        return _("%(rows)s hot rows") % {"rows": metric_shown(result, "hot_rows")}
+    if result.data_rows is not None:
+        return _("%(rows)s rows of test data") % {"rows": metric_shown(result, "data_rows")}
+    methodology = result.table.methodology
+    if methodology.tables and methodology.rows_per_table:
+        return _("%(tables)s tables × %(rows)s rows") % {
+            "tables": methodology.tables, "rows": formats.number_format(methodology.rows_per_table, force_grouping=True)}
+    return ""
+
+
 def same_in(documents):
     """Editions printing the same numbers: "same in 2023 and 2025" (years; dates where a year repeats)."""
     years = [str(d.published.year) for d in documents]

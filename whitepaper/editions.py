@@ -6,7 +6,9 @@ One definition each, used by the edition diff page, the engine version pages and
   "printed the same" (`same_numbers`: every metric equal as a number, 843.00 = 843);
 - what changed between two editions, per table (`diff`: same / changed with % / new / gone);
 - which editions print a row identically (`same_in`), and a series printed identically by several
-  editions drawn once (`merge_identical_series`).
+  editions drawn once (`merge_identical_series`);
+- the older editions of a newest figure and the one that printed another number (`attach_older_editions`:
+  "revised from 10929.30 in 2023, -19.1 %", sizing and compare).
 """
 
 from dataclasses import dataclass, field
@@ -15,7 +17,7 @@ from django.db.models import Q
 
 from .charts import percent_difference
 from .metrics import METRIC_NAMES
-from .queries import SERIES_FIELDS, VARIANT_FIELDS, field_value, version_sort_key
+from .queries import NEWEST_DOCUMENT_FIRST, document_newness, SERIES_FIELDS, VARIANT_FIELDS, field_value, variant_key, version_sort_key
 
 # A row across editions: its variant (queries.VARIANT_FIELDS) without the vendor.
 ROW_FIELDS = [path for name, path in VARIANT_FIELDS.items() if name != "vendor"]
@@ -157,7 +159,7 @@ def same_in(results, candidates):
         for c in by_key.get(row_key(r), []):
             if same_numbers(c, r):
                 docs.setdefault(c.table.document_id, c.table.document)
-        answer[r.pk] = sorted(docs.values(), key=lambda d: (d.published, d.slug))
+        answer[r.pk] = sorted(docs.values(), key=document_newness)
     return answer
 
 
@@ -171,7 +173,7 @@ def merge_identical_series(results):
         by_series.setdefault(_key(r, SERIES_PATHS), {}).setdefault(r.table.document, []).append(r)
     dropped = set()
     for documents in by_series.values():
-        ordered = sorted(documents, key=lambda d: (d.published, d.slug), reverse=True)
+        ordered = sorted(documents, key=document_newness, reverse=True)
         newest = ordered[0]
         same = [newest]
         for older in ordered[1:]:
@@ -179,7 +181,7 @@ def merge_identical_series(results):
             if all(d.status == SAME for t in rows for d in t.rows):
                 same.append(older)
                 dropped.update(r.pk for r in documents[older])
-        same.sort(key=lambda d: (d.published, d.slug))
+        same.sort(key=document_newness)
         for d, rows in documents.items():
             for r in rows:
                 r.same_in = same if d == newest else [d]
@@ -190,10 +192,33 @@ def edition_pairs(documents):
     """Pairs (older, newer) of one vendor's documents that publish at least one engine version in
     common, newest pairs first. `documents`: each with `engine_versions` (a set) loaded."""
     pairs = []
-    docs = sorted(documents, key=lambda d: (d.published, d.slug))
+    docs = sorted(documents, key=document_newness)
     for i, older in enumerate(docs):
         for newer in docs[i + 1:]:
             if older.vendor_id == newer.vendor_id and older.engine_versions & newer.engine_versions:
                 pairs.append((older, newer, sorted(older.engine_versions & newer.engine_versions,
                                                    key=lambda ev: (ev.engine.name, version_sort_key(ev.version)))))
-    return sorted(pairs, key=lambda p: (p[1].published, p[0].published), reverse=True)
+    return sorted(pairs, key=lambda p: (document_newness(p[1]), document_newness(p[0])), reverse=True)
+
+
+def attach_older_editions(answers, metric, results):
+    """Each answer's older editions (the same variant, queries.VARIANT_FIELDS, in older documents among
+    `results`, newest first) as `also`, and as `revised` the newest of them whose `metric` differs (with
+    `revised_pct`, the change in %, one decimal). One query whatever the number of answers."""
+    older = {}
+    answers = list(answers)
+    if answers:
+        newest = {a.pk for a in answers}
+        rows = (results.filter(engine_version_id__in={a.engine_version_id for a in answers},
+                               flavor__vcpus__in={a.flavor.vcpus for a in answers})
+                .exclude(pk__in=newest).with_provenance().order_by(*NEWEST_DOCUMENT_FIRST, "id"))
+        for row in rows:
+            older.setdefault(variant_key(row), []).append(row)
+    for r in answers:
+        newness = document_newness(r.table.document)
+        r.also = [o for o in older.get(variant_key(r), [])
+                  if document_newness(o.table.document) < newness and o.hot_rows == r.hot_rows]
+        r.revised = next((o for o in r.also if getattr(o, metric) is not None and getattr(r, metric) is not None
+                          and getattr(o, metric) != getattr(r, metric)), None)
+        r.revised_pct = (None if r.revised is None else
+                         percent_difference(getattr(r, metric), getattr(r.revised, metric)))

@@ -13,6 +13,7 @@ EXPORT_COLUMNS = [
     # Extra columns (the contract allows more after `table`), only ever appended.
     "section", "methodology", "iops_note",
     "id", "url", "tps_per_core", "statements_per_transaction", "origin",
+    "qps_normalised", "memory_ratio_derived",
 ]
 IOPS_ON_DISK_NOTE = "depends on disk"
 RESULTS_PATH = "/api/v1/results/"  # + id: a result's `url` column, the same bytes for the API and the command
@@ -69,6 +70,11 @@ COLUMN_INFO = {
     "statements_per_transaction": ("integer", "statements", "Statements the methodology counts per transaction "
                                    "in its QPS (Huawei 20, Alibaba about 18); empty when not stated."),
     "origin": (_TEXT, "", "vendor (published by the vendor) or internal (measured by this dashboard)."),
+    "qps_normalised": ("number", "queries per second", "Computed, not printed: QPS x 18 / statements_per_transaction "
+                       "(QPS on one definition, 18 statements per transaction), to 2 decimals; empty without both."),
+    "memory_ratio_derived": (_TEXT, "", "Derived, not printed: where the document groups the flavour by no memory "
+                             "ratio (memory_ratio empty), the ratio computed from vCPUs and memory (1:N = N GB per "
+                             "vCPU, one decimal when not whole); empty where the document states one."),
 }
 
 
@@ -117,6 +123,8 @@ def result_row(result, columns=None):
         "tps_per_core": "" if result.tps_per_core is None else str(result.tps_per_core),
         "statements_per_transaction": _or_empty(result.table.methodology.statements_per_transaction),
         "origin": result.origin,
+        "qps_normalised": _or_empty(result.qps_normalised),
+        "memory_ratio_derived": flavor.ratio if flavor.ratio_is_derived else "",
     }
     row.update({m.name: _metric_cell(result, m) for m in METRICS})
     return [row[c] for c in columns or EXPORT_COLUMNS]

@@ -6,7 +6,10 @@ from django.utils.translation import pgettext
 
 from .metrics import QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
 
-SIZING_METRICS = [("tps", _("TPS")), ("qps", _("QPS"))]
+# Every metric a document publishes for an engine can be sized for, named as the export's columns (tps, qps,
+# tpm, ro_qps, rw_qps): PPAS and Alibaba PostgreSQL print read-only and read-write QPS only.
+SIZING_METRICS = [("tps", _("TPS")), ("qps", _("QPS")), ("tpm", _("TPM")),
+                  ("ro_qps", _("Read-only QPS (ro_qps)")), ("rw_qps", _("Read-write QPS (rw_qps)"))]
 COMPARE_METRICS = [("tps", _("TPS")), ("qps", QPS_PUBLISHED_LABEL), ("qps_normalised", QPS_NORMALISED_LABEL),
                    ("tps_per_core", _("TPS per vCPU")), ("tpm", _("TPM")),
                    ("ro_qps", _("Read-only QPS")), ("rw_qps", _("Read-write QPS"))]
@@ -35,9 +38,10 @@ class SizingForm(forms.Form):
         return self.cleaned_data.get("metric") or "tps"
 
     def clean(self):
-        """A version the engine has no published results for is an unknown version, not "no flavour
-        reaches the target"."""
-        from .models import EngineVersion
+        """A version the engine has no published results for is an unknown version, and a metric no
+        document publishes for the engine (and version) an unpublished metric, naming those published:
+        not "no flavour reaches the target"."""
+        from .models import EngineVersion, PublishedResult
         from .queries import version_sort_key
 
         data = super().clean()
@@ -48,4 +52,15 @@ class SizingForm(forms.Form):
             if version not in known:
                 self.add_error("version", _("Unknown version %(version)s for this engine; published: %(known)s.") % {
                     "version": version, "known": pgettext("list separator", ", ").join(v for v in known if v)})
+                return data
+        metric = data.get("metric")
+        if engine and metric:
+            published = PublishedResult.objects.visible(bool(data.get("include_internal"))).published_metrics(
+                [name for name, _label in SIZING_METRICS], engine=engine, version=version or None)
+            if metric not in published:
+                labels = dict(SIZING_METRICS)
+                self.add_error("metric", _("No document publishes %(metric)s for this engine and version; published: "
+                                           "%(known)s.") % {
+                    "metric": labels[metric],
+                    "known": pgettext("list separator", ", ").join(str(labels[m]) for m in published) or "-"})
         return data

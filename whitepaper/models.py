@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from .metrics import METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
-from .queries import DOCUMENT_ORDER, PublishedResultQuerySet
+from .queries import DOCUMENT_ORDER, PublishedResultQuerySet, version_order_key
 
 MEMORY_RATIO_RE = re.compile(r"^1:[1-9][0-9]*$")
 
@@ -83,7 +83,7 @@ class Document(models.Model):
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["-published", "slug"]
+        ordering = ["-published", "-slug"]  # newest first: queries.document_newness
 
     def __str__(self):
         edition = f" ({self.edition})" if self.edition else ""
@@ -146,13 +146,22 @@ class Engine(models.Model):
 class EngineVersion(models.Model):
     engine = models.ForeignKey(Engine, on_delete=models.PROTECT, related_name="versions")
     version = models.CharField(max_length=30, blank=True, help_text=_("As the document names it; empty if not stated."))
+    # The version as a byte-ordered string (queries.version_order_key, collation "C" on PostgreSQL), set on
+    # save: SQL sorts versions as versions (5.7 < 8.0, 9.6 < 10), not as text.
+    order_key = models.CharField(max_length=200, default="", editable=False)
 
     class Meta:
-        ordering = ["engine__name", "version"]
+        ordering = ["engine__name", "order_key"]
         constraints = [models.UniqueConstraint(fields=["engine", "version"], name="unique_engine_version")]
 
     def __str__(self):
         return f"{self.engine.name} {self.version}".strip()
+
+    def save(self, *args, **kwargs):
+        self.order_key = version_order_key(self.version)
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "order_key"}
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse("whitepaper:engine-version", args=[self.engine.slug, self.version])

@@ -53,8 +53,8 @@ SORTS = {
     "published": ("table__document__published",),
     "vendor": ("table__document__vendor__name",),
     "document": ("table__document__published", "table__document__slug"),
-    "engine": ("engine_version__engine__name", "engine_version__version"),
-    "version": ("engine_version__version",),
+    "engine": ("engine_version__engine__name", "engine_version__order_key"),
+    "version": ("engine_version__order_key",),  # versions as versions (9.6 < 10): version_order_key
     "family": ("flavor__family__name",),
     "memory_ratio": ("flavor__memory_ratio",),
     "flavor": ("flavor__spec_code",),
@@ -73,8 +73,15 @@ SORTS = {
     "rw_qps": ("rw_qps",),
     "table": ("table__document__slug", "table__position"),
 }
-# "Newer" between two documents publishing the same variant: the later date, then the later slug.
+# "Newer" between two documents: the later date, then the later slug. The one definition: in SQL
+# (NEWEST_DOCUMENT_FIRST, DOCUMENT_ORDER, `newest_rank`) and in Python (`document_newness`).
 NEWEST_DOCUMENT_FIRST = ("-table__document__published", "-table__document__slug")
+
+
+def document_newness(document):
+    """A document's place in "newer": sort by it (reverse=True: newest first), compare two with it."""
+    return (document.published, document.slug)
+
 # Ties keep import order: `id` lets PostgreSQL walk the (engine_version, tps DESC NULLS LAST, id) index.
 SORT_TIE_BREAK = "id"
 
@@ -301,30 +308,41 @@ class PublishedResultQuerySet(models.QuerySet):
                 .alias(_best=Window(Rank(), partition_by=partition, order_by=order)).filter(_best=1))
 
     def smallest_reaching(self, metric, target):
-        """Per document and series (SERIES_FIELDS): the smallest flavour whose `metric` reaches
-        `target`; smallest first, then the higher number, then the newer document."""
+        """Per document, series (SERIES_FIELDS) and data size (hot rows: Alibaba's PostgreSQL and PPAS tables
+        print each flavour at several): the smallest flavour whose `metric` reaches `target`; smallest
+        first, then the higher number, then the newer document."""
         best = {}
         rows = self.filter(**{f"{metric}__gte": target}).with_provenance().order_by(
             "flavor__vcpus", "flavor__memory_gb", metric, "id")
         for r in rows:
-            best.setdefault((r.table.document_id, *series_key(r)), r)
-        return sorted(best.values(), key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric),
-                                                   -r.table.document.published.toordinal()))
+            best.setdefault((r.table.document_id, *series_key(r), r.hot_rows), r)
+        return _smallest_first(best.values(), metric)
 
     def smallest_reaching_once(self, metric, target):
         """`smallest_reaching`, each flavour of a series listed once: when several documents (editions)
         print the same flavour, the newest document's row answers and the others are kept on it as
         `also` (each with its own printed number)."""
         merged = {}
-        for r in sorted(self.smallest_reaching(metric, target), key=lambda r: -r.table.document.published.toordinal()):
-            key = (*series_key(r), r.flavor.vcpus, r.flavor.memory_gb, r.flavor.spec_code)
+        for r in sorted(self.smallest_reaching(metric, target), key=lambda r: document_newness(r.table.document),
+                        reverse=True):
+            key = (*series_key(r), r.hot_rows, r.flavor.vcpus, r.flavor.memory_gb, r.flavor.spec_code)
             if key in merged:
                 merged[key].also.append(r)
             else:
                 r.also = []
                 merged[key] = r
-        return sorted(merged.values(), key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric),
-                                                     -r.table.document.published.toordinal()))
+        return _smallest_first(merged.values(), metric)
+
+    def published_metrics(self, metrics, engine=None, version=None):
+        """Which of `metrics` some of these rows publish (of an engine slug and version), in the given order:
+        one query."""
+        rows = self
+        if engine:
+            rows = rows.filter(engine_version__engine__slug=engine)
+        if version is not None:
+            rows = rows.filter(engine_version__version=version)
+        counts = rows.aggregate(**{m: Count(m) for m in metrics})
+        return [m for m in metrics if counts[m]]
 
     def facets(self, engine=None):
         """The values each filter can choose from among these results, from one query, labelled in the
@@ -357,8 +375,8 @@ class PublishedResultQuerySet(models.QuerySet):
                 ratios.add(ratio)
         return {
             "vendor": sorted(vendors.items(), key=lambda kv: kv[1]),
-            "document": [(slug, label) for slug, (_date, label) in
-                         sorted(documents.items(), key=lambda kv: kv[1][0], reverse=True)],
+            "document": [(slug, label) for slug, (_date, label) in  # newest first (`document_newness`)
+                         sorted(documents.items(), key=lambda kv: (kv[1][0], kv[0]), reverse=True)],
             "engine": sorted(engines.items(), key=lambda kv: kv[1]),
             "version": sorted(versions.items(), key=lambda kv: version_sort_key(kv[0])),
             # Per engine (in the engines' order), its versions in version order: PostgreSQL 10 and PPAS 10 stay apart.
@@ -369,6 +387,12 @@ class PublishedResultQuerySet(models.QuerySet):
         }
 
 
+def _smallest_first(rows, metric):
+    """Smallest flavour first, then the higher number, then the newer document (`document_newness`)."""
+    newest_first = sorted(rows, key=lambda r: document_newness(r.table.document), reverse=True)
+    return sorted(newest_first, key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric)))
+
+
 def version_sort_key(version):
     """Versions sort as versions, not as text: 5.6 < 5.7 < 8.0; 9.6 < 10 < 11; 2008 R2 < 2012 < 2014.
     Numbers compare as numbers, the text between them as text; '' (not stated) last."""
@@ -376,6 +400,16 @@ def version_sort_key(version):
         return ((2, ""),)
     return tuple((0, int(part)) if part.isdigit() else (1, part.strip().lower())
                  for part in re.findall(r"\d+|\D+", version))
+
+
+def version_order_key(version):
+    """`version_sort_key` as one string that sorts the same byte-wise (stored as EngineVersion.order_key, so
+    SQL sorts versions as versions: 9.6 < 10; the explorer's and the API's `version` sort key): numbers
+    zero-padded after a 0, text lowercased after a 1, parts joined by a space; '' (not stated) last."""
+    if not version:
+        return "~"
+    return " ".join(f"0{int(part):012d}" if part.isdigit() else f"1{part.strip().lower()}"
+                    for part in re.findall(r"\d+|\D+", version))
 
 
 # The methodology fields a comparison checks, as `methodology_differences_data` names them.

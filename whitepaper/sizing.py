@@ -9,10 +9,10 @@ older edition printed and a newer one revised (PostgreSQL 12 dedicated 64 vCPU: 
 stay on the answer as `also`, and `revised` names the newest of them that printed another number.
 `latest=false` answers from every edition, as the explorer does."""
 
+from .editions import attach_older_editions
 from .filters import ResultFilter
 from .forms import SizingForm
 from .models import Engine, PublishedResult
-from .queries import NEWEST_DOCUMENT_FIRST, variant_key
 
 
 def sizing_form(params):
@@ -41,22 +41,5 @@ def smallest_flavours(data):
             r.revised = None
         return answers
     answers = results.newest_per_variant().smallest_reaching_once(metric, data["target"])
-    _attach_older_editions(results, answers, metric)
+    attach_older_editions(answers, metric, results)
     return answers
-
-
-def _attach_older_editions(results, answers, metric):
-    """Each answer's older editions (the same variant in older documents, newest first) as `also`, and as
-    `revised` the newest of them whose printed `metric` differs (with `revised_pct`, the change in %)."""
-    older = {}
-    sizes = {(r.flavor.vcpus, r.flavor.memory_gb) for r in answers}
-    if sizes:
-        rows = (results.filter(is_newest=False, flavor__vcpus__in={v for v, _m in sizes}).with_provenance()
-                .order_by(*NEWEST_DOCUMENT_FIRST, "id"))
-        for row in rows:
-            older.setdefault(variant_key(row), []).append(row)
-    for r in answers:
-        r.also = older.get(variant_key(r), [])
-        r.revised = next((o for o in r.also if getattr(o, metric) is not None and getattr(o, metric) != getattr(r, metric)), None)
-        r.revised_pct = (None if r.revised is None else
-                         round((getattr(r, metric) - getattr(r.revised, metric)) / getattr(r.revised, metric) * 100, 1))

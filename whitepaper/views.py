@@ -8,8 +8,8 @@ from itertools import chain, groupby
 from urllib.parse import urlencode
 
 from django.core.cache import cache
-from django.db.models import Count, Q
-from django.http import Http404, StreamingHttpResponse
+from django.db.models import Count
+from django.http import Http404, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.html import format_html
@@ -19,13 +19,13 @@ from django.utils.translation import gettext as _
 from . import charts, display, editions
 from .export import iter_csv_lines
 from .filters import ExplorerFilter, ResultFilter, include_internal
-from .forms import COMPARE_METRICS, SizingForm
+from .forms import COMPARE_METRICS, SIZING_METRICS, SizingForm
 from .metrics import METRIC_NAMES, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
 from .freshness import catalogue_stamp
 from .models import Document, Engine, EngineVersion, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, origin_name, wants_partial
 from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison
-from .queries import SORTS, version_sort_key
+from .queries import SORTS, document_newness, version_sort_key
 from .sizing import sizing_form, smallest_flavours
 
 
@@ -51,7 +51,8 @@ def home(request):
                 .order_by("engine__name", "version"))
     engines = [(engine, sorted(vs, key=lambda v: version_sort_key(v.version)))
                for engine, vs in groupby(versions, key=lambda v: v.engine)]
-    documents = Document.objects.select_related("vendor").annotate(n_tables=Count("tables"))
+    # Newest first (queries.document_newness); an aggregate query ignores Meta.ordering, so it is said here.
+    documents = Document.objects.select_related("vendor").annotate(n_tables=Count("tables")).order_by("-published", "-slug")
     if not toggle["include_internal"]:
         documents = documents.filter(vendor__origin=Origin.VENDOR)
     return render(request, "whitepaper/home.html", {
@@ -167,7 +168,7 @@ def edition_diff(request, older, newer):
     if older not in docs or newer not in docs or older == newer or docs[older].vendor_id != docs[newer].vendor_id:
         raise Http404(_("No two editions of one vendor at this address."))
     old, new = docs[older], docs[newer]
-    if (old.published, old.slug) > (new.published, new.slug):
+    if document_newness(old) > document_newness(new):
         return redirect("whitepaper:edition-diff", new.slug, old.slug)
     results = list(PublishedResult.objects.filter(table__document__in=[old, new]).with_provenance().document_order())
     old_rows = [r for r in results if r.table.document_id == old.pk]
@@ -176,10 +177,27 @@ def edition_diff(request, older, newer):
     for t in tables:
         t.headers, t.row_cells = _diff_rows(t)
     shared = editions.shared_engine_versions(old_rows, new_rows)
-    only = [(doc, sorted({r.engine_version for r in rows} - shared, key=lambda ev: (ev.engine.name, version_sort_key(ev.version))))
-            for doc, rows in ((old, old_rows), (new, new_rows))]
+    by_version = {}  # engine version id -> the vendor's other documents publishing it (one query)
+    for document, engine_version in vendor_coverage(old.vendor):
+        if document.pk not in (old.pk, new.pk):
+            by_version.setdefault(engine_version.pk, []).append(document)
+    only = []
+    for doc, rows, other in ((old, old_rows, new), (new, new_rows, old)):
+        evs = sorted({r.engine_version for r in rows} - shared, key=lambda ev: (ev.engine.name, version_sort_key(ev.version)))
+        if evs:
+            # Where another edition publishes them, link to that comparison: "only this edition" would be untrue.
+            elsewhere = {}
+            for ev in evs:
+                for d in by_version.get(ev.pk, []):
+                    elsewhere.setdefault(d.pk, (d, []))[1].append(ev)
+            links = [(d, versions, reverse("whitepaper:edition-diff", args=[a.slug, b.slug]))
+                     for d, versions in sorted(elsewhere.values(), key=lambda dv: document_newness(dv[0]))
+                     for a, b in [sorted([doc, d], key=document_newness)]]
+            only.append({"document": doc, "other": other, "versions": evs, "elsewhere": links})
+    engines = sorted({ev.engine.name for ev in shared})
     return render(request, "whitepaper/edition_diff.html", {
-        "old": old, "new": new, "tables": tables, "only": [(d, evs) for d, evs in only if evs],
+        "old": old, "new": new, "tables": tables, "only": only,
+        "engines": pgettext("list separator", ", ").join(engines),
         "totals": {s: sum(t.counts[s] for t in tables) for s in editions.STATUSES},
     })
 
@@ -196,7 +214,7 @@ def engine_index(request, engine):
         n_results=Count("results", distinct=True), n_documents=Count("results__table__document", distinct=True)),
         key=lambda v: version_sort_key(v.version))
     documents = (Document.objects.select_related("vendor").filter(tables__results__in=visible).distinct()
-                 .order_by("-published", "slug"))
+                 .order_by("-published", "-slug"))  # newest first (queries.document_newness)
     return render(request, "whitepaper/engine.html", {
         "engine": engine_obj, "versions": versions, "documents": documents, **toggle})
 
@@ -208,9 +226,13 @@ def engine_version(request, engine, version):
     # <stated:version> has turned '-' into '' (not stated).
     version_obj = get_object_or_404(EngineVersion.objects.select_related("engine"), engine__slug=engine, version=version)
     toggle = _origin_toggle(request)
-    results = list(PublishedResult.objects.visible(toggle["include_internal"]).filter(engine_version=version_obj)
-                   .with_provenance().document_order())
+    visible = PublishedResult.objects.visible(toggle["include_internal"])
+    results = list(visible.filter(engine_version=version_obj).with_provenance().document_order())
     drawn = editions.merge_identical_series(results)  # a series several editions print identically: one line
+    # Each flavour's newest published figure by default (as sizing and compare); every edition with latest=false.
+    newest_only = request.GET.get("latest") != "false"
+    if newest_only:
+        drawn = [r for r in drawn if r.is_newest]
     by_family = {}
     for result in drawn:
         by_family.setdefault(family_name(result.flavor.family) or _("No family stated"), []).append(result)
@@ -218,7 +240,22 @@ def engine_version(request, engine, version):
     for i, (family, rows) in enumerate(by_family.items(), 1):
         chart = charts.build_chart(f"chart-family-{i}", family,
                                    charts.split_series(rows, key=charts.edition_series_key, fallback=family))
-        family_charts.append({"family": family, "chart": chart, "chart_rows": charts.chart_rows(chart)})
+        family_charts.append({"family": family, "chart": chart, "chart_rows": charts.chart_rows(chart), "rows": rows,
+                              "revised": [], "metric_label": next(
+                                  (m["label"] for m in chart["metrics"] if m["name"] == chart["initial_metric"]), "")})
+    # Where an older edition printed another number for a drawn flavour (the chart's metric): one query per metric.
+    for metric in {fc["chart"]["initial_metric"] for fc in family_charts} - {None} if newest_only else ():
+        shown_in = [fc for fc in family_charts if fc["chart"]["initial_metric"] == metric]
+        editions.attach_older_editions([r for fc in shown_in for r in fc["rows"]], metric, visible)
+        for fc in shown_in:
+            fc["revised"] = [{"result": r, "shown": display.metric_shown(r, metric), "old": display.metric_shown(r.revised, metric),
+                              "year": r.revised.table.document.published.year, "pct": r.revised_pct}
+                             for r in fc["rows"] if r.revised is not None]
+    params = request.GET.copy()
+    if newest_only:
+        params["latest"] = "false"
+    else:
+        params.pop("latest", None)
     tables = {}
     for result in results:
         tables.setdefault(result.table_id, result.table)
@@ -226,7 +263,8 @@ def engine_version(request, engine, version):
         "editions": edition_links((r.table.document, r.engine_version) for r in results),
         "same_in": sorted({display.same_in(r.same_in) for r in drawn if len(r.same_in) > 1}),
         "engine_version": version_obj, "family_charts": family_charts, "tables": list(tables.values()),
-        "n_results": len(results), **toggle,
+        "n_results": len(results), "newest_only": newest_only,
+        "latest_toggle_url": request.path + (f"?{params.urlencode()}" if params else ""), **toggle,
     })
 
 
@@ -396,6 +434,13 @@ def hidden_filters(params):
 
 @catalogue_page
 def explore(request):
+    versions = request.GET.getlist("version")
+    if versions and ":" in versions[0] and not request.GET.get("engine"):
+        # A version of the grouped menu ("ppas:10"): that engine's version, at its canonical URL.
+        params = request.GET.copy()
+        params["engine"], _sep, version = versions[0].partition(":")
+        params.setlist("version", [version])
+        return redirect(request.path + "?" + canonical_query(params))
     if not getattr(request, "htmx", False) and any(v == "" for _k, vs in request.GET.lists() for v in vs):
         # A form submitted without JavaScript: the same view at its canonical URL (no empty parameters).
         query = canonical_query(request.GET)
@@ -463,9 +508,10 @@ def compare_series_url(params, results):
     return reverse("whitepaper:compare") + "?" + urlencode([("sel", s) for s in selections] + internal)
 
 
-# The export columns (export.EXPORT_COLUMNS) behind each explorer column; the computed normalised QPS has none.
+# The export columns (export.EXPORT_COLUMNS) behind each explorer column: the ratio column shows derived ratios
+# ("1:4 (derived)"), exported beside the document's as memory_ratio_derived.
 CSV_COLUMNS = {"vendor": ["vendor"], "document": ["document", "published"], "engine": ["engine", "version"],
-               "deployment": ["deployment", "edition"], "qps_normalised": []}
+               "deployment": ["deployment", "edition"], "memory_ratio": ["memory_ratio", "memory_ratio_derived"]}
 
 
 def csv_columns(cols):
@@ -515,10 +561,30 @@ def compare(request):
         s["baseline_url"] = _compare_url(sel, i, metric, internal)
     chart = None
     if valid:
-        groups = [(s["label"], s["rows"]) for s in valid]
         single = all(not s.get("series") for s in valid)
+        # Each line of a series selection is its own chart series (compare.split_parts), never one zig-zag.
+        groups = [(" · ".join(filter(None, [s["label"], part["label"]])), part["rows"])
+                  for s in valid for part in (s.get("parts") or [{"label": "", "rows": s["rows"]}])]
         chart = charts.build_chart("chart-compare", _("Comparison"), groups, metric=metric,
                                    kind="bar" if single else "line")
+        # The chart and the table show one metric, the URL's: the chart's metric buttons are links.
+        drawn = {x["name"] for x in chart["metrics"]} | {metric}
+        if "tps" in drawn:
+            drawn.add("tps_per_core")
+        chart["metric_links"] = [{"name": m, "label": label, "url": _compare_url(sel, result["baseline"], m, internal),
+                                  "current": m == metric} for m, label in COMPARE_METRICS if m in drawn]
+    for s in selections:
+        for part in s.get("parts", []):
+            part["url"] = _compare_url([part["sel"] if x == s["raw"] else x for x in sel], 0, metric, internal)
+    table = result["table"]
+    for row in (table["rows"] if table and table["mode"] == "series" else []):
+        for i, c in enumerate(row["cells"]):
+            c["selection_label"] = selections[i]["label"]  # a phone's card names each cell's selection
+            for candidate in c.get("candidates", []):
+                candidate["url"] = _compare_url([candidate["sel"] if j == i else x for j, x in enumerate(sel)],
+                                                result["baseline"], metric, internal)
+    newest_only = any(s.get("newest_only") for s in selections)
+    every_edition = [x if x.isdigit() else urlencode({**QueryDict(x).dict(), "latest": "false"}) for x in sel]
     return render(request, "whitepaper/compare.html", {
         "selections": selections, "baseline": result["baseline"], "metric": metric,
         "metric_label": dict(COMPARE_METRICS)[metric],
@@ -528,6 +594,7 @@ def compare(request):
         "statements_per_transaction": result["statements_per_transaction"],
         "methodology_differences": [(d["label"], d["shown"]) for d in result["methodology_differences"]],
         "qps_normalised_url": _compare_url(sel, baseline, "qps_normalised", internal),
+        "newest_only": newest_only, "every_edition_url": _compare_url(every_edition, result["baseline"], metric, internal),
         "too_many": len(sel) > MAX_SELECTIONS, "sel": sel,
         "choices": PublishedResult.objects.visible(toggle["include_internal"]).facets(),
         "max_selections": MAX_SELECTIONS, **toggle,
@@ -540,5 +607,12 @@ def compare(request):
 def sizing(request):
     form = sizing_form(request.GET)
     answers = smallest_flavours(form.cleaned_data) if form.is_valid() else None
-    return render(request, "whitepaper/sizing.html", {"form": form, "answers": answers,
-                                                       "metric": form.cleaned_data["metric"] if answers is not None else ""})
+    metric = form.cleaned_data["metric"] if answers is not None else ""
+    # The asked metric first (the key number), then the other sizing metrics these answers print.
+    columns = [metric] + [m for m, _label in SIZING_METRICS if m != metric and any(getattr(r, m) is not None for r in answers)] \
+        if answers else []
+    rows = [{"result": r, "cells": [(m, column_label(m), display.metric_shown(r, m)) for m in columns],
+             "data_size": display.data_size(r), "also": [(o, display.metric_shown(o, metric)) for o in r.also],
+             "revised": r.revised and display.metric_shown(r.revised, metric)} for r in answers or []]
+    return render(request, "whitepaper/sizing.html", {"form": form, "answers": answers, "rows": rows, "metric": metric,
+                                                       "metric_headers": [(m, column_label(m)) for m in columns]})

@@ -10,6 +10,15 @@ document.addEventListener("htmx:configRequest", (event) => {
   // new engine's versions with the rows).
   const changed = event.detail.triggeringEvent && event.detail.triggeringEvent.target;
   if (changed && changed.name === "engine") params.delete("version");
+  // A version of the grouped menu (no engine chosen) names its engine: "ppas:10" is PPAS 10, not PostgreSQL 10.
+  const version = params.get("version");
+  if (version && version.includes(":") && !params.get("engine")) {
+    const [engine, ...rest] = version.split(":");
+    params.set("engine", engine);
+    params.set("version", rest.join(":"));
+    const form = event.detail.elt.closest("form[data-drop-empty]");
+    if (form.elements.engine) form.elements.engine.value = engine;
+  }
   // Another document: its default applies (a document's own rows all; otherwise the newest edition).
   if (changed && changed.name === "document") params.delete("latest");
   // The default of `latest` is what no `latest` means (as whitepaper.views.canonical_query).

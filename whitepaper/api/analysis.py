@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from config.api import COMMON_ERRORS, PARAMETER_ERRORS, THROTTLED
 
 from ..compare import MAX_SELECTIONS, SERIES_KEYS, comparison
+from ..display import data_size
 from ..filters import ASCII_DECIMAL, ASCII_WHOLE_NUMBER, StrictBooleanField
 from ..forms import COMPARE_METRICS, SIZING_METRICS
 from ..metrics import METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
@@ -65,8 +66,13 @@ class CompareSelectionSerializer(serializers.Serializer):
     merged = inline_serializer("MergedRows", {
         "rows": serializers.IntegerField(help_text="Rows with a value."),
         "sizes": serializers.IntegerField(help_text="Sizes (vCPUs, memory) they became.")},
-        allow_null=True, help_text="Series only: several rows (documents, vendors, memory ratios) share a size and "
-                                   "the newest document's number stands for them; null when none do.")
+        allow_null=True, help_text="Always null since 2.1.0: rows sharing a size are no longer merged into one number; "
+                                   "such a size lists them as `cells[].candidates` (kept for older clients).")
+    lines = serializers.ListField(child=inline_serializer("CompareLine", {
+        "label": serializers.CharField(help_text="What tells this line apart (family, memory ratio, data size, year)."),
+        "sel": serializers.CharField(help_text="The selection narrowed to this line (a `sel` value)."),
+        "results": serializers.ListField(child=serializers.IntegerField())}), required=False, default=list,
+        help_text="Series only: its lines, each one vendor + family + memory ratio (+ data size) of one edition.")
 
 
 class FlavourRowSerializer(serializers.Serializer):
@@ -80,11 +86,29 @@ class FlavourRowSerializer(serializers.Serializer):
     result = s.ResultSerializer()
 
 
-class SizeCellSerializer(serializers.Serializer):
-    selection = serializers.IntegerField()
+class CandidateSerializer(serializers.Serializer):
+    result = serializers.IntegerField(help_text="The row's id.")
+    line = serializers.CharField(help_text="Its line (family, memory ratio, data size, year).")
+    sel = serializers.CharField(help_text="The selection narrowed to that line.")
     value = serializers.DecimalField(**DECIMAL)
     printed = serializers.CharField(allow_null=True)
+
+
+class SizeCellSerializer(serializers.Serializer):
+    selection = serializers.IntegerField()
+    value = serializers.DecimalField(**DECIMAL, help_text="null where the selection has no row or several (candidates).")
+    printed = serializers.CharField(allow_null=True)
     difference_pct = serializers.DecimalField(max_digits=12, decimal_places=1, coerce_to_string=False, allow_null=True)
+    result = serializers.IntegerField(allow_null=True, required=False, default=None, help_text="The row's id.")
+    candidates = CandidateSerializer(many=True, required=False, default=list, help_text=(
+        "Several lines of the selection have this size: each, with the selection narrowed to it; value is null "
+        "(nothing is picked)."))
+    revised_from = inline_serializer("CompareRevisedFrom", {
+        "result": serializers.IntegerField(), "printed": serializers.CharField(allow_null=True),
+        "published": serializers.DateField(), "change_pct": serializers.FloatField(allow_null=True)},
+        allow_null=True, required=False, default=None, help_text=(
+            "The newest older edition that printed another number for this flavour (series show each flavour's "
+            "newest figure unless latest=false)."))
 
 
 class SizeRowSerializer(serializers.Serializer):
@@ -198,14 +222,23 @@ class CompareView(CatalogueCaching, APIView):
         else:
             sizes = [{"vcpus": row["vcpus"], "memory_gb": row["memory_gb"],
                       "cells": [{"selection": i, "value": c["value"], "printed": c["shown"] or None,
-                                 "difference_pct": c["diff"]} for i, c in enumerate(row["cells"])]}
+                                 "difference_pct": c["diff"], "result": c["result"].pk if c["result"] else None,
+                                 "candidates": [{"result": k["result"].pk, "line": k["label"], "sel": k["sel"],
+                                                 "value": k["value"], "printed": k["shown"] or None}
+                                                for k in c.get("candidates", [])],
+                                 "revised_from": c["revised"] and {
+                                     "result": c["revised"]["result"].pk, "printed": c["revised"]["shown"] or None,
+                                     "published": c["revised"]["result"].table.document.published,
+                                     "change_pct": c["revised"]["pct"]}}
+                                for i, c in enumerate(row["cells"])]}
                      for row in table["rows"]]
         spt = answer["statements_per_transaction"]
         data = {
             "metric": metric, "unit": METRIC_UNITS[metric], "baseline": answer["baseline"], "mode": table["mode"],
             "selections": [{"sel": x["raw"], "kind": "series" if x.get("series") else "result", "label": x["label"],
                             "results": [r.pk for r in x["rows"]],
-                            "merged": {"rows": x["merged"]["rows"], "sizes": x["merged"]["points"]} if x.get("merged") else None}
+                            "merged": None, "lines": [{"label": p["label"], "sel": p["sel"], "results": [r.pk for r in p["rows"]]}
+                                                      for p in x.get("parts", [])]}
                            for x in answer["selections"]],
             "flavours": flavours, "sizes": sizes,
             "caveats": {"qps_definitions_differ": answer["qps_definitions_differ"], "statements_per_transaction": spt,
@@ -238,7 +271,7 @@ class AlsoPrintedSerializer(serializers.Serializer):
 
 
 class SizingAnswerSerializer(serializers.Serializer):
-    value = serializers.DecimalField(**DECIMAL, help_text="The metric of this row (TPS or QPS).")
+    value = serializers.DecimalField(**DECIMAL, help_text="The metric of this row (`metric`, in `unit`).")
     printed = serializers.CharField(allow_null=True, help_text="As the document prints it.")
     result = s.ResultSerializer(help_text="The newest document's row for this flavour.")
     also = AlsoPrintedSerializer(many=True, help_text="Older documents (editions) printing the same flavour, each "
@@ -246,6 +279,10 @@ class SizingAnswerSerializer(serializers.Serializer):
     revised_from = AlsoPrintedSerializer(source="revised", allow_null=True, help_text=(
         "With latest=true (default): the newest older edition that printed another number for this flavour "
         "(the answer's number revised it); null when none did."))
+    data_size = serializers.CharField(help_text=(
+        "The data size the figure was measured at, as the page states it: the row's hot rows (Alibaba's PostgreSQL "
+        "and PPAS tables vary it), else its test rows, else the methodology's tables x rows per table; empty when "
+        "the document states none."))
     revised_pct = serializers.FloatField(allow_null=True, required=False, default=None, help_text=(
         "The change from revised_from's number to this answer's, in % (one decimal); null without revised_from."))
 
@@ -275,7 +312,9 @@ class SizingView(CatalogueCaching, APIView):
             OpenApiParameter("engine", str, required=True, description="Engine slug, e.g. mysql."),
             OpenApiParameter("version", str, description="Engine version, e.g. 8.0; absent: every version."),
             OpenApiParameter("vendor", str, description="Vendor slug, e.g. huawei; absent: every vendor."),
-            OpenApiParameter("metric", str, enum=[m for m, _label in SIZING_METRICS], description="tps (default) or qps."),
+            OpenApiParameter("metric", str, enum=[m for m, _label in SIZING_METRICS], description=(
+                "tps (default), qps, tpm, ro_qps or rw_qps (the export's columns); a metric no document publishes "
+                "for the engine and version is a 400 naming the published ones.")),
             OpenApiParameter("target", {"type": "number", "minimum": 0, "maximum": 99999999999999.99}, required=True,
                              description="The value to reach (transactions or queries per second)."),
             _include_internal_parameter(),
@@ -306,7 +345,7 @@ class SizingView(CatalogueCaching, APIView):
         data = form.cleaned_data
         metric = data["metric"]
         answers = [{"value": getattr(r, metric), "printed": r.display(metric) or None, "result": r, "also": r.also,
-                    "revised": r.revised, "revised_pct": getattr(r, "revised_pct", None)}
+                    "revised": r.revised, "revised_pct": getattr(r, "revised_pct", None), "data_size": data_size(r)}
                    for r in smallest_flavours(data)]
         return Response(SizingSerializer({
             "engine": data["engine"], "version": data.get("version") or None, "vendor": data.get("vendor") or None,

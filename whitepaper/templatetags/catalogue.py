@@ -21,6 +21,7 @@ register.filter("section_title", display.section_html)
 register.filter("heading_title", display.heading_html)
 register.filter("edition_name", display.edition_name)
 register.filter("docdate", display.date)
+register.filter("memory_ratio", display.memory_ratio_html)  # the document's, or derived and said so
 
 
 @register.filter
