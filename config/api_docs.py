@@ -6,6 +6,9 @@ own help_text (the serializer's) always wins. tests/test_api_schema_docs.py keep
 # Field name -> description (component-specific ones under (component, name)).
 FIELDS = {
     "url": "This object's API URL.",
+    "tls_mode": "How connections to the target are encrypted and verified: disable, require, verify-ca or verify-full "
+                "(libpq's names; see the README for what each tool can verify).",
+    ("CompareRevisedFrom", "change_pct"): "This figure against the older edition's, in % of the older one.",
     "id": "Identifier, stable across re-imports.",
     "slug": "Identifier in URLs and filters (lower case, hyphens).",
     "name": "Name (English).",
