@@ -552,7 +552,7 @@ def plan_document(parsed):
         if other:
             raise DataFileError(parsed.path, f"methodology slug {m['slug']!r} already belongs to "
                                 f"{other.document.slug}", field="methodologies.slug")
-    stored_tables = {} if document is None else {t.label: t for t in document.tables.all()}
+    stored_tables = {} if document is None else {t.label: t for t in document.tables.select_related("methodology")}
     stored_rows = {}
     if document is not None:
         results = (PublishedResult.objects.filter(table__document=document)
