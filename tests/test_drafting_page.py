@@ -1,6 +1,7 @@
 """The staff page that drafts a whitepaper from its text (issue 24.4): over HTTP, and in Chromium at 1280
 and 390 px in English and Chinese. The made-up edition is the one of tests/test_drafting.py."""
 
+import io
 import re
 
 import pytest
@@ -47,6 +48,7 @@ def test_upload_review_then_import_after_confirmation(staff, django_assert_max_n
     assert 'href="/documents/huawei-2025-10-21-mysql/"' in html
     assert "104 same, 2 changed, 1 new, 1 gone" in html
     assert "TPS <del>197.19</del> → <ins>205.31</ins>" in html
+    assert "TPS <del>1062</del> → <ins>1111</ins>" in html  # as each edition prints it
     assert 'download="huawei-2026-03-02-mysql.yaml"' in html
     assert '<span id="mark-count">1</span>' in html
     assert (Document.objects.count(), PublishedResult.objects.count()) == (documents, rows)  # nothing written yet
@@ -80,7 +82,9 @@ def test_bad_text_is_a_message_naming_the_line(staff):
 def test_the_page_at_both_widths_in_both_languages(restore_catalogue, live_server, browser, tmp_path, width, lang,  # noqa: F811
                                                    heading, diff):
     from django.contrib.auth.models import User
+    from django.core.management import call_command
 
+    call_command("import_whitepapers", stdout=io.StringIO())  # the previous editions, committed for the live server
     staff = User.objects.create_user("draft-staff", password="x-Draft-pass-1", is_staff=True)
     client = Client()
     client.force_login(staff)

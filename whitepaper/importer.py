@@ -495,6 +495,12 @@ class ImportPlan:
     def changed(self):
         return self.is_new or bool(self.document_changes) or any(self.tables.values()) or any(self.rows.values())
 
+    def summary(self):
+        return "\n".join(self.lines()[: 3 + len(self.document_changes)])
+
+    def details(self):
+        return "\n".join(self.lines()[3 + len(self.document_changes):])
+
     def lines(self):
         head = "new document" if self.is_new else ("changed" if self.changed else "unchanged")
         out = [f"{self.document}: {head}"]
