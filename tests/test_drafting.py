@@ -248,6 +248,10 @@ def test_a_number_in_a_wrong_cell_names_its_line(tmp_path):
     message = failing_draft(tmp_path, shifted)
     assert f"line {line}: 8 cells but the header (line {line - 2}) has 7 columns: a cell is out of place" in message
 
+    dropped = text.replace("c3.large.4\t2\t8\t2500\t4000\t558\t11178", "c3.large.4\t2\t8\t4000\t558\t11178", 1)
+    message = failing_draft(tmp_path, dropped)
+    assert f"line {line}: 6 cells but the header (line {line - 2}) has 7 columns: a cell is missing" in message
+
     swapped = text.replace("\t2014 Web\t8\t32", "\t8\t2014 Web\t32", 1)  # a number in the Instance class cell
     line = next(i for i, l in enumerate(swapped.splitlines(), start=1) if l.startswith("\t8\t2014 Web"))
     message = failing_draft(tmp_path, swapped)

@@ -3,7 +3,14 @@ the same document family, and what changed from it (the one rule: whitepaper/edi
 
 from whitepaper import editions
 from whitepaper.metrics import METRICS
-from whitepaper.models import Document, EngineVersion, Flavor, InstanceFamily, PublishedResult, ResultTable
+from whitepaper.models import (
+    Document,
+    EngineVersion,
+    Flavor,
+    InstanceFamily,
+    PublishedResult,
+    ResultTable,
+)
 
 
 def document_family(slug):

@@ -10,7 +10,13 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 
 from whitepaper import editions
-from whitepaper.importer import DataFileError, import_files, parse_document_file, plan_document, sync_vocabulary
+from whitepaper.importer import (
+    DataFileError,
+    import_files,
+    parse_document_file,
+    plan_document,
+    sync_vocabulary,
+)
 
 from .draft import DraftError, draft_text, dump, known_vendors
 from .review import edition_diff
