@@ -25,7 +25,8 @@ def made_up_text():
 def upload(client, text, name="huawei-mysql-2026.txt"):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    return client.post(URL, {"action": "draft", "vendor": "", "text": SimpleUploadedFile(name, text.encode("utf-8"))})
+    content = text if isinstance(text, bytes) else text.encode("utf-8")
+    return client.post(URL, {"action": "draft", "vendor": "", "text": SimpleUploadedFile(name, content)})
 
 
 @pytest.mark.django_db
@@ -69,8 +70,12 @@ def test_bad_text_is_a_message_naming_the_line(staff):
     response = upload(staff, "华为\n文档版本 01\n发布日期 2024-01-01\n\nNo tables at all.\n", "notes.txt")
     assert response.status_code == 200
     assert "notes.txt: line 1: not a whitepaper: no results table" in response.content.decode()
-    response = upload(staff, "x".encode("utf-16").decode("latin-1"), "utf16.txt")
+    response = upload(staff, "华为 文档版本 01".encode("utf-16"), "utf16.txt")
     assert response.status_code == 200
+    assert "The text file is not UTF-8." in response.content.decode()
+    response = upload(staff, made_up_text().replace("1\t2\t800\t205.31\t4106.22\t", "1\t2\t800\t205.31\t"), "short.txt")
+    assert "short.txt: line 147: 5 cells but the header (line 146) has 6 columns: a cell is missing" in \
+        response.content.decode()
     assert PublishedResult.objects.count() == before
 
 
