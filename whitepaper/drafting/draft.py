@@ -508,14 +508,27 @@ class Drafter:
             if not tool:
                 self.mark(table.header_line, where, "tool", "the chapter names no test tool: left empty")
             self.mark(chapter_line, where, "parameters",
-                      "tables, rows, threads, duration, client and description are not drafted: write them "
+                      "threads, client, workload, parameters and description are not drafted: write them "
                       "from the test method")
             methodologies[slug] = {
                 "slug": slug, "name": f"{tool or 'test'} {meta['engine']}".strip(), "tool": tool,
                 "tool_version": version,
+                **self.command_numbers(chapter_line, table.header_line, where),
                 "statements_per_transaction": self.vfmt.get("statements_per_transaction", {}).get(tool, ""),
             }
         return slug
+
+
+    def command_numbers(self, first_line, last_line, where):
+        """Numbers the chapter's command lines print (--oltp-tables-count=64 ...), as printed."""
+        chapter = "\n".join(self.lines[first_line - 1: last_line])
+        numbers = {}
+        for name, pattern in self.fmt["methodology_numbers"].items():
+            found = sorted(set(re.findall(pattern, chapter)), key=int)
+            numbers[name] = found[0] if len(found) == 1 else ""
+            if len(found) > 1:
+                self.mark(first_line, where, name, f"the commands print {', '.join(found)}: left empty, pick the run's")
+        return numbers
 
 
 def draft_text(text, vendor=None, source_file=""):
