@@ -475,3 +475,123 @@ def prune_unused_vocabulary():
                     obj.delete()
             except ProtectedError:
                 pass
+
+
+# --- what an import would change (dry run): reads only ------------------------------------------
+
+
+@dataclass
+class ImportPlan:
+    """What importing one parsed document would change, as lines a person reads before importing."""
+
+    document: str
+    is_new: bool = False
+    document_changes: list = field(default_factory=list)  # [(field, old, new)]
+    tables: dict = field(default_factory=lambda: {"created": [], "changed": [], "deleted": []})
+    rows: dict = field(default_factory=lambda: {"created": [], "changed": [], "deleted": []})  # [(table, pos, text)]
+    unchanged_rows: int = 0
+
+    @property
+    def changed(self):
+        return self.is_new or bool(self.document_changes) or any(self.tables.values()) or any(self.rows.values())
+
+    def summary(self):
+        return "\n".join(self.lines()[: 3 + len(self.document_changes)])
+
+    def details(self):
+        return "\n".join(self.lines()[3 + len(self.document_changes):])
+
+    def lines(self):
+        head = "new document" if self.is_new else ("changed" if self.changed else "unchanged")
+        out = [f"{self.document}: {head}"]
+        out += [f"  document {name}: {old!r} -> {new!r}" for name, old, new in self.document_changes]
+        out.append("  tables: " + ", ".join(f"{len(v)} {k}" for k, v in self.tables.items()))
+        out.append("  rows: " + ", ".join(f"{len(v)} {k}" for k, v in self.rows.items())
+                   + f", {self.unchanged_rows} unchanged")
+        for kind, sign in (("created", "+"), ("changed", "~"), ("deleted", "-")):
+            out += [f"  {sign} table {label!r}" for label in self.tables[kind]]
+        for kind, sign in (("created", "+"), ("changed", "~"), ("deleted", "-")):
+            out += [f"  {sign} {label!r} row {position}: {text}" for label, position, text in self.rows[kind]]
+        return out
+
+    def __str__(self):
+        return "\n".join(self.lines())
+
+
+def _row_facts(values, printed, on_disk):
+    """A row's identity and printed numbers as (name, value) pairs, for comparing and showing."""
+    facts = [(k, str(values.get(k, "") or "")) for k in IDENTITY_COLUMNS]
+    facts += [(m.name, printed.get(m.name, "")) for m in METRICS if m.name != "iops"]
+    facts.append(("iops", "disk" if on_disk else printed.get("iops", "")))
+    return facts
+
+
+def _stored_row_facts(result):
+    flavor = result.flavor
+    values = {"engine": result.engine_version.engine.slug, "version": result.engine_version.version,
+              "family": flavor.family.slug if flavor.family else "", "memory_ratio": flavor.memory_ratio,
+              "flavor": flavor.spec_code, "vcpus": flavor.vcpus, "memory_gb": flavor.memory_gb,
+              "storage": flavor.storage, "deployment": result.deployment, "edition": result.edition}
+    return _row_facts(values, result.printed or {}, result.iops_depends_on_disk)
+
+
+def _show(facts):
+    return ", ".join(f"{k} {v}" for k, v in facts if v)
+
+
+def plan_document(parsed):
+    """What `import_document(parsed)` would change; writes nothing."""
+    _resolve(parsed, parsed.path)
+    plan = ImportPlan(parsed.document["slug"])
+    document = Document.objects.filter(slug=parsed.document["slug"]).select_related("vendor").first()
+    if document is None:
+        plan.is_new = True
+    else:
+        new_values = {k: v for k, v in parsed.document.items() if k != "slug"}
+        new_values["vendor"] = parsed.document["vendor"]
+        for name, new in new_values.items():
+            old = document.vendor.slug if name == "vendor" else getattr(document, name)
+            if old != new:
+                plan.document_changes.append((name, str(old), str(new)))
+    for m in parsed.methodologies:  # the import's own refusal, before anything is written
+        other = Methodology.objects.filter(slug=m["slug"]).exclude(document=document).first()
+        if other:
+            raise DataFileError(parsed.path, f"methodology slug {m['slug']!r} already belongs to "
+                                f"{other.document.slug}", field="methodologies.slug")
+    stored_tables = {} if document is None else {t.label: t for t in document.tables.select_related("methodology")}
+    stored_rows = {}
+    if document is not None:
+        results = (PublishedResult.objects.filter(table__document=document)
+                   .select_related("table", "engine_version__engine", "flavor__family"))
+        for result in results:
+            stored_rows[(result.table.label, result.position)] = result
+    table_fields = ["position", "label_printed", "section", "columns", "notes", "label_en", "section_en",
+                    "notes_zh", "heading", "heading_en"]
+    for table in parsed.tables:
+        stored = stored_tables.get(table.label)
+        if stored is None:
+            plan.tables["created"].append(table.label)
+        elif any(getattr(stored, f) != getattr(table, f) for f in table_fields) or \
+                stored.methodology.slug != table.methodology:
+            plan.tables["changed"].append(table.label)
+        for row in table.rows:
+            facts = _row_facts(row.values, {k: p for k, (_, p) in row.metrics.items()}, row.iops_depends_on_disk)
+            old = stored_rows.pop((table.label, row.position), None)
+            if old is None:
+                plan.rows["created"].append((table.label, row.position, _show(facts)))
+                continue
+            old_facts = dict(_stored_row_facts(old))
+            changes = [f"{k} {old_facts[k] or '(none)'} -> {v or '(none)'}" for k, v in facts if old_facts[k] != v]
+            if changes:
+                plan.rows["changed"].append((table.label, row.position, "; ".join(changes)))
+            else:
+                plan.unchanged_rows += 1
+    plan.tables["deleted"] = [label for label in stored_tables if label not in {t.label for t in parsed.tables}]
+    for (label, position), result in sorted(stored_rows.items()):
+        plan.rows["deleted"].append((label, position, _show(_stored_row_facts(result))))
+    return plan
+
+
+def plan_files(paths):
+    """The dry run of `import_files(paths)`: every file parsed and checked, nothing written."""
+    return [plan_document(parse_document_file(p)) for p in paths]
