@@ -8,7 +8,6 @@ FIELDS = {
     "url": "This object's API URL.",
     "tls_mode": "How connections to the target are encrypted and verified: disable, require, verify-ca or verify-full "
                 "(libpq's names; see the README for what each tool can verify).",
-    ("CompareRevisedFrom", "change_pct"): "This figure against the older edition's, in % of the older one.",
     "id": "Identifier, stable across re-imports.",
     "slug": "Identifier in URLs and filters (lower case, hyphens).",
     "name": "Name (English).",
@@ -103,6 +102,7 @@ FIELDS = {
 }
 COMPONENT_FIELDS = {
     ("Document", "tables"): "The document's tables, in printed order.",
+    ("CompareRevisedFrom", "change_pct"): "This figure against the older edition's, in % of the older one.",
     ("Profile", "tables"): "Tables in the test database.",
     ("RunOverrides", "tables"): "Tables in the test database.",
     ("Sizing", "engine"): "The engine slug asked for.",

@@ -11,7 +11,6 @@ from tests.seeds import require_seeds_dir
 from tests.test_drafting import hand_made, made_up_edition
 from whitepaper.models import Document, PublishedResult
 
-from .runs_support import bench_users, restore_catalogue  # noqa: F401 - fixtures
 
 URL = "/drafts/"
 NO_OVERFLOW = "() => document.documentElement.scrollWidth <= window.innerWidth"
@@ -84,7 +83,7 @@ def test_bad_text_is_a_message_naming_the_line(staff):
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("lang,heading,diff", [("en", "Draft a whitepaper from its text", "2 changed, 1 new, 1 gone"),
                                                ("zh-hans", "根据文本起草白皮书", "2 行有变化，1 行新增，1 行删除")])
-def test_the_page_at_both_widths_in_both_languages(restore_catalogue, live_server, browser, tmp_path, width, lang,  # noqa: F811
+def test_the_page_at_both_widths_in_both_languages(live_server, browser, tmp_path, width, lang,  # noqa: F811
                                                    heading, diff):
     from django.contrib.auth.models import User
     from django.core.management import call_command
