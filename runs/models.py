@@ -317,6 +317,12 @@ class Run(models.Model):
     repeat_group = models.ForeignKey(RepeatGroup, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs",
                                      help_text=_("The launch this run repeats with others (N runs of one set-up)."))
     repeat_index = models.PositiveIntegerField(null=True, blank=True, help_text=_("Which of the group's runs (from 1)."))
+    # A run whose server saw other load (runs.insight.other_load) is published only when someone says they
+    # know: who and when are kept on the run (issue 23.3).
+    other_load_acknowledged_at = models.DateTimeField(null=True, blank=True, help_text=_(
+        "When its publisher acknowledged that the server saw other load during the run."))
+    other_load_acknowledged_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                                   related_name="+")
     # Multi-client runs (runs/clients.py): the agreed start of each step, {"run-1": ISO time, ...}.
     barrier = models.JSONField(default=dict, blank=True, help_text=_("Per step: the moment every client starts it."))
 
@@ -358,6 +364,27 @@ class Run(models.Model):
     def can_publish(self):
         return (self.state == RunState.SUCCEEDED and self.published_result_id is None and self.retracted_at is None
                 and bool(self.summary.get("tps")))
+
+    @property
+    def other_load(self):
+        """The steps whose server counted other load beside the tool, beyond the stated tolerance (runs/insight.py)."""
+        from .insight import other_load
+
+        return other_load((self.insight or {}).get("steps"))
+
+    def summary_latency(self):
+        """The summary's latency line (ms): min, avg, max and p95 as the tool's final report prints them; where
+        the report has no p95 or max (pgbench prints only the average), the latency table's for the same step
+        (its transaction log, runs/drivers/latency.py), with `filled_from` naming that method."""
+        summary, steps = self.summary or {}, (self.insight or {}).get("steps") or []
+        line = {k: summary.get(f"latency_{k}_ms") for k in ("min", "avg", "max", "p95")}
+        step = next((s for s in steps if s.get("step") == summary.get("step")), steps[0] if len(steps) == 1 else None)
+        measured = (step or {}).get("latency") or {}
+        filled = [k for k in ("max", "p95") if line[k] is None and measured.get(f"{k}_ms") is not None]
+        for k in filled:
+            line[k] = measured[f"{k}_ms"]
+        line["filled_from"] = measured.get("method", "") if filled else ""
+        return line
 
     def transition(self, to, *, allowed_from=None, unless=None, **fields):
         """Move to state `to` only if the row is still in one of the states that may precede it (and

@@ -48,6 +48,9 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
     if profile.engine != target.engine:
         errors["profile"] = [_("Profile %(p)s is for %(pe)s; target %(t)s is %(te)s.") % {
             "p": profile.slug, "pe": profile.get_engine_display(), "t": target.name, "te": target.get_engine_display()}]
+    if reproduces is not None and reproduces.engine_version.engine.slug != target.engine:
+        errors["reproduces"] = [_("The published row %(id)s is for %(engine)s; target %(t)s is %(te)s.") % {
+            "id": reproduces.pk, "engine": reproduces.engine_version.engine.slug, "t": target.name, "te": target.get_engine_display()}]
     params = None
     try:
         params = profile.resolve(overrides)
