@@ -480,10 +480,9 @@ class Run(models.Model):
 
     @property
     def expected_seconds(self):
-        from .params import thread_steps
+        from .params import expected_seconds
 
-        p = self.params or {}
-        return len(thread_steps(p)) * (p.get("duration_s", 0) + p.get("warmup_s", 0)) if p else 0
+        return expected_seconds(self.params)
 
     def progress(self):
         """(percent, seconds left) for the run phase, estimated from the step and its start time."""
@@ -528,6 +527,10 @@ class Schedule(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     last_error = models.TextField(blank=True, help_text=_("Why the last due time started no run."))
+    # Due times skipped because the schedule's previous run was still queued or running (runs/schedules.py),
+    # newest first, at most SCHEDULE_SKIPS_KEPT: [{"at": ISO time, "run": id, "state": state}].
+    skips = models.JSONField(default=list, blank=True, help_text=_(
+        "Due times skipped while the previous run was still queued or running, newest first."))
 
     class Meta:
         ordering = ["name"]

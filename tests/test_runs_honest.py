@@ -153,3 +153,53 @@ def test_the_api_takes_a_reproduces_id_of_the_targets_engine(operator, targets, 
                                       "reproduces": pg_row.pk}, format="json")
     assert made.status_code == 201 and made.json()["reproduces"] == pg_row.pk
     assert Run.objects.get(pk=made.json()["id"]).reproduces == pg_row
+
+
+# --- 23.5 -------------------------------------------------------------------------------------------------
+def test_a_schedule_refuses_a_period_shorter_than_its_runs(targets, profiles):
+    from runs.models import Schedule
+
+    staff = APIClient()
+    staff.force_authenticate(make_user("honest-staff", staff=True))
+    body = {"name": "every-minute", "target": targets["postgresql"].pk, "profile": "pgbench-ro-quick",
+            "overrides": {"duration_s": 150}}
+    # The schedule: every minute (60 s apart), runs of 150 s.
+    refused = staff.post("/api/v1/schedules/", {**body, "cron": "* * * * *"}, format="json")
+    assert refused.status_code == 400
+    assert "60 s apart" in refused.json()["errors"]["cron"][0] and "take 150 s" in refused.json()["errors"]["cron"][0]
+    # Two due times a minute apart once a day are as close; three repeats of 150 s (450 s) do not fit in 5 minutes.
+    assert staff.post("/api/v1/schedules/", {**body, "cron": "0,1 3 * * *"}, format="json").status_code == 400
+    three = staff.post("/api/v1/schedules/", {**body, "cron": "*/5 * * * *", "repeats": 3}, format="json")
+    assert three.status_code == 400 and "300 s apart" in three.json()["errors"]["cron"][0] and "450 s" in three.json()["errors"]["cron"][0]
+    assert not Schedule.objects.exists()
+    assert staff.post("/api/v1/schedules/", {**body, "cron": "*/5 * * * *"}, format="json").status_code == 201
+    # Weekdays only at 03:00: Friday to Monday is the longest gap, Monday to Tuesday (86,400 s) the shortest.
+    long_runs = {**body, "name": "weekdays", "overrides": {"duration_s": 86400}, "cron": "0 3 * * 1-5"}
+    assert staff.post("/api/v1/schedules/", long_runs, format="json").status_code == 201
+
+
+def test_a_schedule_skips_a_due_time_while_its_previous_run_still_goes_and_says_so(client, targets, profiles):
+    from runs.models import Schedule
+    from runs.schedules import save_schedule
+    from runs.tasks import scheduled_run
+
+    staff = make_user("honest-staff", staff=True)
+    schedule = save_schedule(Schedule(name="every-5", target=targets["postgresql"], profile=profiles["pgbench-ro-quick"],
+                                      cron="*/5 * * * *", created_by=staff))
+    first = scheduled_run(schedule.pk)  # what beat's firing runs
+    assert Run.objects.filter(schedule=schedule).count() == 1
+    for state in (RunState.QUEUED, RunState.RUNNING):
+        Run.objects.filter(pk=first).update(state=state)
+        assert scheduled_run(schedule.pk) is None
+    assert Run.objects.filter(schedule=schedule).count() == 1  # nothing piled up
+    schedule.refresh_from_db()
+    assert [(s["run"], s["state"]) for s in schedule.skips] == [(first, "running"), (first, "queued")]
+    client.force_login(staff)
+    page = client.get("/runs/schedules/").content.decode()
+    assert f"Skipped 2 due times while its previous run was still queued or running (last {schedule.skips[0]['at']}: run #{first})" in page
+    api = APIClient()
+    api.force_authenticate(staff)
+    assert api.get(f"/api/v1/schedules/{schedule.pk}/").json()["skips"][0]["run"] == first
+    Run.objects.filter(pk=first).update(state=RunState.SUCCEEDED)
+    assert scheduled_run(schedule.pk) not in (None, first)
+    assert Run.objects.filter(schedule=schedule).count() == 2

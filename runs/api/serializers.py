@@ -203,11 +203,14 @@ class ScheduleSerializer(serializers.ModelSerializer):
     keeps_failing = serializers.SerializerMethodField(help_text=(
         "true when its last RUNS_SCHEDULE_FAILING_AFTER (3) runs all failed."))
     recent_runs = serializers.SerializerMethodField(help_text="Its last runs, newest first: id and state.")
+    skips = serializers.JSONField(read_only=True, help_text=(
+        "Due times skipped because its previous run was still queued or running, newest first (at most 10): "
+        "at (ISO 8601), run (the run still going), state."))
 
     class Meta:
         model = Schedule
         fields = ["id", "name", "target", "profile", "cron", "repeats", "overrides", "enabled", "created_by", "created_at",
-                  "last_error", "keeps_failing", "recent_runs"]
+                  "last_error", "keeps_failing", "recent_runs", "skips"]
         read_only_fields = ["created_at"]
 
     def get_created_by(self, schedule) -> str | None:
