@@ -323,6 +323,10 @@ class Run(models.Model):
         "When its publisher acknowledged that the server saw other load during the run."))
     other_load_acknowledged_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                                    related_name="+")
+    # A run whose worker died: the benchmark tables the reconciler could not drop (target unreachable), for the
+    # run page to offer dropping them (runs/leftovers.py).
+    leftover_tables = models.JSONField(default=list, blank=True, help_text=_(
+        "Benchmark tables its dead worker may have left on the target (the reconciler could not drop them)."))
     # Multi-client runs (runs/clients.py): the agreed start of each step, {"run-1": ISO time, ...}.
     barrier = models.JSONField(default=dict, blank=True, help_text=_("Per step: the moment every client starts it."))
 

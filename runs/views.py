@@ -21,6 +21,7 @@ from .clients import client_rows
 from .connections import ConnectionFailed, server_version
 from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT, OTHER_LOAD_TOLERANCE_PCT
+from .leftovers import drop_leftovers
 from .models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
 from .params import thread_steps
 from .publish import publish_preview, publish_run, retract_run
@@ -355,6 +356,22 @@ def run_retract(request, pk):
             messages.success(request, _("Run %(id)s was retracted: its row is gone from the catalogue.") % {"id": run.pk})
         return redirect(run)
     return render(request, "runs/run_confirm.html", {"run": run, "action": "retract", "form": form})
+
+
+@operator_required
+@require_POST
+def run_drop_leftovers(request, pk):
+    """Drop the benchmark tables a run's dead worker left on the target (the reconciler could not reach it)."""
+    run = _get_run(pk)
+    if not may_change(request.user, run):
+        raise PermissionDenied(_("You can only change your own runs."))
+    try:
+        dropped = drop_leftovers(run)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, _("Dropped from the target: %(tables)s.") % {"tables": ", ".join(dropped) or _("nothing was left")})
+    return redirect(run)
 
 
 @operator_required

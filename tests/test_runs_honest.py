@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from runs.models import BenchmarkProfile, Run, RunState, Target
 from whitepaper.models import PublishedResult
 
-from .runs_support import PASSWORD, make_user
+from .runs_support import PASSWORD, bench_users, make_user  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -203,3 +203,103 @@ def test_a_schedule_skips_a_due_time_while_its_previous_run_still_goes_and_says_
     Run.objects.filter(pk=first).update(state=RunState.SUCCEEDED)
     assert scheduled_run(schedule.pk) not in (None, first)
     assert Run.objects.filter(schedule=schedule).count() == 2
+
+
+# --- 23.6 -------------------------------------------------------------------------------------------------
+def pg_tables(names):
+    import psycopg
+
+    from .runs_support import PG_DB
+
+    with psycopg.connect(f"postgresql://postgres@127.0.0.1:5432/{PG_DB}") as conn:
+        return sorted(r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE tablename = ANY(%s)", [names]))
+
+
+def mysql_tables(names):
+    import pymysql
+
+    from .runs_support import MYSQL_DB
+
+    conn = pymysql.connect(host="127.0.0.1", user="root", password="", database=MYSQL_DB)
+    with conn.cursor() as cur:
+        cur.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")
+        found = sorted(r[0] for r in cur.fetchall() if r[0] in names)
+    conn.close()
+    return found
+
+
+def dead_run(target, profile, user, settings, **overrides):
+    """A run whose worker (on another host) went silent while running, as the reconciler finds it."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    run = Run.objects.create(target=target, profile=profile, params=profile.resolve(overrides), overrides=overrides,
+                             requested_by=user)
+    assert run.claim("celery@elsewhere", 4242, "another-host", 8) and run.mark_running()
+    Run.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=settings.RUNS_STALE_AFTER_SECONDS + 1))
+    return run
+
+
+PGBENCH_TABLES = ["pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history"]
+
+
+def test_the_reconciler_drops_the_tables_a_dead_worker_left_on_the_target(bench_users, operator, profiles, settings):
+    import os
+    import subprocess
+
+    from runs.tasks import reconcile_runs
+
+    from .runs_support import DB_USER, PG_DB
+
+    target = Target(name="left-pg", engine="postgresql", host="127.0.0.1", port=5432, database=PG_DB, user=DB_USER)
+    target.set_password(PASSWORD)
+    target.save()
+    # What the dead run's prepare step had made: pgbench's own tables (scale 1).
+    subprocess.run(["pgbench", "-i", "-s", "1", "-q", "-h", "127.0.0.1", "-p", "5432", "-U", DB_USER, PG_DB],
+                   env={**os.environ, "PGPASSWORD": PASSWORD}, check=True, capture_output=True)
+    assert pg_tables(PGBENCH_TABLES) == sorted(PGBENCH_TABLES)
+    run = dead_run(target, profiles["pgbench-ro-quick"], operator, settings)
+    assert reconcile_runs() == [run.pk]
+    run.refresh_from_db()
+    assert run.state == RunState.FAILED and "stopped reporting" in run.reason
+    assert "Its tables left on the target were dropped: pgbench_accounts, pgbench_branches, pgbench_tellers, pgbench_history." in run.reason
+    assert pg_tables(PGBENCH_TABLES) == [] and run.leftover_tables == []
+    assert PASSWORD not in run.reason
+
+
+def test_an_unreachable_target_keeps_what_was_left_and_the_run_page_drops_it_later(bench_users, client, operator, profiles, settings):
+    import pymysql
+
+    from runs.tasks import reconcile_runs
+
+    from .runs_support import DB_USER, MYSQL_DB
+
+    target = Target(name="left-maria", engine="mysql", host="127.0.0.1", port=1, database=MYSQL_DB, user=DB_USER)
+    target.set_password(PASSWORD)
+    target.save()
+    run = dead_run(target, profiles["sysbench-oltp-rw-mysql-quick"], operator, settings, tables=2)
+    assert reconcile_runs() == [run.pk]
+    run.refresh_from_db()
+    assert run.state == RunState.FAILED and run.leftover_tables == ["sbtest1", "sbtest2"]
+    assert "may be left on the target" in run.reason and "sbtest1, sbtest2; the run page offers to drop them" in run.reason
+    client.force_login(operator)
+    page = client.get(f"/runs/{run.pk}/").content.decode()
+    assert 'id="run-leftovers"' in page and "sbtest1, sbtest2 may be left on it" in page and 'id="drop-leftovers"' in page
+    # The target is reachable again (its port fixed) and the tables are there.
+    target.port = 3306
+    target.save()
+    conn = pymysql.connect(host="127.0.0.1", user="root", password="", database=MYSQL_DB, autocommit=True)
+    with conn.cursor() as cur:
+        for name in ("sbtest1", "sbtest2"):
+            cur.execute(f"CREATE TABLE IF NOT EXISTS {name} (id INT PRIMARY KEY)")
+    conn.close()
+    # Not while another run uses that database: the tables would be its own.
+    other = Run.objects.create(target=target, profile=profiles["sysbench-oltp-rw-mysql-quick"], params={}, requested_by=operator)
+    assert other.claim("celery@x", 1, "h", 1)
+    answer = client.post(f"/runs/{run.pk}/drop-leftovers/", follow=True).content.decode()
+    assert f"Run {other.pk} is using this database now" in answer and mysql_tables(["sbtest1", "sbtest2"]) == ["sbtest1", "sbtest2"]
+    Run.objects.filter(pk=other.pk).update(state=RunState.SUCCEEDED)
+    answer = client.post(f"/runs/{run.pk}/drop-leftovers/", follow=True).content.decode()
+    assert "Dropped from the target: sbtest1, sbtest2." in answer and 'id="drop-leftovers"' not in answer
+    assert mysql_tables(["sbtest1", "sbtest2"]) == [] and Run.objects.get(pk=run.pk).leftover_tables == []

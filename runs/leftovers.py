@@ -1,0 +1,97 @@
+"""What a run leaves on its target when its worker dies before the cleanup step: the benchmark's tables (64 x 10M
+rows with the full sysbench profile). The reconciler drops them while the run still holds its server and database
+(so no other run can have started there), then fails the run; when the target cannot be reached, the run keeps
+their names (Run.leftover_tables) and its page offers to drop them later."""
+
+import psycopg
+import pymysql
+from django.utils.translation import gettext as _
+
+from .drivers import redact
+from .models import RunState
+
+TIMEOUT_S = 5
+# pgbench -i -I d (the driver's cleanup) drops these; sysbench's cleanup drops sbtest1..N.
+PGBENCH_TABLES = ["pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history"]
+
+
+class Unreachable(Exception):
+    pass
+
+
+def benchmark_tables(run):
+    """The tables the run's tool creates on the target (what its cleanup step drops)."""
+    if run.profile.tool == "pgbench":
+        return list(PGBENCH_TABLES)
+    if run.profile.tool == "sysbench":
+        return [f"sbtest{i}" for i in range(1, int((run.params or {}).get("tables") or 1) + 1)]
+    return []
+
+
+def drop_tables(target, tables):
+    """DROP TABLE IF EXISTS each of them on the target, with its stored password (in memory only). Returns the
+    ones that existed. Raises Unreachable with the driver's message (password removed)."""
+    password = target.password
+    try:
+        if target.engine == "mysql":
+            conn = pymysql.connect(host=target.host, port=target.port, user=target.user, password=password,
+                                   database=target.database, connect_timeout=TIMEOUT_S, read_timeout=60, autocommit=True)
+            try:
+                with conn.cursor() as cur:
+                    cur.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")
+                    present = {row[0] for row in cur.fetchall()} & set(tables)
+                    for name in tables:
+                        if name in present:
+                            cur.execute(f"DROP TABLE IF EXISTS `{name}`")
+            finally:
+                conn.close()
+        else:
+            with psycopg.connect(host=target.host, port=target.port, user=target.user, password=password or None,
+                                 dbname=target.database, connect_timeout=TIMEOUT_S, autocommit=True) as conn:
+                present = {row[0] for row in conn.execute(
+                    "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename = ANY(%s)", [tables])}
+                for name in tables:
+                    if name in present:
+                        conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+    except (pymysql.MySQLError, psycopg.Error, OSError) as exc:
+        raise Unreachable(redact(str(exc), [password]).strip() or exc.__class__.__name__) from None
+    return [name for name in tables if name in present]
+
+
+def fail_dead_run(run, reason):
+    """Fail a run whose worker died, after dropping the tables its tool left on the target (it is still active,
+    so it still holds its database). Returns True when this call failed it."""
+    tables = benchmark_tables(run)
+    left = []
+    try:
+        dropped = drop_tables(run.target, tables) if tables else []
+        if dropped:
+            reason += " " + _("Its tables left on the target were dropped: %(tables)s.") % {"tables": ", ".join(dropped)}
+    except Unreachable as exc:
+        left = tables
+        reason += " " + _("Its tables may be left on the target (%(error)s): %(tables)s; the run page offers to drop "
+                          "them.") % {"error": exc, "tables": ", ".join(tables)}
+    return run.transition(RunState.FAILED, reason=reason[:5000], leftover_tables=left)
+
+
+def drop_leftovers(run):
+    """The run page's "drop them": drop the tables a dead run left (Run.leftover_tables) and forget them. Refused
+    while another run uses the same server and database (those tables are then its own). Returns the tables that
+    were still there. Raises ValidationError with the reason."""
+    from django.core.exceptions import ValidationError
+
+    from .models import Run
+
+    if not run.leftover_tables:
+        raise ValidationError(_("Run %(id)s left no tables to drop.") % {"id": run.pk})
+    busy = Run.objects.active().filter(database_key=run.target.database_key()).exclude(pk=run.pk).first()
+    if busy is not None:
+        raise ValidationError(_("Run %(other)s is using this database now (its tables are its own): try again once it "
+                                "has ended.") % {"other": busy.pk})
+    try:
+        dropped = drop_tables(run.target, run.leftover_tables)
+    except Unreachable as exc:
+        raise ValidationError(_("Cannot reach the target to drop the tables: %(error)s") % {"error": exc}) from None
+    Run.objects.filter(pk=run.pk).update(leftover_tables=[])
+    run.leftover_tables = []
+    return dropped
