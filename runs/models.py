@@ -505,6 +505,27 @@ class Run(models.Model):
         total = max(1, self.expected_seconds)
         return int(100 * done / total), int(max(0, total - done))
 
+    @property
+    def duration_seconds(self):
+        """Seconds from the claim to the end (or until now while it goes); None before it started."""
+        if not self.started_at:
+            return None
+        return max(0, int(((self.finished_at or timezone.now()) - self.started_at).total_seconds()))
+
+    @property
+    def duration_text(self):
+        """The duration as people read it: "45 s", "3 min 5 s", "1 h 2 min"."""
+        seconds = self.duration_seconds
+        if seconds is None:
+            return ""
+        hours, rest = divmod(seconds, 3600)
+        minutes, secs = divmod(rest, 60)
+        if hours:
+            return _("%(h)d h %(m)d min") % {"h": hours, "m": minutes}
+        if minutes:
+            return _("%(m)d min %(s)d s") % {"m": minutes, "s": secs}
+        return _("%(s)d s") % {"s": secs}
+
     def heartbeat_stale(self, now=None):
         stale_after = timedelta(seconds=settings.RUNS_STALE_AFTER_SECONDS)
         last = self.heartbeat_at or self.started_at or self.created_at

@@ -5,6 +5,7 @@ import json
 from functools import wraps
 
 import django_filters
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -98,7 +99,8 @@ class RunFilter(django_filters.FilterSet):
     target = django_filters.ModelChoiceFilter(queryset=Target.objects.all(), label=gettext_lazy("target"))
     tool = django_filters.ChoiceFilter(field_name="profile__tool", choices=[("sysbench", "sysbench"), ("pgbench", "pgbench")],
                                        label=gettext_lazy("tool"), empty_label=gettext_lazy("any"))
-    mine = django_filters.BooleanFilter(method="filter_mine", label=gettext_lazy("only mine"))
+    # A checkbox: the default select offered "Unknown / Yes / No" and showed "Unknown" beside the label.
+    mine = django_filters.BooleanFilter(method="filter_mine", label=gettext_lazy("only mine"), widget=forms.CheckboxInput)
     published_result = django_filters.NumberFilter(field_name="published_result", label=gettext_lazy("published as result"),
                                                    widget=django_filters.widgets.forms.HiddenInput)
 
