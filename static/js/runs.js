@@ -7,6 +7,9 @@
   var COLORS = ["#1f4fa0", "#c2410c", "#15803d", "#7e22ce", "#be123c", "#0e7490", "#a16207", "#4d7c0f", "#9d174d", "#334155"];
   var MARKERS = ["circle", "triangle", "rect", "rectRot", "crossRot", "star"];
 
+  // The legend names only what was measured (pgbench has no QPS: no struck-out "QPS" entry).
+  function measured(item, data) { return data.datasets[item.datasetIndex].data.length > 0; }
+
   // Dataset options for series number i: a colour of its own (10 colours) and a marker shape (6 shapes).
   function colored(i, extra) {
     var color = COLORS[i % COLORS.length];
@@ -31,7 +34,7 @@
       type: "line",
       data: { datasets: [] },
       options: { animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
-        interaction: { mode: "nearest", intersect: false },
+        interaction: { mode: "nearest", intersect: false }, plugins: { legend: { labels: { filter: measured } } },
         scales: {
           x: { type: "linear", title: { display: true, text: d.labelSeconds } },
           tps: { type: "linear", position: "left", beginAtZero: true, title: { display: true, text: d.labelTps } },
@@ -115,7 +118,7 @@
       type: "line",
       data: { datasets: [] },
       options: { animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
-        interaction: { mode: "nearest", intersect: false },
+        interaction: { mode: "nearest", intersect: false }, plugins: { legend: { labels: { filter: measured } } },
         scales: {
           x: { type: "linear", title: { display: true, text: d.labelSeconds } },
           tps: { type: "linear", position: "left", beginAtZero: true, title: { display: true, text: d.labelTps } },
