@@ -163,7 +163,8 @@ class TargetAccess:
                 if self.engine == "mysql":
                     context = self._mysql_ssl(paths)
                     return pymysql.connect(host=self.host, port=self.port, user=self.user, password=self.password,
-                                           database=self.database, connect_timeout=TIMEOUT_S, read_timeout=TIMEOUT_S,
+                                           database=self.database, connect_timeout=TIMEOUT_S,
+                                           read_timeout=TIMEOUT_S if statement_timeout else None,
                                            autocommit=autocommit, program_name=application_name,
                                            ssl=context, ssl_disabled=context is None)
                 options = {"sslmode": self.tls.mode}
@@ -259,6 +260,15 @@ def query_one(conn, sql, args=None):
     else:
         row = conn.execute(sql, args).fetchone()
     return row[0] if row else None
+
+
+def execute(conn, sql, args=None):
+    """A statement without rows (DDL)."""
+    if isinstance(conn, pymysql.connections.Connection):
+        with conn.cursor() as cur:
+            cur.execute(sql, args)
+    else:
+        conn.execute(sql, args)
 
 
 def query_all(conn, sql, args=None):

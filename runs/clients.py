@@ -33,6 +33,18 @@ def pool_limit(queue):
     return settings.RUNS_POOL_CLIENT_HOSTS.get(queue, settings.RUNS_MAX_CLIENT_HOSTS)
 
 
+def pool_workers(queue, timeout=1.0):
+    """How many live workers consume the pool's queue now (Celery's remote control), or None when it cannot be
+    asked (no broadcast with the filesystem broker, a broker that is down): each client host of a run needs one."""
+    from config.celery import app
+
+    try:
+        replies = app.control.inspect(timeout=timeout).active_queues() or {}
+    except Exception:  # noqa: BLE001 - no verdict; the barrier's arrival limit still fails a run nobody joins
+        return None
+    return sum(1 for queues in replies.values() if any(q.get("name") == queue for q in queues or []))
+
+
 # --- merging: pure --------------------------------------------------------------------------------------
 def sum_by_time(samples, start, interval_s, clients):
     """The run's samples of one step from its clients' ({client, at, ...}): each interval line is put in

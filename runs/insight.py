@@ -8,6 +8,11 @@ from .drivers import latency
 # CLIENT_BOUND_FRACTION of its intervals: the tool could not drive the target harder.
 CLIENT_BOUND_CPU_PCT = 90.0
 CLIENT_BOUND_FRACTION = 0.5
+# The server counted more commits than the tool by more than this (server TPS above (100 + it) % of the
+# tool's): someone else was committing on the same database (PostgreSQL) or server (MySQL's counters are
+# server-wide), so the tool's number is not what the target does alone. Alone, the two agree within 0.2 %
+# (README, runs_overhead); a step's few set-up commits (pgbench's vacuum) stay far below this.
+OTHER_LOAD_TOLERANCE_PCT = 10.0
 
 # The engine's own counter names for each common quantity: cumulative counters become per-second rates,
 # gauges are shown as read.
@@ -122,3 +127,16 @@ def run_insight(steps):
     flags = [s.get("client", {}).get("bound") for s in steps]
     return {"steps": steps, "latency": overall,
             "client_bound": True if any(flags) else (False if flags and all(f is False for f in flags) else None)}
+
+
+def other_load(steps):
+    """The steps whose server counted more than OTHER_LOAD_TOLERANCE_PCT % more commits than the tool made:
+    [{step, threads, server_tps, tool_tps, agreement_pct}] (empty when none, or the server was not read)."""
+    found = []
+    for s in steps or []:
+        server = s.get("server") or {}
+        pct = server.get("agreement_pct")
+        if pct is not None and pct > 100 + OTHER_LOAD_TOLERANCE_PCT:
+            found.append({"step": s.get("step"), "threads": s.get("threads"), "server_tps": server.get("tps"),
+                          "tool_tps": server.get("tool_tps"), "agreement_pct": pct})
+    return found

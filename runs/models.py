@@ -401,6 +401,16 @@ class Run(models.Model):
     repeat_group = models.ForeignKey(RepeatGroup, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs",
                                      help_text=_("The launch this run repeats with others (N runs of one set-up)."))
     repeat_index = models.PositiveIntegerField(null=True, blank=True, help_text=_("Which of the group's runs (from 1)."))
+    # A run whose server saw other load (runs.insight.other_load) is published only when someone says they
+    # know: who and when are kept on the run (issue 23.3).
+    other_load_acknowledged_at = models.DateTimeField(null=True, blank=True, help_text=_(
+        "When its publisher acknowledged that the server saw other load during the run."))
+    other_load_acknowledged_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                                   related_name="+")
+    # A run whose worker died: the benchmark tables the reconciler could not drop (target unreachable), for the
+    # run page to offer dropping them (runs/leftovers.py).
+    leftover_tables = models.JSONField(default=list, blank=True, help_text=_(
+        "Benchmark tables its dead worker may have left on the target (the reconciler could not drop them)."))
     # Multi-client runs (runs/clients.py): the agreed start of each step, {"run-1": ISO time, ...}.
     barrier = models.JSONField(default=dict, blank=True, help_text=_("Per step: the moment every client starts it."))
     # Remote targets (runs/access.py): measured before the first step, and the server's view of the tool's TLS.
@@ -447,6 +457,27 @@ class Run(models.Model):
     def can_publish(self):
         return (self.state == RunState.SUCCEEDED and self.published_result_id is None and self.retracted_at is None
                 and bool(self.summary.get("tps")))
+
+    @property
+    def other_load(self):
+        """The steps whose server counted other load beside the tool, beyond the stated tolerance (runs/insight.py)."""
+        from .insight import other_load
+
+        return other_load((self.insight or {}).get("steps"))
+
+    def summary_latency(self):
+        """The summary's latency line (ms): min, avg, max and p95 as the tool's final report prints them; where
+        the report has no p95 or max (pgbench prints only the average), the latency table's for the same step
+        (its transaction log, runs/drivers/latency.py), with `filled_from` naming that method."""
+        summary, steps = self.summary or {}, (self.insight or {}).get("steps") or []
+        line = {k: summary.get(f"latency_{k}_ms") for k in ("min", "avg", "max", "p95")}
+        step = next((s for s in steps if s.get("step") == summary.get("step")), steps[0] if len(steps) == 1 else None)
+        measured = (step or {}).get("latency") or {}
+        filled = [k for k in ("max", "p95") if line[k] is None and measured.get(f"{k}_ms") is not None]
+        for k in filled:
+            line[k] = measured[f"{k}_ms"]
+        line["filled_from"] = measured.get("method", "") if filled else ""
+        return line
 
     def transition(self, to, *, allowed_from=None, unless=None, **fields):
         """Move to state `to` only if the row is still in one of the states that may precede it (and
@@ -542,10 +573,9 @@ class Run(models.Model):
 
     @property
     def expected_seconds(self):
-        from .params import thread_steps
+        from .params import expected_seconds
 
-        p = self.params or {}
-        return len(thread_steps(p)) * (p.get("duration_s", 0) + p.get("warmup_s", 0)) if p else 0
+        return expected_seconds(self.params)
 
     def progress(self):
         """(percent, seconds left) for the run phase, estimated from the step and its start time."""
@@ -563,6 +593,27 @@ class Run(models.Model):
         done = (self.step - 1) * per_step + elapsed_in_step
         total = max(1, self.expected_seconds)
         return int(100 * done / total), int(max(0, total - done))
+
+    @property
+    def duration_seconds(self):
+        """Seconds from the claim to the end (or until now while it goes); None before it started."""
+        if not self.started_at:
+            return None
+        return max(0, int(((self.finished_at or timezone.now()) - self.started_at).total_seconds()))
+
+    @property
+    def duration_text(self):
+        """The duration as people read it: "45 s", "3 min 5 s", "1 h 2 min"."""
+        seconds = self.duration_seconds
+        if seconds is None:
+            return ""
+        hours, rest = divmod(seconds, 3600)
+        minutes, secs = divmod(rest, 60)
+        if hours:
+            return _("%(h)d h %(m)d min") % {"h": hours, "m": minutes}
+        if minutes:
+            return _("%(m)d min %(s)d s") % {"m": minutes, "s": secs}
+        return _("%(s)d s") % {"s": secs}
 
     def heartbeat_stale(self, now=None):
         stale_after = timedelta(seconds=settings.RUNS_STALE_AFTER_SECONDS)
@@ -590,6 +641,10 @@ class Schedule(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     last_error = models.TextField(blank=True, help_text=_("Why the last due time started no run."))
+    # Due times skipped because the schedule's previous run was still queued or running (runs/schedules.py),
+    # newest first, at most SCHEDULE_SKIPS_KEPT: [{"at": ISO time, "run": id, "state": state}].
+    skips = models.JSONField(default=list, blank=True, help_text=_(
+        "Due times skipped while the previous run was still queued or running, newest first."))
 
     class Meta:
         ordering = ["name"]

@@ -176,6 +176,12 @@ def thread_steps(params):
     return params.get("thread_sweep") or [params.get("threads")]
 
 
+def expected_seconds(params):
+    """How long a run of these parameters measures: each step's warm-up and duration (set-up not counted)."""
+    p = params or {}
+    return len(thread_steps(p)) * (p.get("duration_s", 0) + p.get("warmup_s", 0)) if p else 0
+
+
 def client_count(params):
     """How many client hosts drive the run (1 unless the run asked for more)."""
     return int((params or {}).get("client_hosts") or 1)

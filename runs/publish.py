@@ -10,7 +10,17 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from whitepaper.models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor
+from whitepaper.models import (
+    Document,
+    Engine,
+    EngineVersion,
+    Flavor,
+    InstanceFamily,
+    Methodology,
+    PublishedResult,
+    ResultTable,
+    Vendor,
+)
 
 from .access import short_version
 from .models import Run
@@ -30,7 +40,7 @@ def publish_preview(run):
     target = run.target
     # A client-bound run stays flagged once published: the row links to the run (Run.published_result),
     # which carries client_bound into the API and the run page.
-    flag = {"client_bound": run.client_bound}
+    flag = {"client_bound": run.client_bound, "other_load": run.other_load}
     if target.flavor_id:
         return {**flag, "flavor": target.flavor, "under": _("the target's catalogue flavour")}
     if target.vcpus and target.memory_gb:
@@ -40,10 +50,15 @@ def publish_preview(run):
 
 
 @transaction.atomic
-def publish_run(run_id):
+def publish_run(run_id, *, user=None, acknowledge_other_load=False):
+    """Publish the run. A run whose server saw other load (Run.other_load) needs acknowledge_other_load=True;
+    who acknowledged it and when are kept on the run."""
     run = Run.objects.select_for_update(of=("self",)).select_related("target", "profile", "target__flavor").get(pk=run_id)
     if not run.can_publish:
         raise ValidationError(_("Only a succeeded run with a TPS that is not yet published (nor retracted) can be published."))
+    if run.other_load and not acknowledge_other_load:
+        raise ValidationError({"acknowledge_other_load": [
+            _("The server saw other load during this run: acknowledge it to publish the run anyway.")]})
     target, profile, summary = run.target, run.profile, run.summary
     if not (target.vcpus and target.memory_gb) and not target.flavor_id:
         raise ValidationError(_("Set the target's vCPUs and memory (or its catalogue flavour) before publishing."))
@@ -83,7 +98,11 @@ def publish_run(run_id):
         printed={k: f"{_two(summary[k])}" for k in ("tps", "qps") if summary.get(k) is not None},
     )
     run.published_result = result
-    run.save(update_fields=["published_result"])
+    fields = ["published_result"]
+    if run.other_load:
+        run.other_load_acknowledged_at, run.other_load_acknowledged_by = timezone.now(), user
+        fields += ["other_load_acknowledged_at", "other_load_acknowledged_by"]
+    run.save(update_fields=fields)
     return result
 
 

@@ -7,7 +7,11 @@ import io
 from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 
-from .insight import CLIENT_BOUND_CPU_PCT, CLIENT_BOUND_FRACTION
+from .insight import (
+    CLIENT_BOUND_CPU_PCT,
+    CLIENT_BOUND_FRACTION,
+    OTHER_LOAD_TOLERANCE_PCT,
+)
 
 FORMAT, FORMAT_VERSION = "perfdash-run", 3  # 2: origin, regression, series, repeat_group; 3: network
 
@@ -35,6 +39,10 @@ FIELDS = {
              "client (cpu_avg_pct of the host, busy_fraction = share of intervals above the threshold, bound)",
     "client_bound": f"true when the client host was above {CLIENT_BOUND_CPU_PCT:g} % CPU for more than "
                     f"{CLIENT_BOUND_FRACTION:.0%} of a step's intervals: the result may understate the target",
+    "other_load": f"the server saw other load: steps (step, threads, server_tps, tool_tps, agreement_pct) whose server "
+                  f"counted more than {OTHER_LOAD_TOLERANCE_PCT:g} % more commits than the tool made (another client on "
+                  f"the database, or on a MySQL server); tolerance_pct; acknowledged_at / acknowledged_by: who published "
+                  f"the run anyway (empty list: none seen)",
     "samples": "the tool's interval lines: step, warmup, t (s since the step started, tool clock), threads, tps, qps, "
                "reads/writes/other (per s), latency_p95_ms, latency_avg_ms, errors_per_s, reconnects_per_s",
     "server_samples": "the worker's readings at each report interval: step, warmup, t (s since the tool started, worker "
@@ -120,6 +128,9 @@ def run_record(run):
         "overrides": run.overrides, "params": run.params, "command_line": run.command_line,
         "summary": run.summary, "latency": (run.insight or {}).get("latency") or {},
         "steps": (run.insight or {}).get("steps") or [], "client_bound": run.client_bound,
+        "other_load": {"steps": run.other_load, "tolerance_pct": OTHER_LOAD_TOLERANCE_PCT,
+                       "acknowledged_at": _iso(run.other_load_acknowledged_at),
+                       "acknowledged_by": run.other_load_acknowledged_by.get_username() if run.other_load_acknowledged_by_id else None},
         "samples": [{f: getattr(s, f) for f in SAMPLE_FIELDS} for s in run.samples.all()],
         "server_samples": [{**{f: getattr(s, f) for f in SERVER_FIELDS}, "sampled_at": _iso(s.sampled_at), "counters": s.counters}
                            for s in run.server_samples.all()],

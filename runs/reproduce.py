@@ -29,6 +29,26 @@ class Plan:
     problem: str = ""
 
 
+def reproduced_result(value):
+    """The published row a run reproduces, from its id as typed (URL, form, API): None when empty. Raises
+    ValidationError naming `reproduces` when the value is not a whole number (ASCII digits) or names no row."""
+    from django.core.exceptions import ValidationError
+
+    from whitepaper.models import PublishedResult
+
+    if value in (None, ""):
+        return None
+    text = str(value).strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        raise ValidationError({"reproduces": [_("reproduces must be the id of a published result (a whole number), "
+                                                "got %(value)s.") % {"value": str(value)[:40]}]})
+    result = (PublishedResult.objects.select_related("table__methodology", "table__document", "engine_version__engine",
+                                                     "flavor__family").filter(pk=int(text)).first())
+    if result is None:
+        raise ValidationError({"reproduces": [_("No published result has the id %(id)s.") % {"id": text}]})
+    return result
+
+
 def plan_reproduction(result):
     """The profile and overrides that repeat `result`'s methodology here, or the reason it cannot run."""
     methodology = result.table.methodology

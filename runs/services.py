@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from .clients import pool_limit
+from .clients import pool_limit, pool_workers
 from .models import MAX_REPEATS, RepeatGroup, Run
 from .params import ascii_int, client_count, thread_steps
 
@@ -48,6 +48,9 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
     if profile.engine != target.engine:
         errors["profile"] = [_("Profile %(p)s is for %(pe)s; target %(t)s is %(te)s.") % {
             "p": profile.slug, "pe": profile.get_engine_display(), "t": target.name, "te": target.get_engine_display()}]
+    if reproduces is not None and reproduces.engine_version.engine.slug != target.engine:
+        errors["reproduces"] = [_("The published row %(id)s is for %(engine)s; target %(t)s is %(te)s.") % {
+            "id": reproduces.pk, "engine": reproduces.engine_version.engine.slug, "t": target.name, "te": target.get_engine_display()}]
     params = None
     try:
         params = profile.resolve(overrides)
@@ -57,6 +60,14 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
     if params and client_count(params) > (limit := pool_limit(target.queue)):
         errors["client_hosts"] = [_("client_hosts (%(n)s) exceeds the limit of pool \"%(queue)s\" (%(limit)s client hosts).") % {
             "n": client_count(params), "queue": target.queue, "limit": limit}]
+    if params and "client_hosts" not in errors and client_count(params) > 1:
+        available = pool_workers(target.queue)
+        if available is not None and client_count(params) > available:
+            # Refused now rather than failed RUNS_CLIENT_ARRIVAL_SECONDS later for a client no worker can take.
+            errors["client_hosts"] = [_("client_hosts (%(n)s) is more than the benchmark workers consuming queue "
+                                        "\"%(queue)s\" now (%(workers)s): each client host needs a worker of its own. "
+                                        "Start more workers with -Q %(queue)s or ask for fewer client hosts.") % {
+                "n": client_count(params), "queue": target.queue, "workers": available}]
     if errors:
         raise ValidationError(errors)
     with transaction.atomic():

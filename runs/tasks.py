@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from . import clients, insight, sampling
 from .access import ConnectionFailed, TargetAccess, Unsupported
 from .drivers import NotRunnable, get_driver, judge_step, redact
+from .leftovers import fail_dead_run
 from .models import ClientSample, ClientState, Run, RunClient, RunState, Sample, ServerSample
 from .multiclient import HOST, ClientRole
 from .params import client_count, client_params
@@ -83,8 +84,8 @@ def run_benchmark(self, run_id):
     if run.state != RunState.QUEUED:
         # Redelivered after a worker died, or a duplicate message: never start the benchmark twice.
         if worker_is_gone(run):
-            run.fail(f"The worker running this run ({run.worker or '?'}, pid {run.worker_pid}) on {run.client_host or '?'} "
-                     f"died while the run was {run.get_state_display()}.")
+            fail_dead_run(run, f"The worker running this run ({run.worker or '?'}, pid {run.worker_pid}) on "
+                               f"{run.client_host or '?'} died while the run was {run.get_state_display()}.")
             return "failed: worker lost"
         return "already running"
     if not run.claim(self.request.hostname or HOST, os.getpid(), HOST, os.cpu_count()):
@@ -530,8 +531,9 @@ def reconcile_runs():
     for run in Run.objects.active():
         if worker_is_gone(run, now):
             last = run.heartbeat_at.isoformat(timespec="seconds") if run.heartbeat_at else "never"
-            if run.fail(f"The worker ({run.worker or '?'}, pid {run.worker_pid}) on {run.client_host or '?'} stopped "
-                        f"reporting while the run was {run.get_state_display()} (last heartbeat {last}); marked failed by the reconciler."):
+            if fail_dead_run(run, f"The worker ({run.worker or '?'}, pid {run.worker_pid}) on {run.client_host or '?'} stopped "
+                                  f"reporting while the run was {run.get_state_display()} (last heartbeat {last}); marked failed "
+                                  f"by the reconciler."):
                 failed.append(run.pk)
 
     unowned_since = now - timedelta(seconds=settings.RUNS_REQUEUE_AFTER_SECONDS)

@@ -16,6 +16,7 @@ urlpatterns = [
     path("<int:pk>/samples.csv", views.run_samples_csv, name="run-samples-csv"),
     path("<int:pk>/publish/", views.run_publish, name="run-publish"),
     path("<int:pk>/retract/", views.run_retract, name="run-retract"),
+    path("<int:pk>/drop-leftovers/", views.run_drop_leftovers, name="run-drop-leftovers"),
     path("schedules/", views.schedule_list, name="schedule-list"),
     path("schedules/new/", views.schedule_form, name="schedule-new"),
     path("schedules/<int:pk>/", views.schedule_form, name="schedule-edit"),

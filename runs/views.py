@@ -5,6 +5,7 @@ import json
 from functools import wraps
 
 import django_filters
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -14,20 +15,25 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
-from whitepaper.models import PublishedResult
 from whitepaper.pages import wants_partial
 
 from . import compare, history
 from .clients import client_rows
 from .access import ConnectionFailed, TargetAccess
 from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
-from .insight import CLIENT_BOUND_CPU_PCT
-from .params import thread_steps
+from .insight import CLIENT_BOUND_CPU_PCT, OTHER_LOAD_TOLERANCE_PCT
+from .leftovers import drop_leftovers
 from .models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
+from .params import thread_steps
 from .publish import publish_preview, publish_run, retract_run
 from .record import csv_response, json_response
+from .reproduce import (
+    is_faithful,
+    methodology_differences,
+    plan_reproduction,
+    reproduced_result,
+)
 from .schedules import delete_schedule, save_schedule
-from .reproduce import is_faithful, methodology_differences, plan_reproduction
 from .services import launch_run
 
 
@@ -92,7 +98,8 @@ class RunFilter(django_filters.FilterSet):
     target = django_filters.ModelChoiceFilter(queryset=Target.objects.all(), label=gettext_lazy("target"))
     tool = django_filters.ChoiceFilter(field_name="profile__tool", choices=[("sysbench", "sysbench"), ("pgbench", "pgbench")],
                                        label=gettext_lazy("tool"), empty_label=gettext_lazy("any"))
-    mine = django_filters.BooleanFilter(method="filter_mine", label=gettext_lazy("only mine"))
+    # A checkbox: the default select offered "Unknown / Yes / No" and showed "Unknown" beside the label.
+    mine = django_filters.BooleanFilter(method="filter_mine", label=gettext_lazy("only mine"), widget=forms.CheckboxInput)
     published_result = django_filters.NumberFilter(field_name="published_result", label=gettext_lazy("published as result"),
                                                    widget=django_filters.widgets.forms.HiddenInput)
 
@@ -129,11 +136,12 @@ def run_new(request):
     the profile and parameter fields (htmx) keeping what was chosen."""
     source = request.POST if request.method == "POST" else request.GET
     reproduce_id = source.get("reproduce") or source.get("reproduces") or ""
-    plan = None
-    if reproduce_id.isdigit():
-        result = (PublishedResult.objects.select_related("table__methodology", "table__document", "engine_version__engine",
-                                                         "flavor__family").filter(pk=reproduce_id).first())
-        plan = plan_reproduction(result) if result else None
+    try:
+        result = reproduced_result(reproduce_id)
+    except ValidationError as exc:  # a malformed id or one naming no row: said, never silently dropped
+        return render(request, "runs/run_form.html", {"plan": None, "form": None, "reproduce_error": " ".join(exc.messages)},
+                      status=400)
+    plan = plan_reproduction(result) if result else None
     if plan and plan.problem:
         return render(request, "runs/run_form.html", {"plan": plan, "form": None})
     target_id = source.get("target") or ""
@@ -216,7 +224,8 @@ def _run_context(run):
             "server_settings": sorted((run.server_settings or {}).items()), "client_bound_pct": f"{CLIENT_BOUND_CPU_PCT:g}",
             "differences": differences, "faithful": is_faithful(differences) if differences else None,
             "waiting_for": run.waiting_for if run.state == RunState.QUEUED else None, "best_step": best_step,
-            "parameters": run_parameters(run), "log_tail": "\n".join(run.log.splitlines()[-40:]),
+            "parameters": run_parameters(run), "other_load": run.other_load,
+            "other_load_tolerance": f"{OTHER_LOAD_TOLERANCE_PCT:g}", "log_tail": "\n".join(run.log.splitlines()[-40:]),
             "repeat": _repeat_context(run), "client_rows": client_rows(run)}
 
 
@@ -264,7 +273,7 @@ def _get_run(pk):
         Run.objects.select_related("target__flavor", "profile", "requested_by", "schedule", "repeat_group",
                                    "reproduces__table__document",
                                    "reproduces__table__methodology", "reproduces__flavor__family",
-                                   "published_result__table__document", "retracted_by"), pk=pk)
+                                   "published_result__table__document", "retracted_by", "other_load_acknowledged_by"), pk=pk)
 
 
 @operator_required
@@ -310,13 +319,21 @@ def run_publish(request, pk):
     run = _get_run(pk)
     if not may_change(request.user, run):
         raise PermissionDenied(_("You can only publish your own runs."))
+    if not run.can_publish:  # a failed, cancelled, unfinished or already published run has nothing to confirm
+        messages.error(request, _("Run %(id)s cannot be published (%(state)s): only a succeeded run with a TPS that is "
+                                  "not yet published (nor retracted) can.") % {"id": run.pk, "state": run.get_state_display()})
+        return redirect(run)
     if request.method != "POST":
         context = _run_context(run)
         context.update(action="publish", preview=publish_preview(run))
         return render(request, "runs/run_confirm.html", context)
     try:
-        result = publish_run(run.pk)
+        result = publish_run(run.pk, user=request.user, acknowledge_other_load=request.POST.get("acknowledge_other_load") == "on")
     except ValidationError as exc:
+        if run.other_load and "acknowledge_other_load" in getattr(exc, "error_dict", {}):
+            context = _run_context(run)
+            context.update(action="publish", preview=publish_preview(run), acknowledge_error=" ".join(exc.messages))
+            return render(request, "runs/run_confirm.html", context, status=400)
         messages.error(request, " ".join(exc.messages))
     else:
         messages.success(request, _("Published as an internal measurement: row %(pos)s of “%(table)s”.") % {
@@ -340,6 +357,22 @@ def run_retract(request, pk):
             messages.success(request, _("Run %(id)s was retracted: its row is gone from the catalogue.") % {"id": run.pk})
         return redirect(run)
     return render(request, "runs/run_confirm.html", {"run": run, "action": "retract", "form": form})
+
+
+@operator_required
+@require_POST
+def run_drop_leftovers(request, pk):
+    """Drop the benchmark tables a run's dead worker left on the target (the reconciler could not reach it)."""
+    run = _get_run(pk)
+    if not may_change(request.user, run):
+        raise PermissionDenied(_("You can only change your own runs."))
+    try:
+        dropped = drop_leftovers(run)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, _("Dropped from the target: %(tables)s.") % {"tables": ", ".join(dropped) or _("nothing was left")})
+    return redirect(run)
 
 
 @operator_required

@@ -17,7 +17,8 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from runs.models import ClientSample, ClientState, Run, RunClient, RunState
+from runs.forms import profile_initial
+from runs.models import BenchmarkProfile, ClientSample, ClientState, Run, RunClient, RunState, Target
 
 from .runs_support import (
     PASSWORD, make_targets, make_user, purge_queues, run_processes, start_worker, stop_worker, wait_final,
@@ -164,14 +165,39 @@ def test_two_clients_drive_one_run(clients_workers, api, target, client, operato
             context.close()
 
 
+def test_more_client_hosts_than_workers_on_the_pool_are_refused_at_launch_naming_the_count(clients_workers, api, target, client, operator):
+    # Issue 23.7: three client hosts asked of a pool two workers consume; before, accepted and failed 120 s later.
+    message = f'client_hosts (3) is more than the benchmark workers consuming queue "{QUEUE}" now (2)'
+    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
+                                          "overrides": {"threads": 3, "client_hosts": 3}}, format="json")
+    assert response.status_code == 400 and list(response.json()["errors"]) == ["client_hosts"], response.content
+    assert message in response.json()["errors"]["client_hosts"][0]
+    client.force_login(operator)
+    profile = BenchmarkProfile.objects.get(slug="sysbench-oltp-rw-mysql-quick")
+    form = {"target": target.pk, "profile": profile.pk, "repeats": "1", **profile_initial(profile), "threads": "3", "client_hosts": "3"}
+    page = client.post("/runs/new/", {k: v for k, v in form.items() if v is not None})
+    assert page.status_code == 200 and message in " ".join(page.context["form"].errors["client_hosts"])
+    assert not Run.objects.exists()
+
+
 def test_a_client_that_never_arrives_fails_the_run(clients_workers, api, target):
-    run_id = launch(api, target, threads=3, duration_s=3, client_hosts=3)  # three clients, two workers
+    # Two workers consume the pool, so two client hosts are accepted; one worker is busy with another target's run,
+    # so client 2 finds no free worker and never arrives.
+    busy_target = Target.objects.get(engine="postgresql")  # made with the MariaDB target
+    busy_target.queue = QUEUE
+    busy_target.save()
+    busy = api.post("/api/v1/runs/", {"target": busy_target.pk, "profile": "pgbench-ro-quick", "overrides": {"duration_s": 60}},
+                    format="json").json()["id"]
+    wait_for(lambda: Run.objects.get(pk=busy).state == RunState.RUNNING, timeout=60, message="the other run to occupy a worker")
+    run_id = launch(api, target, threads=2, duration_s=3, client_hosts=2)
     run = wait_final(run_id, timeout=120)
     assert run.state == RunState.FAILED
-    assert "Client(s) 3 of 3 did not reach the start of run step 1 within 8 s" in run.reason, run.reason
+    assert "Client(s) 2 of 2 did not reach the start of run step 1 within 8 s" in run.reason, run.reason
     states = dict(RunClient.objects.filter(run=run).values_list("index", "state"))
-    assert states[3] == ClientState.STOPPED and states[2] in (ClientState.STOPPED, ClientState.FAILED)
+    assert states[2] == ClientState.STOPPED and states[1] in (ClientState.STOPPED, ClientState.FAILED)
     assert not run.samples.exists() and not run_processes(run_id)
+    assert api.post(f"/api/v1/runs/{busy}/cancel/").status_code == 202
+    wait_final(busy, timeout=60)
 
 
 def test_a_killed_client_fails_the_run_and_stops_the_other(clients_workers, api, target):

@@ -121,8 +121,11 @@ def test_it_keeps_a_one_client_run_as_it_was_and_records_more(operator, target, 
     api.force_authenticate(operator)
     one = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick"}, format="json").json()
     two = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
-                                     "overrides": {"client_hosts": 2, "threads": 4}}, format="json").json()
+                                     "overrides": {"client_hosts": 2, "threads": 4}}, format="json")
     assert "client_hosts" not in one["params"] and one["clients"] == []
-    assert two["params"]["client_hosts"] == 2 and two["params"]["threads"] == 4
+    # No worker consumes zone-b here, so two client hosts are refused at launch, naming the count (issue 23.7);
+    # tests/test_runs_multi_client.py records a two-client run with two real workers.
+    assert two.status_code == 400
+    assert 'is more than the benchmark workers consuming queue "zone-b" now (0)' in two.json()["errors"]["client_hosts"][0]
     schema = api.get("/api/v1/schema/?format=json").json()
     assert "client_hosts" in schema["components"]["schemas"]["RunOverrides"]["properties"]

@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from ..models import MAX_REPEATS, BenchmarkProfile, Run, RunClient, RunState, Sample, Schedule, ServerSample, Target
 from ..params import LIMITS, MAX_SWEEP, ascii_int
+from ..reproduce import reproduced_result
 
 
 class TargetSerializer(serializers.ModelSerializer):
@@ -75,6 +76,21 @@ class SlugField(serializers.SlugRelatedField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field({"type": "integer", "nullable": True, "minimum": 1})
+class ReproducesField(serializers.Field):
+    """A published result's id: a malformed id or one naming no row is a 400 naming `reproduces` (runs.reproduce,
+    the rule the form uses too)."""
+
+    def to_internal_value(self, data):
+        try:
+            return reproduced_result(data)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict["reproduces"]) from None
+
+    def to_representation(self, value):
+        return value.pk if value is not None else None
+
+
 class RunClientSerializer(serializers.ModelSerializer):
     step_starts = serializers.JSONField(read_only=True, help_text=(
         "Per step ('run-1', 'warmup-1', ...): when this client's tool started, by the client host's clock (ISO 8601)."))
@@ -93,8 +109,9 @@ class RunSerializer(serializers.ModelSerializer):
                                          "rows_per_table, scale, range, jobs, prepared, client_hosts (benchmark workers "
                                          "of the target's pool driving the run together, at most the pool's limit)")
     requested_by = serializers.CharField(source="requested_by.get_username", read_only=True, default=None, allow_null=True)
-    reproduces = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True,
-                                                    help_text="The published result this run reproduces, if any.")
+    reproduces = ReproducesField(required=False, allow_null=True, default=None,
+                                 help_text="The published result this run reproduces, if any (its id; the target's engine "
+                                           "must be the row's).")
     published_result = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True,
                                                           help_text="The catalogue row this run was published as, if any.")
     url = serializers.CharField(source="get_absolute_url", read_only=True)
@@ -135,7 +152,7 @@ class RunSerializer(serializers.ModelSerializer):
                   "command_line", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
                   "retraction_reason", "client_bound", "latency", "insight", "client_info", "server_settings_hash",
                   "regression", "trend", "repeats", "repeat_group", "clients", "round_trip", "tls"]
-        read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats")]
+        read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats", "reproduces")]
 
     def get_progress_percent(self, run) -> int | None:
         return run.progress()[0]
@@ -192,11 +209,14 @@ class ScheduleSerializer(serializers.ModelSerializer):
     keeps_failing = serializers.SerializerMethodField(help_text=(
         "true when its last RUNS_SCHEDULE_FAILING_AFTER (3) runs all failed."))
     recent_runs = serializers.SerializerMethodField(help_text="Its last runs, newest first: id and state.")
+    skips = serializers.JSONField(read_only=True, help_text=(
+        "Due times skipped because its previous run was still queued or running, newest first (at most 10): "
+        "at (ISO 8601), run (the run still going), state."))
 
     class Meta:
         model = Schedule
         fields = ["id", "name", "target", "profile", "cron", "repeats", "overrides", "enabled", "created_by", "created_at",
-                  "last_error", "keeps_failing", "recent_runs"]
+                  "last_error", "keeps_failing", "recent_runs", "skips"]
         read_only_fields = ["created_at"]
 
     def get_created_by(self, schedule) -> str | None:

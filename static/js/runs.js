@@ -5,6 +5,16 @@
 (function () {
   "use strict";
   var COLORS = ["#1f4fa0", "#c2410c", "#15803d", "#7e22ce", "#be123c", "#0e7490", "#a16207", "#4d7c0f", "#9d174d", "#334155"];
+  var MARKERS = ["circle", "triangle", "rect", "rectRot", "crossRot", "star"];
+
+  // The legend names only what was measured (pgbench has no QPS: no struck-out "QPS" entry).
+  function measured(item, data) { return data.datasets[item.datasetIndex].data.length > 0; }
+
+  // Dataset options for series number i: a colour of its own (10 colours) and a marker shape (6 shapes).
+  function colored(i, extra) {
+    var color = COLORS[i % COLORS.length];
+    return Object.assign({ borderColor: color, backgroundColor: color, pointStyle: MARKERS[Math.floor(i / COLORS.length) % MARKERS.length] }, extra || {});
+  }
 
   // Interface text from Django's JavaScript catalogue (base.html), English when it is missing.
   var gettext = window.gettext || function (s) { return s; };
@@ -24,7 +34,7 @@
       type: "line",
       data: { datasets: [] },
       options: { animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
-        interaction: { mode: "nearest", intersect: false },
+        interaction: { mode: "nearest", intersect: false }, plugins: { legend: { labels: { filter: measured } } },
         scales: {
           x: { type: "linear", title: { display: true, text: d.labelSeconds } },
           tps: { type: "linear", position: "left", beginAtZero: true, title: { display: true, text: d.labelTps } },
@@ -41,10 +51,12 @@
         chart.data.datasets.push(ds);
         return ds;
       };
-      series[step] = { server: make(d.labelServerTps, "tps"), tool: make(d.labelToolTps, "tps", { borderWidth: 1, borderDash: [6, 3] }),
-                       running: make(d.labelRunning, "count", { borderWidth: 1, borderDash: [2, 2], stepped: true }),
-                       hit: make(d.labelHit, "pct", { borderWidth: 1, borderDash: [8, 2, 2, 2] }),
-                       cpu: make(d.labelCpu, "pct", { borderWidth: 1, borderDash: [1, 3] }) };
+      var base = (step - 1) * 5;  // each series its own colour (and marker), the dash only a second cue
+      series[step] = { server: make(d.labelServerTps, "tps", colored(base)),
+                       tool: make(d.labelToolTps, "tps", colored(base + 1, { borderWidth: 1, borderDash: [6, 3] })),
+                       running: make(d.labelRunning, "count", colored(base + 2, { borderWidth: 1, borderDash: [2, 2], stepped: true })),
+                       hit: make(d.labelHit, "pct", colored(base + 3, { borderWidth: 1, borderDash: [8, 2, 2, 2] })),
+                       cpu: make(d.labelCpu, "pct", colored(base + 4, { borderWidth: 1, borderDash: [1, 3] })) };
       return series[step];
     }
     var pending = false;
@@ -106,11 +118,11 @@
       type: "line",
       data: { datasets: [] },
       options: { animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
-        interaction: { mode: "nearest", intersect: false },
+        interaction: { mode: "nearest", intersect: false }, plugins: { legend: { labels: { filter: measured } } },
         scales: {
           x: { type: "linear", title: { display: true, text: d.labelSeconds } },
           tps: { type: "linear", position: "left", beginAtZero: true, title: { display: true, text: d.labelTps } },
-          qps: { type: "linear", position: "right", beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: d.labelQps } },
+          qps: { type: "linear", position: "right", display: false, beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: d.labelQps } },
           ms: { type: "linear", position: "right", beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: d.labelP95 } }
         } }
     });
@@ -124,8 +136,12 @@
         chart.data.datasets.push(ds);
         return ds;
       };
-      series[step] = { tps: make(d.labelTps, "tps"), qps: make(d.labelQps, "qps", { borderWidth: 1, borderDash: [6, 3] }),
-                       p95: make(d.labelP95, "ms", { borderWidth: 1, borderDash: [2, 2] }) };
+      var base = (step - 1) * 3;  // TPS, QPS and p95 of a step in three colours, not one colour and three dashes
+      // QPS is a multiple of TPS (20 statements a sysbench transaction): on their own zero-based axes the two lines
+      // coincide, so each metric has its own marker too (QPS, drawn after TPS, lies over it).
+      series[step] = { tps: make(d.labelTps, "tps", colored(base, { pointStyle: "circle", pointRadius: 4 })),
+                       qps: make(d.labelQps, "qps", colored(base + 1, { borderWidth: 2, borderDash: [6, 3], pointStyle: "triangle", pointRadius: 4 })),
+                       p95: make(d.labelP95, "ms", colored(base + 2, { borderWidth: 1, borderDash: [2, 2], pointStyle: "rect", pointRadius: 3 })) };
       return series[step];
     }
     var count = document.getElementById("sample-count");
@@ -147,6 +163,8 @@
             total += 1;
           });
           chart.data.datasets.forEach(function (ds) { if (!ds.data.length) ds.hidden = true; else ds.hidden = false; });
+          // An axis only for what was measured: pgbench prints no QPS, so its runs have no QPS axis.
+          chart.options.scales.qps.display = chart.data.datasets.some(function (ds) { return ds.yAxisID === "qps" && ds.data.length; });
           if (body.results.length) chart.update();
           if (count) count.textContent = interpolate(gettext("%s samples"), [total]);
           canvas.dataset.samples = String(total);

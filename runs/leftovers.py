@@ -1,0 +1,85 @@
+"""What a run leaves on its target when its worker dies before the cleanup step: the benchmark's tables (64 x 10M
+rows with the full sysbench profile). The reconciler drops them while the run still holds its server and database
+(so no other run can have started there), then fails the run; when the target cannot be reached, the run keeps
+their names (Run.leftover_tables) and its page offers to drop them later."""
+
+from django.utils.translation import gettext as _
+
+from .access import ConnectionFailed, TargetAccess, execute, query_all
+from .models import RunState
+
+# pgbench -i -I d (the driver's cleanup) drops these; sysbench's cleanup drops sbtest1..N.
+PGBENCH_TABLES = ["pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history"]
+
+
+class Unreachable(Exception):
+    pass
+
+
+def benchmark_tables(run):
+    """The tables the run's tool creates on the target (what its cleanup step drops)."""
+    if run.profile.tool == "pgbench":
+        return list(PGBENCH_TABLES)
+    if run.profile.tool == "sysbench":
+        return [f"sbtest{i}" for i in range(1, int((run.params or {}).get("tables") or 1) + 1)]
+    return []
+
+
+def drop_tables(target, tables):
+    """DROP TABLE IF EXISTS each of them on the target, connected as every run is (runs/access.py: its password
+    and TLS, in memory only). Returns the ones that existed. Raises Unreachable with the reason (secrets masked)."""
+    access = TargetAccess.of(target)
+    mysql = target.engine == "mysql"
+    try:
+        # No statement or read timeout: dropping 64 large tables may take longer than a probe's query.
+        with access.session(application_name="perfdash-cleanup", statement_timeout=False) as conn:
+            listed = query_all(conn, "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
+                               if mysql else "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+            present = {row[0] for row in listed} & set(tables)
+            for name in tables:
+                if name in present:
+                    execute(conn, f"DROP TABLE IF EXISTS `{name}`" if mysql else f'DROP TABLE IF EXISTS "{name}"')
+    except ConnectionFailed as exc:
+        raise Unreachable(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - the driver's error while listing or dropping
+        raise Unreachable(access.clean(str(exc)).strip() or exc.__class__.__name__) from None
+    return [name for name in tables if name in present]
+
+
+def fail_dead_run(run, reason):
+    """Fail a run whose worker died, after dropping the tables its tool left on the target (it is still active,
+    so it still holds its database). Returns True when this call failed it."""
+    tables = benchmark_tables(run)
+    left = []
+    try:
+        dropped = drop_tables(run.target, tables) if tables else []
+        if dropped:
+            reason += " " + _("Its tables left on the target were dropped: %(tables)s.") % {"tables": ", ".join(dropped)}
+    except Unreachable as exc:
+        left = tables
+        reason += " " + _("Its tables may be left on the target (%(error)s): %(tables)s; the run page offers to drop "
+                          "them.") % {"error": exc, "tables": ", ".join(tables)}
+    return run.transition(RunState.FAILED, reason=reason[:5000], leftover_tables=left)
+
+
+def drop_leftovers(run):
+    """The run page's "drop them": drop the tables a dead run left (Run.leftover_tables) and forget them. Refused
+    while another run uses the same server and database (those tables are then its own). Returns the tables that
+    were still there. Raises ValidationError with the reason."""
+    from django.core.exceptions import ValidationError
+
+    from .models import Run
+
+    if not run.leftover_tables:
+        raise ValidationError(_("Run %(id)s left no tables to drop.") % {"id": run.pk})
+    busy = Run.objects.active().filter(database_key=run.target.database_key()).exclude(pk=run.pk).first()
+    if busy is not None:
+        raise ValidationError(_("Run %(other)s is using this database now (its tables are its own): try again once it "
+                                "has ended.") % {"other": busy.pk})
+    try:
+        dropped = drop_tables(run.target, run.leftover_tables)
+    except Unreachable as exc:
+        raise ValidationError(_("Cannot reach the target to drop the tables: %(error)s") % {"error": exc}) from None
+    Run.objects.filter(pk=run.pk).update(leftover_tables=[])
+    run.leftover_tables = []
+    return dropped
