@@ -12,16 +12,61 @@ def import_catalogue():
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
-    """The bundled catalogue, imported once for the session (tests that change it run in transactions)."""
+    """The bundled catalogue, imported once for the session (tests that change it run in transactions) and
+    kept in a snapshot that puts it back after a flush."""
     with django_db_blocker.unblock():
         import_catalogue()
+        catalogue_snapshot.take()
 
 
 # --- The catalogue, kept for the tests that read it --------------------------------------------------
 # A transactional test (a worker process must see its rows) ends with a flush that empties every table,
-# the imported catalogue too. The transactional tests run last (below), and a test that reads the
-# database after a flush gets the catalogue imported again first: one import per flush that matters,
-# not one per module.
+# the imported catalogue too. Before the next test that uses the database, the catalogue's tables are
+# copied back from a snapshot taken after the session's import (milliseconds; importing again takes
+# seconds): the same rows with the same ids, whatever ran before. Transactional tests run last, so
+# few tests pay even that.
+
+class CatalogueSnapshot:
+    SCHEMA = "perfdash_catalogue_snapshot"  # beside the test database's tables; Django's flush never sees it
+
+    def __init__(self):
+        self.flushed = False
+
+    def models(self):
+        from django.apps import apps
+
+        return list(apps.get_app_config("whitepaper").get_models(include_auto_created=True))
+
+    def take(self):
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP SCHEMA IF EXISTS {self.SCHEMA} CASCADE; CREATE SCHEMA {self.SCHEMA}")
+            for model in self.models():
+                table = model._meta.db_table
+                cursor.execute(f'CREATE TABLE {self.SCHEMA}."{table}" AS TABLE "{table}"')
+
+    def restore(self):
+        from django.core.management.color import no_style
+        from django.db import connection, transaction
+
+        from whitepaper.freshness import forget_stamp
+
+        models = self.models()
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL session_replication_role = replica")  # foreign keys: rows go back in any order
+            for model in models:
+                table = model._meta.db_table
+                cursor.execute(f'DELETE FROM "{table}"')
+                cursor.execute(f'INSERT INTO "{table}" SELECT * FROM {self.SCHEMA}."{table}"')
+            for statement in connection.ops.sequence_reset_sql(no_style(), models):
+                cursor.execute(statement)
+        forget_stamp()
+        self.flushed = False
+
+
+catalogue_snapshot = CatalogueSnapshot()
+
 
 def is_transactional(item):
     marker = item.get_closest_marker("django_db")
@@ -38,25 +83,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
-_catalogue = {"flushed": False}
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    """Before the test's fixtures (the `db` fixture's transaction would roll an import back)."""
-    if _catalogue["flushed"] and not is_transactional(item) and (
-            item.get_closest_marker("django_db") or {"db", "catalogue_server"} & set(item.fixturenames)):
+    """Before the test's fixtures (a non-transactional test's `db` transaction would roll the copy back)."""
+    if catalogue_snapshot.flushed and (item.get_closest_marker("django_db")
+                                       or {"db", "transactional_db", "catalogue_server"} & set(item.fixturenames)):
         from pytest_django.plugin import blocking_manager_key
 
         with item.config.stash[blocking_manager_key].unblock():
-            import_catalogue()
-        _catalogue["flushed"] = False
+            catalogue_snapshot.restore()
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item):
     if is_transactional(item):
-        _catalogue["flushed"] = True
+        catalogue_snapshot.flushed = True
 
 
 @pytest.fixture(autouse=True)
@@ -79,6 +120,12 @@ def catalogue_server(django_db_setup, django_db_blocker):
         yield live.url
         live._live_server_modified_settings.disable()
         live.stop()
+
+
+@pytest.fixture(scope="session")
+def server(catalogue_server):
+    """The read-only browser tests' site."""
+    return catalogue_server
 
 
 @pytest.fixture(scope="session")
@@ -140,13 +187,18 @@ def worker(django_db_setup, bench_users):
 PERSONA_PASSWORD = "x-Persona-pass-9431"
 
 
-def _persona_client(username, staff=False, operator=False):
+def _persona(username, staff=False, operator=False):
     from django.contrib.auth.models import Group, User
-    from django.test import Client
 
     user = User.objects.create_user(username, password=PERSONA_PASSWORD, is_staff=staff, is_superuser=staff)
     if operator:
         user.groups.add(Group.objects.get_or_create(name="benchmark operators")[0])
+    return user
+
+
+def _logged_in(user):
+    from django.test import Client
+
     client = Client()
     client.force_login(user)
     client.user = user
@@ -164,16 +216,49 @@ def anonymous(db):
 @pytest.fixture
 def customer(db):
     """Logged in, with no privileges: sees what anonymous visitors see, never cached for others."""
-    return _persona_client("carol-customer")
+    return _logged_in(_persona("carol-customer"))
 
 
 @pytest.fixture
-def operator(db):
-    """A member of the `benchmark operators` group: launches and publishes their own runs."""
-    return _persona_client("oscar-operator", operator=True)
+def operator_user(db):
+    """A member of the `benchmark operators` group: launches and publishes their own runs. (In a transactional
+    test, `db` is the transaction-less database the test asked for.)"""
+    return _persona("oscar-operator", operator=True)
 
 
 @pytest.fixture
-def staff(db):
+def operator(operator_user):
+    """The operator, logged in (a test client)."""
+    return _logged_in(operator_user)
+
+
+@pytest.fixture
+def operator_api(operator_user):
+    """The operator through the API with a token, as scripts and CI jobs call it."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=operator_user).key}")
+    return client
+
+
+@pytest.fixture
+def staff_user(db):
     """Staff (and superuser): the admin, every run, retracting."""
-    return _persona_client("stella-staff", staff=True)
+    return _persona("stella-staff", staff=True)
+
+
+@pytest.fixture
+def staff(staff_user):
+    """Staff, logged in (a test client)."""
+    return _logged_in(staff_user)
+
+
+@pytest.fixture
+def profiles(db):
+    """The bundled benchmark profiles, by slug."""
+    from runs.models import BenchmarkProfile
+
+    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    return {p.slug: p for p in BenchmarkProfile.objects.all()}

@@ -12,11 +12,6 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
 
-@pytest.fixture(scope="module")
-def server(catalogue_server):
-    return catalogue_server
-
-
 def test_docs_page_renders_the_schema_with_swagger_ui(server, page):
     failed = []
     page.on("requestfailed", lambda request: failed.append(request.url))

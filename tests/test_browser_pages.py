@@ -15,15 +15,12 @@ import pytest
 
 from whitepaper.models import PublishedResult
 
+from .browser_support import rows_on_screen
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # django_db: so the test database is set up
 
 MYSQL_2025 = "huawei-2025-10-21-mysql"
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
-
-
-@pytest.fixture(scope="module")
-def server(catalogue_server):
-    return catalogue_server
 
 
 def wait_for_charts(page):
@@ -55,10 +52,6 @@ def test_document_page_draws_one_chart_per_table_group_with_a_point_per_row(serv
     qps_max = page.evaluate("() => Math.max(...Chart.getChart(document.querySelector('figure[data-chart] canvas'))"
                             ".data.datasets.flatMap(d => d.data.map(p => p.y)))")
     assert qps_max > 15 * tps_max
-
-
-def rows_on_screen(page):
-    return page.eval_on_selector_all("#results tbody tr", "rows => rows.map(r => Number(r.dataset.result))")
 
 
 def test_explorer_filters_by_htmx_updates_the_url_and_reload_gives_the_same_rows(server, page):

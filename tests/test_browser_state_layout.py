@@ -10,16 +10,9 @@ import pytest
 
 from whitepaper.models import PublishedResult
 
+from .browser_support import rows_on_screen
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
-
-
-@pytest.fixture(scope="module")
-def server(catalogue_server):
-    return catalogue_server
-
-
-def rows_on_screen(page):
-    return page.eval_on_selector_all("#results tbody tr", "rows => rows.map(r => Number(r.dataset.result))")
 
 
 def settled(page):

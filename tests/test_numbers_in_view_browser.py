@@ -59,11 +59,6 @@ LEGENDS = """() => [...document.querySelectorAll('figure[data-chart]')].filter(f
 })"""
 
 
-@pytest.fixture(scope="module")
-def server(catalogue_server):
-    return catalogue_server
-
-
 def customer_pages():
     return (["/explore/", SIZING, SIZING_PPAS, COMPARE, COMPARE_LINES, EDITION_DIFF, "/engines/sqlserver/2014/",
              "/engines/postgresql/10/"]

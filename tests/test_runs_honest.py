@@ -4,21 +4,14 @@ that cannot be published, the summary's latency line, a bad `reproduces` id (23.
 the runs here is what the worker writes (runs/insight.py), with the numbers the issue reports."""
 
 import pytest
-from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from runs.models import BenchmarkProfile, Run, RunState, Target
+from runs.models import Run, RunState, Target
 from whitepaper.models import PublishedResult
 
 from .runs_support import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def profiles():
-    call_command("seed_profiles", stdout=open("/dev/null", "w"))
-    return {p.slug: p for p in BenchmarkProfile.objects.all()}
 
 
 @pytest.fixture
@@ -31,11 +24,6 @@ def targets():
         t.save()
         made[engine] = t
     return made
-
-
-@pytest.fixture
-def operator():
-    return make_user("honest-op", operator=True)
 
 
 def step(index, threads, server_tps, tool_tps, latency=None):
@@ -52,10 +40,10 @@ def succeeded(target, profile, user, steps, tps):
 
 
 # --- 23.3 -------------------------------------------------------------------------------------------------
-def test_it_says_the_server_saw_other_load_on_the_run_page_the_export_and_the_publish_confirmation(client, operator, targets, profiles):
+def test_it_says_the_server_saw_other_load_on_the_run_page_the_export_and_the_publish_confirmation(client, operator_user, targets, profiles):
     # The issue's run: the server counted 1,944.56 TPS while pgbench counted 187.13 (another client on the database).
-    run = succeeded(targets["postgresql"], profiles["pgbench-tpcb-quick"], operator, [step(1, 8, 1944.56, 187.13)], 187.13)
-    client.force_login(operator)
+    run = succeeded(targets["postgresql"], profiles["pgbench-tpcb-quick"], operator_user, [step(1, 8, 1944.56, 187.13)], 187.13)
+    client.force_login(operator_user)
     page = client.get(f"/runs/{run.pk}/").content.decode()
     assert 'id="run-other-load"' in page and "The server saw other load" in page
     assert "server 1944.56 TPS against the tool's 187.13 (1039.1 %)" in page  # 100 x 1944.56 / 187.13 = 1039.1
@@ -69,10 +57,10 @@ def test_it_says_the_server_saw_other_load_on_the_run_page_the_export_and_the_pu
     assert 'id="publish-other-load"' in confirm and 'name="acknowledge_other_load"' in confirm
 
 
-def test_publishing_a_run_that_saw_other_load_needs_an_acknowledgement_kept_on_the_run(client, operator, targets, profiles):
+def test_publishing_a_run_that_saw_other_load_needs_an_acknowledgement_kept_on_the_run(client, operator_user, targets, profiles):
     # The issue's MariaDB run at 170 % (server-wide counters, another session running).
-    run = succeeded(targets["mysql"], profiles["sysbench-oltp-rw-mysql-quick"], operator, [step(1, 2, 340.0, 200.0)], 200.0)
-    client.force_login(operator)
+    run = succeeded(targets["mysql"], profiles["sysbench-oltp-rw-mysql-quick"], operator_user, [step(1, 2, 340.0, 200.0)], 200.0)
+    client.force_login(operator_user)
     refused = client.post(f"/runs/{run.pk}/publish/")
     assert refused.status_code == 400 and 'id="acknowledge-error"' in refused.content.decode()
     run.refresh_from_db()
@@ -81,17 +69,17 @@ def test_publishing_a_run_that_saw_other_load_needs_an_acknowledgement_kept_on_t
     assert client.post(f"/runs/{run.pk}/publish/", {"acknowledge_other_load": "on"}).status_code == 302
     run.refresh_from_db()
     assert run.published_result is not None
-    assert run.other_load_acknowledged_by == operator and run.other_load_acknowledged_at is not None
+    assert run.other_load_acknowledged_by == operator_user and run.other_load_acknowledged_at is not None
     page = client.get(f"/runs/{run.pk}/").content.decode()
-    assert "Published anyway: honest-op acknowledged it on" in page
-    assert client.get(f"/runs/{run.pk}/export.json").json()["other_load"]["acknowledged_by"] == "honest-op"
+    assert f"Published anyway: {operator_user.username} acknowledged it on" in page
+    assert client.get(f"/runs/{run.pk}/export.json").json()["other_load"]["acknowledged_by"] == operator_user.username
 
 
-def test_a_run_within_the_tolerance_says_nothing_and_publishes_without_acknowledgement(client, operator, targets, profiles):
+def test_a_run_within_the_tolerance_says_nothing_and_publishes_without_acknowledgement(client, operator_user, targets, profiles):
     # Alone, server and tool agree within 0.2 % (README); 109 % is still inside the stated 10 %.
-    run = succeeded(targets["postgresql"], profiles["pgbench-tpcb-quick"], operator,
+    run = succeeded(targets["postgresql"], profiles["pgbench-tpcb-quick"], operator_user,
                     [step(1, 2, 300.6, 300.0), step(2, 4, 545.0, 500.0)], 500.0)
-    client.force_login(operator)
+    client.force_login(operator_user)
     assert "The server saw other load" not in client.get(f"/runs/{run.pk}/").content.decode()
     assert "acknowledge_other_load" not in client.get(f"/runs/{run.pk}/publish/").content.decode()
     assert client.post(f"/runs/{run.pk}/publish/").status_code == 302
@@ -101,10 +89,10 @@ def test_a_run_within_the_tolerance_says_nothing_and_publishes_without_acknowled
 
 # --- 23.8 -------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("state", [RunState.FAILED, RunState.CANCELLED, RunState.RUNNING])
-def test_no_publish_confirmation_for_a_run_that_cannot_be_published(client, operator, targets, profiles, state):
-    run = Run.objects.create(target=targets["postgresql"], profile=profiles["pgbench-tpcb-quick"], params={}, requested_by=operator,
+def test_no_publish_confirmation_for_a_run_that_cannot_be_published(client, operator_user, targets, profiles, state):
+    run = Run.objects.create(target=targets["postgresql"], profile=profiles["pgbench-tpcb-quick"], params={}, requested_by=operator_user,
                              state=state, reason="run failed: connection refused")
-    client.force_login(operator)
+    client.force_login(operator_user)
     response = client.get(f"/runs/{run.pk}/publish/", follow=True)
     html = response.content.decode()
     assert response.redirect_chain == [(f"/runs/{run.pk}/", 302)]
@@ -113,12 +101,12 @@ def test_no_publish_confirmation_for_a_run_that_cannot_be_published(client, oper
     assert Run.objects.get(pk=run.pk).published_result is None
 
 
-def test_the_pgbench_summary_shows_p95_and_max_from_its_latency_table(client, operator, targets, profiles):
+def test_the_pgbench_summary_shows_p95_and_max_from_its_latency_table(client, operator_user, targets, profiles):
     # pgbench's final report prints only "latency average"; the per-transaction log gave the latency table its p95 and max.
     latency = {"p50_ms": 0.811, "p95_ms": 1.702, "p99_ms": 2.9, "max_ms": 14.215, "count": 5203, "method": "pgbench -l"}
-    run = succeeded(targets["postgresql"], profiles["pgbench-tpcb-quick"], operator, [step(1, 2, 520.3, 520.3, latency)], 520.3)
+    run = succeeded(targets["postgresql"], profiles["pgbench-tpcb-quick"], operator_user, [step(1, 2, 520.3, 520.3, latency)], 520.3)
     Run.objects.filter(pk=run.pk).update(summary={**run.summary, "latency_avg_ms": 0.923})
-    client.force_login(operator)
+    client.force_login(operator_user)
     page = client.get(f"/runs/{run.pk}/").content.decode()
     line = page.split('id="summary-latency"')[1].split("</tr>")[0]
     assert "— / 0.923 / 14.215 / 1.702" in line and "from the latency table: pgbench -l" in line
@@ -126,24 +114,24 @@ def test_the_pgbench_summary_shows_p95_and_max_from_its_latency_table(client, op
 
 @pytest.mark.parametrize("value,message", [("abc", "must be the id of a published result"), ("２", "must be the id of a published result"),
                                            ("99999999", "No published result has the id 99999999")])
-def test_a_bad_reproduces_id_is_a_clear_error_on_the_form_and_the_api(client, operator, targets, profiles, value, message):
-    client.force_login(operator)
+def test_a_bad_reproduces_id_is_a_clear_error_on_the_form_and_the_api(client, operator_user, targets, profiles, value, message):
+    client.force_login(operator_user)
     shown = client.get("/runs/new/", {"reproduce": value})
     assert shown.status_code == 400 and message in shown.content.decode() and 'id="reproduce-error"' in shown.content.decode()
     posted = client.post("/runs/new/", {"target": targets["postgresql"].pk, "profile": profiles["pgbench-tpcb-quick"].pk,
                                         "reproduces": value, "repeats": "1"})
     assert posted.status_code == 400 and message in posted.content.decode()
     api = APIClient()
-    api.force_authenticate(operator)
+    api.force_authenticate(operator_user)
     response = api.post("/api/v1/runs/", {"target": targets["postgresql"].pk, "profile": "pgbench-tpcb-quick",
                                           "reproduces": value}, format="json")
     assert response.status_code == 400 and message in response.json()["errors"]["reproduces"][0]
     assert not Run.objects.exists()
 
 
-def test_the_api_takes_a_reproduces_id_of_the_targets_engine(operator, targets, profiles):
+def test_the_api_takes_a_reproduces_id_of_the_targets_engine(operator_user, targets, profiles):
     api = APIClient()
-    api.force_authenticate(operator)
+    api.force_authenticate(operator_user)
     mysql_row = PublishedResult.objects.filter(engine_version__engine__slug="mysql").first()
     wrong = api.post("/api/v1/runs/", {"target": targets["postgresql"].pk, "profile": "pgbench-tpcb-quick",
                                        "reproduces": mysql_row.pk}, format="json")
@@ -244,7 +232,7 @@ def dead_run(target, profile, user, settings, **overrides):
 PGBENCH_TABLES = ["pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history"]
 
 
-def test_the_reconciler_drops_the_tables_a_dead_worker_left_on_the_target(bench_users, operator, profiles, settings):
+def test_the_reconciler_drops_the_tables_a_dead_worker_left_on_the_target(bench_users, operator_user, profiles, settings):
     import os
     import subprocess
 
@@ -259,7 +247,7 @@ def test_the_reconciler_drops_the_tables_a_dead_worker_left_on_the_target(bench_
     subprocess.run(["pgbench", "-i", "-s", "1", "-q", "-h", "127.0.0.1", "-p", "5432", "-U", DB_USER, PG_DB],
                    env={**os.environ, "PGPASSWORD": PASSWORD}, check=True, capture_output=True)
     assert pg_tables(PGBENCH_TABLES) == sorted(PGBENCH_TABLES)
-    run = dead_run(target, profiles["pgbench-ro-quick"], operator, settings)
+    run = dead_run(target, profiles["pgbench-ro-quick"], operator_user, settings)
     assert reconcile_runs() == [run.pk]
     run.refresh_from_db()
     assert run.state == RunState.FAILED and "stopped reporting" in run.reason
@@ -268,7 +256,7 @@ def test_the_reconciler_drops_the_tables_a_dead_worker_left_on_the_target(bench_
     assert PASSWORD not in run.reason
 
 
-def test_an_unreachable_target_keeps_what_was_left_and_the_run_page_drops_it_later(bench_users, client, operator, profiles, settings):
+def test_an_unreachable_target_keeps_what_was_left_and_the_run_page_drops_it_later(bench_users, client, operator_user, profiles, settings):
     import pymysql
 
     from runs.tasks import reconcile_runs
@@ -278,12 +266,12 @@ def test_an_unreachable_target_keeps_what_was_left_and_the_run_page_drops_it_lat
     target = Target(name="left-maria", engine="mysql", host="127.0.0.1", port=1, database=MYSQL_DB, user=DB_USER)
     target.set_password(PASSWORD)
     target.save()
-    run = dead_run(target, profiles["sysbench-oltp-rw-mysql-quick"], operator, settings, tables=2)
+    run = dead_run(target, profiles["sysbench-oltp-rw-mysql-quick"], operator_user, settings, tables=2)
     assert reconcile_runs() == [run.pk]
     run.refresh_from_db()
     assert run.state == RunState.FAILED and run.leftover_tables == ["sbtest1", "sbtest2"]
     assert "may be left on the target" in run.reason and "sbtest1, sbtest2; the run page offers to drop them" in run.reason
-    client.force_login(operator)
+    client.force_login(operator_user)
     page = client.get(f"/runs/{run.pk}/").content.decode()
     assert 'id="run-leftovers"' in page and "sbtest1, sbtest2 may be left on it" in page and 'id="drop-leftovers"' in page
     # The target is reachable again (its port fixed) and the tables are there.
@@ -295,7 +283,7 @@ def test_an_unreachable_target_keeps_what_was_left_and_the_run_page_drops_it_lat
             cur.execute(f"CREATE TABLE IF NOT EXISTS {name} (id INT PRIMARY KEY)")
     conn.close()
     # Not while another run uses that database: the tables would be its own.
-    other = Run.objects.create(target=target, profile=profiles["sysbench-oltp-rw-mysql-quick"], params={}, requested_by=operator)
+    other = Run.objects.create(target=target, profile=profiles["sysbench-oltp-rw-mysql-quick"], params={}, requested_by=operator_user)
     assert other.claim("celery@x", 1, "h", 1)
     answer = client.post(f"/runs/{run.pk}/drop-leftovers/", follow=True).content.decode()
     assert f"Run {other.pk} is using this database now" in answer and mysql_tables(["sbtest1", "sbtest2"]) == ["sbtest1", "sbtest2"]

@@ -18,28 +18,14 @@ import time
 import psycopg
 import pymysql
 import pytest
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from runs.models import RunState
 
 from .runs_support import (
-    PASSWORD, PG_DB, make_targets, make_user, wait_final,
+    PASSWORD, PG_DB, make_targets, wait_final,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def operator(committed):
-    return make_user("insight-operator", operator=True)
-
-
-@pytest.fixture
-def api(operator):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=operator).key}")
-    return client
 
 
 @pytest.fixture
@@ -47,8 +33,8 @@ def targets(committed):
     return make_targets()
 
 
-def run_to_end(api, target, profile, **overrides):
-    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": overrides}, format="json")
+def run_to_end(operator_api, target, profile, **overrides):
+    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": overrides}, format="json")
     assert response.status_code == 201, response.content
     run = wait_final(response.json()["id"], timeout=120)
     assert run.state == RunState.SUCCEEDED, run.reason
@@ -116,12 +102,12 @@ def mysql_commits():
     return value
 
 
-def test_sysbench_on_mariadb_latency_server_evidence_and_settings(worker, api, targets):
+def test_sysbench_on_mariadb_latency_server_evidence_and_settings(worker, operator_api, targets):
     # MariaDB's counters are server-wide: other work on this shared server adds its commits. The test counts
     # Com_commit itself around the run: alone, the server's TPS is the tool's within 5 %; with others
     # committing meanwhile, the server counted at least the tool's transactions (it never counts fewer).
     before = mysql_commits()
-    run = run_to_end(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=5, threads=2)
+    run = run_to_end(operator_api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=5, threads=2)
     transactions = report(run.log, r"^\s*transactions:\s+(\d+)", int)[0]
     delta = mysql_commits() - before
     assert delta >= transactions, (delta, transactions)
@@ -151,8 +137,8 @@ def test_sysbench_on_mariadb_latency_server_evidence_and_settings(worker, api, t
     assert PASSWORD not in json.dumps(run.server_settings) and PASSWORD not in run.log
 
 
-def test_sysbench_on_postgresql_latency_and_server_tps(worker, api, targets):
-    run = run_to_end(api, targets["postgresql"], "sysbench-oltp-rw-postgresql-quick", duration_s=5, threads=2)
+def test_sysbench_on_postgresql_latency_and_server_tps(worker, operator_api, targets):
+    run = run_to_end(operator_api, targets["postgresql"], "sysbench-oltp-rw-postgresql-quick", duration_s=5, threads=2)
     assert_sysbench_latency_is_the_tools(run)
     assert_agreement(run)
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres") as pg:
@@ -164,10 +150,10 @@ def test_sysbench_on_postgresql_latency_and_server_tps(worker, api, targets):
     assert running and all(r is not None and 0 <= r <= 2 for r in running), running
 
 
-def test_pgbench_latency_log_agrees_with_its_report(worker, api, targets):
+def test_pgbench_latency_log_agrees_with_its_report(worker, operator_api, targets):
     # rw.sql waits for its commits: 2 clients x ~1,000 TPS assumed is within the 4,000 lines a second the
     # log may cost, so every transaction is logged and the log's count, mean and stddev are the report's.
-    run = run_to_end(api, targets["postgresql"], "pgbench-rw-quick", duration_s=4, threads=2)
+    run = run_to_end(operator_api, targets["postgresql"], "pgbench-rw-quick", duration_s=4, threads=2)
     lat = run.insight["steps"][0]["latency"]
     assert lat["sampling_rate"] == 1.0 and "--sampling-rate=1" in run.command_line
     assert lat["count"] == report(run.log, r"^number of transactions actually processed:\s*(\d+)", int)[0]
@@ -186,10 +172,10 @@ def test_pgbench_latency_log_agrees_with_its_report(worker, api, targets):
     assert not left()
 
 
-def test_pgbench_select_only_log_is_sampled_and_still_agrees(worker, api, targets):
+def test_pgbench_select_only_log_is_sampled_and_still_agrees(worker, operator_api, targets):
     # ro.sql runs ~30,000 TPS a client here: by hand, 4,000 lines a second / (2 clients x 30,000) = 0.0667,
     # printed to 2 significant digits.
-    run = run_to_end(api, targets["postgresql"], "pgbench-ro-quick", duration_s=4, threads=2)
+    run = run_to_end(operator_api, targets["postgresql"], "pgbench-ro-quick", duration_s=4, threads=2)
     lat = run.insight["steps"][0]["latency"]
     assert lat["sampling_rate"] == 0.067 and "--sampling-rate=0.067" in run.command_line
     assert lat["method"] == "pgbench -l --sampling-rate=0.067"
@@ -218,14 +204,14 @@ def host_busy_fractions(stop, out):
         prev = now
 
 
-def test_a_client_starved_of_cpu_is_flagged_and_a_normal_one_follows_the_evidence(worker, api, targets, client, operator):
+def test_a_client_starved_of_cpu_is_flagged_and_a_normal_one_follows_the_evidence(worker, operator_api, targets, client, operator_user):
     # Busy processes beside the worker: twice as many as the host has cores, for the whole run.
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count())]
     stop, seen = threading.Event(), []
     watcher = threading.Thread(target=host_busy_fractions, args=(stop, seen), daemon=True)
     watcher.start()
     try:
-        starved = run_to_end(api, targets["postgresql"], "pgbench-ro-quick", duration_s=5, threads=1)
+        starved = run_to_end(operator_api, targets["postgresql"], "pgbench-ro-quick", duration_s=5, threads=1)
     finally:
         stop.set()
         for hog in hogs:
@@ -234,8 +220,8 @@ def test_a_client_starved_of_cpu_is_flagged_and_a_normal_one_follows_the_evidenc
     assert sum(1 for b in seen if b > 90) > len(seen) / 2, seen  # the test's own evidence: the host was saturated
     assert starved.client_bound is True
     assert starved.insight["steps"][0]["client"]["bound"] is True
-    assert api.get(f"/api/v1/runs/{starved.pk}/").json()["client_bound"] is True
-    client.force_login(operator)
+    assert operator_api.get(f"/api/v1/runs/{starved.pk}/").json()["client_bound"] is True
+    client.force_login(operator_user)
     html = client.get(f"/runs/{starved.pk}/").content.decode()
     assert "client-bound: the result may understate the target" in html
 
@@ -248,7 +234,7 @@ def test_a_client_starved_of_cpu_is_flagged_and_a_normal_one_follows_the_evidenc
     watcher = threading.Thread(target=host_busy_fractions, args=(stop, seen), daemon=True)
     watcher.start()
     try:
-        normal = run_to_end(api, targets["postgresql"], "pgbench-ro-quick", duration_s=5, threads=1)
+        normal = run_to_end(operator_api, targets["postgresql"], "pgbench-ro-quick", duration_s=5, threads=1)
     finally:
         stop.set()
     busy_by_test = sum(1 for b in seen if b > 90) / max(1, len(seen))
@@ -265,13 +251,13 @@ def test_a_client_starved_of_cpu_is_flagged_and_a_normal_one_follows_the_evidenc
 
 
 # --- fingerprint and export ------------------------------------------------------------------------
-def test_the_exported_run_is_self_describing(worker, api, targets, client, operator):
-    run = run_to_end(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=3, thread_sweep=[1, 2])
-    body = api.get(f"/api/v1/runs/{run.pk}/export/")
+def test_the_exported_run_is_self_describing(worker, operator_api, targets, client, operator_user):
+    run = run_to_end(operator_api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=3, thread_sweep=[1, 2])
+    body = operator_api.get(f"/api/v1/runs/{run.pk}/export/")
     assert body.status_code == 200 and body["Content-Type"].startswith("application/json")
     assert f'run-{run.pk}.json' in body["Content-Disposition"]
     record = body.json()
-    client.force_login(operator)
+    client.force_login(operator_user)
     page = client.get(f"/runs/{run.pk}/export.json")
     assert page.status_code == 200
     assert {k: v for k, v in json.loads(page.content).items() if k != "exported_at"} == {
@@ -297,7 +283,7 @@ def test_the_exported_run_is_self_describing(worker, api, targets, client, opera
     assert len(record["samples"]) == run.samples.count() and len(record["server_samples"]) == run.server_samples.count()
     assert record["summary"]["tps"] == max(report(run.log, r"^\s*transactions:\s+\d+\s+\(([\d.]+) per sec\.\)"))
     # The samples as CSV, tool and server rows, one header.
-    for response in (client.get(f"/runs/{run.pk}/samples.csv"), api.get(f"/api/v1/runs/{run.pk}/samples-csv/")):
+    for response in (client.get(f"/runs/{run.pk}/samples.csv"), operator_api.get(f"/api/v1/runs/{run.pk}/samples-csv/")):
         assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
         rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode()
                                                if response.streaming else response.content.decode())))
@@ -307,14 +293,14 @@ def test_the_exported_run_is_self_describing(worker, api, targets, client, opera
         assert float(first_tool["tps"]) == run.samples.first().tps
 
 
-def test_losing_the_probe_connection_never_fails_the_run(worker, api, targets):
+def test_losing_the_probe_connection_never_fails_the_run(worker, operator_api, targets):
     """The server ends the probe's connection mid-step: sampling stops (said in the log), the run goes on
     and succeeds with the tool's own report."""
     from runs.models import Run
 
     from .runs_support import wait_for
 
-    response = api.post("/api/v1/runs/", {"target": targets["postgresql"].pk, "profile": "pgbench-ro-quick",
+    response = operator_api.post("/api/v1/runs/", {"target": targets["postgresql"].pk, "profile": "pgbench-ro-quick",
                                           "overrides": {"duration_s": 6, "threads": 1}}, format="json")
     run_id = response.json()["id"]
     wait_for(lambda: Run.objects.get(pk=run_id).server_samples.count() >= 2, timeout=60, message="two server samples")

@@ -14,14 +14,12 @@ import time
 from datetime import datetime
 
 import pytest
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from runs.forms import profile_initial
 from runs.models import BenchmarkProfile, ClientSample, ClientState, Run, RunClient, RunState, Target
 
 from .runs_support import (
-    PASSWORD, make_targets, make_user, purge_queues, run_processes, start_worker, stop_worker, wait_final,
+    PASSWORD, make_targets, purge_queues, run_processes, start_worker, stop_worker, wait_final,
     wait_for, worker_env,
 )
 
@@ -57,18 +55,6 @@ def clients_workers(django_db_setup, bench_users):
 
 
 @pytest.fixture
-def operator(committed):
-    return make_user("multi-operator", operator=True)
-
-
-@pytest.fixture
-def api(operator):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=operator).key}")
-    return client
-
-
-@pytest.fixture
 def target(committed):
     mariadb = make_targets()["mysql"]
     mariadb.queue = QUEUE
@@ -76,8 +62,8 @@ def target(committed):
     return mariadb
 
 
-def launch(api, target, **overrides):
-    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
+def launch(operator_api, target, **overrides):
+    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
                                           "overrides": overrides}, format="json")
     assert response.status_code == 201, response.content
     return response.json()["id"]
@@ -101,8 +87,8 @@ def both_running(run_id):
 
 
 @pytest.mark.browser
-def test_two_clients_drive_one_run(clients_workers, api, target, client, operator, live_server, browser):
-    run_id = launch(api, target, threads=4, duration_s=4, client_hosts=2)
+def test_two_clients_drive_one_run(clients_workers, operator_api, target, client, operator_user, live_server, browser):
+    run_id = launch(operator_api, target, threads=4, duration_s=4, client_hosts=2)
     run = wait_final(run_id, timeout=120)
     assert run.state == RunState.SUCCEEDED, run.reason
     one, two = RunClient.objects.filter(run=run).order_by("index")
@@ -141,12 +127,12 @@ def test_two_clients_drive_one_run(clients_workers, api, target, client, operato
     assert run.insight["latency"]["p95_ms"] == round(value, 2) == run.summary["latency_p95_ms"]
     assert [c["host"] for c in run.insight["steps"][0]["clients"]] == [one.host, two.host]
     # Shown through the API and on the run page.
-    body = api.get(f"/api/v1/runs/{run.pk}/").json()
+    body = operator_api.get(f"/api/v1/runs/{run.pk}/").json()
     assert [c["host"] for c in body["clients"]] == [one.host, two.host]
-    record = api.get(f"/api/v1/runs/{run.pk}/export/").json()
+    record = operator_api.get(f"/api/v1/runs/{run.pk}/export/").json()
     assert [len(c["samples"]) for c in record["clients"]] == [one.samples.count(), two.samples.count()]
     assert PASSWORD not in json.dumps(record)
-    client.force_login(operator)
+    client.force_login(operator_user)
     html = client.get(f"/runs/{run.pk}/").content.decode()
     assert "client-a" in html and "client-b" in html and "Client hosts" in html
     assert not run_processes(run.pk)
@@ -165,14 +151,14 @@ def test_two_clients_drive_one_run(clients_workers, api, target, client, operato
             context.close()
 
 
-def test_more_client_hosts_than_workers_on_the_pool_are_refused_at_launch_naming_the_count(clients_workers, api, target, client, operator):
+def test_more_client_hosts_than_workers_on_the_pool_are_refused_at_launch_naming_the_count(clients_workers, operator_api, target, client, operator_user):
     # Issue 23.7: three client hosts asked of a pool two workers consume; before, accepted and failed 120 s later.
     message = f'client_hosts (3) is more than the benchmark workers consuming queue "{QUEUE}" now (2)'
-    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
+    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
                                           "overrides": {"threads": 3, "client_hosts": 3}}, format="json")
     assert response.status_code == 400 and list(response.json()["errors"]) == ["client_hosts"], response.content
     assert message in response.json()["errors"]["client_hosts"][0]
-    client.force_login(operator)
+    client.force_login(operator_user)
     profile = BenchmarkProfile.objects.get(slug="sysbench-oltp-rw-mysql-quick")
     form = {"target": target.pk, "profile": profile.pk, "repeats": "1", **profile_initial(profile), "threads": "3", "client_hosts": "3"}
     page = client.post("/runs/new/", {k: v for k, v in form.items() if v is not None})
@@ -180,28 +166,28 @@ def test_more_client_hosts_than_workers_on_the_pool_are_refused_at_launch_naming
     assert not Run.objects.exists()
 
 
-def test_a_client_that_never_arrives_fails_the_run(clients_workers, api, target):
+def test_a_client_that_never_arrives_fails_the_run(clients_workers, operator_api, target):
     # Two workers consume the pool, so two client hosts are accepted; one worker is busy with another target's run,
     # so client 2 finds no free worker and never arrives.
     busy_target = Target.objects.get(engine="postgresql")  # made with the MariaDB target
     busy_target.queue = QUEUE
     busy_target.save()
-    busy = api.post("/api/v1/runs/", {"target": busy_target.pk, "profile": "pgbench-ro-quick", "overrides": {"duration_s": 60}},
+    busy = operator_api.post("/api/v1/runs/", {"target": busy_target.pk, "profile": "pgbench-ro-quick", "overrides": {"duration_s": 60}},
                     format="json").json()["id"]
     wait_for(lambda: Run.objects.get(pk=busy).state == RunState.RUNNING, timeout=60, message="the other run to occupy a worker")
-    run_id = launch(api, target, threads=2, duration_s=3, client_hosts=2)
+    run_id = launch(operator_api, target, threads=2, duration_s=3, client_hosts=2)
     run = wait_final(run_id, timeout=120)
     assert run.state == RunState.FAILED
     assert "Client(s) 2 of 2 did not reach the start of run step 1 within 8 s" in run.reason, run.reason
     states = dict(RunClient.objects.filter(run=run).values_list("index", "state"))
     assert states[2] == ClientState.STOPPED and states[1] in (ClientState.STOPPED, ClientState.FAILED)
     assert not run.samples.exists() and not run_processes(run_id)
-    assert api.post(f"/api/v1/runs/{busy}/cancel/").status_code == 202
+    assert operator_api.post(f"/api/v1/runs/{busy}/cancel/").status_code == 202
     wait_final(busy, timeout=60)
 
 
-def test_a_killed_client_fails_the_run_and_stops_the_other(clients_workers, api, target):
-    run_id = launch(api, target, threads=2, duration_s=30, client_hosts=2)
+def test_a_killed_client_fails_the_run_and_stops_the_other(clients_workers, operator_api, target):
+    run_id = launch(operator_api, target, threads=2, duration_s=30, client_hosts=2)
     wait_for(lambda: both_running(run_id), timeout=90, message="both clients to report")
     victim = RunClient.objects.get(run_id=run_id, index=2)
     proc = clients_workers[victim.host]
@@ -218,11 +204,11 @@ def test_a_killed_client_fails_the_run_and_stops_the_other(clients_workers, api,
     wait_for(lambda: not run_processes(run_id), timeout=10, message="no sysbench left")
 
 
-def test_cancel_stops_every_client(clients_workers, api, target):
-    run_id = launch(api, target, threads=2, duration_s=30, client_hosts=2)
+def test_cancel_stops_every_client(clients_workers, operator_api, target):
+    run_id = launch(operator_api, target, threads=2, duration_s=30, client_hosts=2)
     wait_for(lambda: both_running(run_id), timeout=90, message="both clients to report")
     asked = time.monotonic()
-    assert api.post(f"/api/v1/runs/{run_id}/cancel/").status_code == 202
+    assert operator_api.post(f"/api/v1/runs/{run_id}/cancel/").status_code == 202
     run = wait_final(run_id, timeout=60)
     assert run.state == RunState.CANCELLED and time.monotonic() - asked < 20
     assert run.reason.startswith("Cancelled while running step 1 of 1 (2 threads)"), run.reason  # the run's threads

@@ -5,15 +5,14 @@ the form and the API (one error shape). Expected values are worked out by hand i
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from django.core.management import call_command
 from django.test import override_settings
 from rest_framework.test import APIClient
 
 from runs.clients import merge_reports, sum_by_time
-from runs.models import BenchmarkProfile, Run, Target
+from runs.models import Run, Target
 from runs.params import client_params
 
-from .runs_support import PASSWORD, make_user
+from .runs_support import PASSWORD
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 11, 23, 12, 0, 0, tzinfo=timezone.utc)
@@ -72,22 +71,11 @@ def test_it_merges_the_final_reports_and_reads_percentiles_from_the_merged_histo
 
 
 @pytest.fixture
-def profiles():
-    call_command("seed_profiles", stdout=open("/dev/null", "w"))
-    return {p.slug: p for p in BenchmarkProfile.objects.all()}
-
-
-@pytest.fixture
 def target():
     t = Target(name="maria", engine="mysql", host="127.0.0.1", port=3306, database="sbtest", user="bench", queue="zone-b")
     t.set_password(PASSWORD)
     t.save()
     return t
-
-
-@pytest.fixture
-def operator():
-    return make_user("multi-op", operator=True)
 
 
 @override_settings(RUNS_MAX_CLIENT_HOSTS=4, RUNS_POOL_CLIENT_HOSTS={"zone-b": 2})
@@ -98,16 +86,16 @@ def operator():
     ({"client_hosts": 0}, "client_hosts must be between 1 and 64, got 0."),
     ({"client_hosts": "two"}, "client_hosts must be a whole number"),
 ])
-def test_it_refuses_more_client_hosts_than_the_pool_or_the_threads_allow(operator, target, profiles, client, overrides, message):
+def test_it_refuses_more_client_hosts_than_the_pool_or_the_threads_allow(operator_user, target, profiles, client, overrides, message):
     api = APIClient()
-    api.force_authenticate(operator)
+    api.force_authenticate(operator_user)
     response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick", "overrides": overrides},
                         format="json")
     assert response.status_code == 400, response.content
     body = response.json()
     assert body["code"] == "invalid" and list(body["errors"]) == ["client_hosts"], body
     assert message in body["errors"]["client_hosts"][0]
-    client.force_login(operator)
+    client.force_login(operator_user)
     form = {"target": target.pk, "profile": profiles["sysbench-oltp-rw-mysql-quick"].pk,
             **{k: ",".join(map(str, v)) if isinstance(v, list) else v for k, v in overrides.items()}}
     page = client.post("/runs/new/", form)
@@ -116,9 +104,9 @@ def test_it_refuses_more_client_hosts_than_the_pool_or_the_threads_allow(operato
 
 
 @override_settings(RUNS_POOL_CLIENT_HOSTS={"zone-b": 2})
-def test_it_keeps_a_one_client_run_as_it_was_and_records_more(operator, target, profiles):
+def test_it_keeps_a_one_client_run_as_it_was_and_records_more(operator_user, target, profiles):
     api = APIClient()
-    api.force_authenticate(operator)
+    api.force_authenticate(operator_user)
     one = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick"}, format="json").json()
     two = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
                                      "overrides": {"client_hosts": 2, "threads": 4}}, format="json")

@@ -12,13 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from runs.models import Run, RunState, Target
 
 from .runs_support import (
-    make_user, purge_queues, start_worker, stop_worker, tool_processes,
+    purge_queues, start_worker, stop_worker, tool_processes,
     wait_final, wait_for,
 )
 from .tls_servers import DATABASE, MARIADB_PORT, PASSWORD, PG_PORT, USER, TLSServers
@@ -55,18 +54,6 @@ def tls_worker(django_db_setup, bench_users, servers, worker_tmp):
     purge_queues()
 
 
-@pytest.fixture
-def operator(committed):
-    return make_user("tls-operator", operator=True)
-
-
-@pytest.fixture
-def api(operator):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=operator).key}")
-    return client
-
-
 def make_target(servers, engine, name, host="localhost", mode="verify-full", ca=None, client_cert=True):
     target = Target(name=name, engine=engine, host=host, port=MARIADB_PORT if engine == "mysql" else PG_PORT,
                     database=DATABASE, user=USER, tls_mode=mode, tls_ca=servers.ca_pem if ca is None else ca,
@@ -79,8 +66,8 @@ def make_target(servers, engine, name, host="localhost", mode="verify-full", ca=
     return target
 
 
-def launch(api, target, profile, **overrides):
-    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": overrides}, format="json")
+def launch(operator_api, target, profile, **overrides):
+    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": overrides}, format="json")
     assert response.status_code == 201, response.content
     return response.json()["id"]
 
@@ -104,8 +91,8 @@ def assert_no_secret(servers, *texts):
 
 
 # --- the target form: TLS material validated on save ----------------------------------------------------
-def test_it_refuses_a_private_key_pasted_as_the_ca_certificate(servers, client, operator):
-    client.force_login(operator)
+def test_it_refuses_a_private_key_pasted_as_the_ca_certificate(servers, client, operator_user):
+    client.force_login(operator_user)
     form = {"name": "tls-form", "engine": "postgresql", "host": "localhost", "port": PG_PORT, "database": DATABASE,
             "user": USER, "password": PASSWORD, "tls_mode": "verify-full", "queue": QUEUE}
     response = client.post("/runs/targets/new/", {**form, "tls_ca": servers.client_key_pem})
@@ -134,18 +121,18 @@ def test_it_refuses_a_private_key_pasted_as_the_ca_certificate(servers, client, 
 
 # --- runs that succeed with TLS -----------------------------------------------------------------------------
 @pytest.fixture
-def tls_runs(servers, tls_worker, api):
+def tls_runs(servers, tls_worker, operator_api):
     """sysbench/MySQL with verify-ca, sysbench/PostgreSQL and pgbench with verify-full, one after another."""
     mysql = make_target(servers, "mysql", "tls-mariadb", mode="verify-ca")
     pg = make_target(servers, "postgresql", "tls-postgresql", mode="verify-full")
-    ids = {"sysbench-mysql": launch(api, mysql, "sysbench-oltp-rw-mysql-quick", duration_s=2, threads=2),
-           "sysbench-pgsql": launch(api, pg, "sysbench-oltp-rw-postgresql-quick", duration_s=2, threads=2),
-           "pgbench": launch(api, pg, "pgbench-ro-quick", duration_s=2, threads=2)}
+    ids = {"sysbench-mysql": launch(operator_api, mysql, "sysbench-oltp-rw-mysql-quick", duration_s=2, threads=2),
+           "sysbench-pgsql": launch(operator_api, pg, "sysbench-oltp-rw-postgresql-quick", duration_s=2, threads=2),
+           "pgbench": launch(operator_api, pg, "pgbench-ro-quick", duration_s=2, threads=2)}
     return {name: wait_final(pk, timeout=180) for name, pk in ids.items()}
 
 
-def test_runs_over_tls_succeed_and_the_server_saw_tls(tls_runs, servers, worker_tmp, client, operator, api):
-    client.force_login(operator)
+def test_runs_over_tls_succeed_and_the_server_saw_tls(tls_runs, servers, worker_tmp, client, operator_user, operator_api):
+    client.force_login(operator_user)
     for name, run in tls_runs.items():
         assert run.state == RunState.SUCCEEDED, (name, run.reason, run.log[-3000:])
         view = run.tls["tool"]
@@ -160,20 +147,20 @@ def test_runs_over_tls_succeed_and_the_server_saw_tls(tls_runs, servers, worker_
         assert record["network"]["tls"]["tool"] == view and record["target"]["tls_mode"] == run.tls["mode"]
         assert record["network"]["round_trip"]["median_ms"] == run.round_trip["median_ms"] > 0
         assert_no_secret(servers, run.log, run.command_line, html, json.dumps(record),
-                         json.dumps(api.get(f"/api/v1/runs/{run.pk}/").json()))
+                         json.dumps(operator_api.get(f"/api/v1/runs/{run.pk}/").json()))
     assert "--mysql-ssl=on" in tls_runs["sysbench-mysql"].command_line
     # No certificate or key file (nor any run directory) remains.
     assert leftovers(worker_tmp, servers) == []
 
 
 @pytest.mark.browser
-def test_an_operator_sees_the_tls_in_the_browser(tls_runs, servers, operator, live_server, browser):
+def test_an_operator_sees_the_tls_in_the_browser(tls_runs, servers, operator_user, live_server, browser):
     """As a new user would: the targets page's 'Test connection' says encrypted and verified, the run page shows
     the cipher the server saw; at 1280 and 390 px, in English and Chinese, nothing wider than the screen."""
     from django.test import Client
 
     client = Client()
-    client.force_login(operator)
+    client.force_login(operator_user)
     run = tls_runs["pgbench"]
     cipher = run.tls["tool"]["ciphers"][0]
     for lang, verified in (("en", "and verified: certificate chain and host name"), ("zh-hans", "并已验证：证书链和主机名")):
@@ -200,15 +187,15 @@ def test_an_operator_sees_the_tls_in_the_browser(tls_runs, servers, operator, li
 
 
 # --- runs that fail, each naming the cause ------------------------------------------------------------------
-def test_tls_failures_name_their_cause(servers, tls_worker, api, worker_tmp):
+def test_tls_failures_name_their_cause(servers, tls_worker, operator_api, worker_tmp):
     wrong_ca = make_target(servers, "postgresql", "tls-wrong-ca", ca=servers.other_ca_pem)
     mismatch = make_target(servers, "postgresql", "tls-by-address", host="127.0.0.1")
     plaintext = make_target(servers, "mysql", "tls-disabled", mode="disable", ca="", client_cert=False)
     full_mysql = make_target(servers, "mysql", "tls-mysql-verify-full", mode="verify-full")
-    ids = {"wrong ca": launch(api, wrong_ca, "pgbench-ro-quick", duration_s=2),
-           "mismatch": launch(api, mismatch, "sysbench-oltp-rw-postgresql-quick", duration_s=2),
-           "disable": launch(api, plaintext, "sysbench-oltp-rw-mysql-quick", duration_s=2),
-           "verify-full mysql": launch(api, full_mysql, "sysbench-oltp-rw-mysql-quick", duration_s=2)}
+    ids = {"wrong ca": launch(operator_api, wrong_ca, "pgbench-ro-quick", duration_s=2),
+           "mismatch": launch(operator_api, mismatch, "sysbench-oltp-rw-postgresql-quick", duration_s=2),
+           "disable": launch(operator_api, plaintext, "sysbench-oltp-rw-mysql-quick", duration_s=2),
+           "verify-full mysql": launch(operator_api, full_mysql, "sysbench-oltp-rw-mysql-quick", duration_s=2)}
     runs = {name: wait_final(pk, timeout=120) for name, pk in ids.items()}
     assert all(run.state == RunState.FAILED for run in runs.values()), {n: (r.state, r.reason) for n, r in runs.items()}
     assert "not signed by the target's CA certificate" in runs["wrong ca"].reason
@@ -220,13 +207,13 @@ def test_tls_failures_name_their_cause(servers, tls_worker, api, worker_tmp):
     assert leftovers(worker_tmp, servers) == []
 
 
-def test_a_tool_that_goes_on_after_its_first_error_is_stopped_and_the_run_fails(servers, tls_worker, api, worker_tmp):
+def test_a_tool_that_goes_on_after_its_first_error_is_stopped_and_the_run_fails(servers, tls_worker, operator_api, worker_tmp):
     """pgbench goes on with its other clients when one connection is lost (and fails only at the end of -T): the
     run fails within 10 s of that first error, with it as the reason, instead of 60 s later."""
     import psycopg
 
     target = make_target(servers, "postgresql", "tls-lost-backend", mode="verify-full")
-    pk = launch(api, target, "pgbench-ro-quick", duration_s=60, threads=2)
+    pk = launch(operator_api, target, "pgbench-ro-quick", duration_s=60, threads=2)
     wait_for(lambda: Run.objects.get(pk=pk).samples.filter(step=1, warmup=False).exists(), timeout=120,
              message="the run step to report")
     with psycopg.connect(host=str(servers.pg_socket_dir), port=PG_PORT, user="postgres", dbname="postgres", autocommit=True) as pg:
@@ -244,9 +231,9 @@ def test_a_tool_that_goes_on_after_its_first_error_is_stopped_and_the_run_fails(
 
 
 # --- a target that goes away mid-run (last: it stops the module's MariaDB) -----------------------------------
-def test_a_target_stopped_mid_run_fails_the_run_within_10_s(servers, tls_worker, api, worker_tmp):
+def test_a_target_stopped_mid_run_fails_the_run_within_10_s(servers, tls_worker, operator_api, worker_tmp):
     target = make_target(servers, "mysql", "tls-going-away", mode="verify-ca")
-    pk = launch(api, target, "sysbench-oltp-rw-mysql-quick", duration_s=60, threads=2)
+    pk = launch(operator_api, target, "sysbench-oltp-rw-mysql-quick", duration_s=60, threads=2)
     wait_for(lambda: Run.objects.get(pk=pk).samples.filter(step=1, warmup=False).exists(), timeout=120,
              message="the run step to report")
     tools = [pid for pid, argv in tool_processes(f"{worker_tmp}/perfdash-run{pk}-") if argv[0] == "sysbench"]

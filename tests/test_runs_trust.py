@@ -4,31 +4,14 @@ Expected set-ups come from the data files (whitepaper/data/*.yaml), written out 
 import re
 
 import pytest
-from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from runs.models import BenchmarkProfile, Run, RunState, Target
+from runs.models import Run, RunState, Target
 from whitepaper.models import Document, PublishedResult
 
-from .runs_support import PASSWORD, make_user
+from .runs_support import PASSWORD
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def profiles():
-    call_command("seed_profiles", stdout=open("/dev/null", "w"))
-    return {p.slug: p for p in BenchmarkProfile.objects.all()}
-
-
-@pytest.fixture
-def staff():
-    return make_user("trust-staff", staff=True)
-
-
-@pytest.fixture
-def operator():
-    return make_user("trust-operator", operator=True)
 
 
 def make_target(name="maria", engine="mysql", **fields):
@@ -59,10 +42,10 @@ def field_value(html, name):
 
 
 # --- reproduce ---------------------------------------------------------------------------------------
-def test_reproduce_fills_the_rows_methodology_offers_only_its_engine_and_clears_the_sweep(client, staff, profiles):
+def test_reproduce_fills_the_rows_methodology_offers_only_its_engine_and_clears_the_sweep(client, staff_user, profiles):
     maria, pg = make_target("maria", "mysql"), make_target("pg", "postgresql")
     row = huawei_mysql80_row()
-    client.force_login(staff)
+    client.force_login(staff_user)
     html = client.get(f"/runs/new/?reproduce={row.pk}").content.decode()
     assert f'<option value="{profiles["sysbench-oltp-rw-mysql"].pk}" selected>' in html
     assert (field_value(html, "tables"), field_value(html, "rows_per_table")) == ("64", "10000000")
@@ -94,24 +77,24 @@ def test_reproduce_fills_the_rows_methodology_offers_only_its_engine_and_clears_
     # huawei-2023-08-03-rds.yaml: SQL Server rows were measured with HammerDB.
     ("huawei-2023-08-03-rds", "sqlserver", "HammerDB"),
 ])
-def test_a_row_that_cannot_run_here_says_why(client, staff, profiles, document, engine, why):
+def test_a_row_that_cannot_run_here_says_why(client, staff_user, profiles, document, engine, why):
     make_target("maria", "mysql")
     row = PublishedResult.objects.filter(table__document__slug=document, engine_version__engine__slug=engine).first()
-    client.force_login(staff)
+    client.force_login(staff_user)
     html = client.get(f"/runs/new/?reproduce={row.pk}").content.decode()
     assert "This row cannot be reproduced here." in html and why in html
     assert 'id="run-form"' not in html and 'id="launch"' not in html
 
 
 # --- what differs --------------------------------------------------------------------------------------
-def test_a_toy_run_is_not_shown_as_a_reproduction(client, staff, profiles):
+def test_a_toy_run_is_not_shown_as_a_reproduction(client, staff_user, profiles):
     target = make_target("maria", "mysql", vcpus=2, memory_gb=4)
     row = huawei_mysql80_row()
     quick = profiles["sysbench-oltp-rw-mysql-quick"]
-    run = Run.objects.create(target=target, profile=quick, params=quick.resolve({"duration_s": 5}), requested_by=staff,
+    run = Run.objects.create(target=target, profile=quick, params=quick.resolve({"duration_s": 5}), requested_by=staff_user,
                              state=RunState.SUCCEEDED, reproduces=row, tool_version="1.0.20", client_host="client-1",
                              client_cores=2, summary={"tps": 900.0, "qps": 18000.0, "transactions": 4500})
-    client.force_login(staff)
+    client.force_login(staff_user)
     html = client.get(f"/runs/{run.pk}/").content.decode()
     differing = set(re.findall(r'<tr class="differs" data-aspect="([a-z_]+)"', html))
     # 1 x 1000 rows for 5 s with 2 threads against 64 x 10,000,000 for 3600 s with 200; sysbench 1.0.20 vs 1.0.18.
@@ -123,29 +106,29 @@ def test_a_toy_run_is_not_shown_as_a_reproduction(client, staff, profiles):
 
 # --- publish and retract -------------------------------------------------------------------------------
 
-def test_what_differs_lists_the_round_trip_measured_before_the_run(client, staff, profiles):
+def test_what_differs_lists_the_round_trip_measured_before_the_run(client, staff_user, profiles):
     target = make_target("maria", "mysql", vcpus=2, memory_gb=4)
     quick = profiles["sysbench-oltp-rw-mysql-quick"]
-    run = Run.objects.create(target=target, profile=quick, params=quick.resolve({"duration_s": 5}), requested_by=staff,
+    run = Run.objects.create(target=target, profile=quick, params=quick.resolve({"duration_s": 5}), requested_by=staff_user,
                              state=RunState.SUCCEEDED, reproduces=huawei_mysql80_row(), tool_version="1.0.20",
                              round_trip={"median_ms": 2.569, "min_ms": 2.356, "max_ms": 4.83, "queries": 7},
                              summary={"tps": 900.0, "qps": 18000.0, "transactions": 4500})
-    client.force_login(staff)
+    client.force_login(staff_user)
     html = client.get(f"/runs/{run.pk}/").content.decode()
     # The document prints no round trip (its client is in the target's zone): shown, never counted as a difference.
     row = re.search(r'<tr class="" data-aspect="round_trip">(.*?)</tr>', html, re.S).group(1)
     assert "client-to-target round trip" in row and "not stated" in row and "2.569 ms (median)" in row
     assert 'id="summary-round-trip">2.569<' in html and "2.569 ms median of 7 queries before the run" in html
 
-def test_publish_asks_first_uses_the_targets_flavour_or_an_internal_family_and_staff_can_retract(client, staff, operator, profiles):
+def test_publish_asks_first_uses_the_targets_flavour_or_an_internal_family_and_staff_can_retract(client, staff_user, operator_user, profiles):
     quick = profiles["sysbench-oltp-rw-mysql-quick"]
     row = huawei_mysql80_row()
     free_text = make_target("free", "mysql", vcpus=2, memory_gb=4, family="general")  # "general": free text, not Huawei's
     with_flavor = make_target("flavoured", "mysql", flavor=row.flavor)
-    runs = [Run.objects.create(target=t, profile=quick, params=quick.resolve({}), requested_by=operator, state=RunState.SUCCEEDED,
+    runs = [Run.objects.create(target=t, profile=quick, params=quick.resolve({}), requested_by=operator_user, state=RunState.SUCCEEDED,
                                server_version="10.11.19-MariaDB", tool_version="1.0.20", summary={"tps": 812.345, "qps": 16246.9})
             for t in (free_text, with_flavor)]
-    client.force_login(operator)
+    client.force_login(operator_user)
     confirm = client.get(f"/runs/{runs[0].pk}/publish/")
     assert confirm.status_code == 200 and 'id="confirm-publish"' in confirm.content.decode()
     assert not PublishedResult.objects.filter(table__document__slug="internal-measurements").exists()  # nothing yet
@@ -159,33 +142,33 @@ def test_publish_asks_first_uses_the_targets_flavour_or_an_internal_family_and_s
     assert vendor.flavor == row.flavor  # the target's catalogue flavour, as declared
     assert internal.table.document.vendor.slug == vendor.table.document.vendor.slug == "internal"
     assert Document.objects.order_by("-changed_at").values_list("changed_at", flat=True).first() > stamp
-    # Retract: operators may not; staff give a reason; the row is gone from the API, the run keeps why.
+    # Retract: operators may not; staff_user give a reason; the row is gone from the API, the run keeps why.
     assert client.post(f"/runs/{runs[0].pk}/retract/", {"reason": "toy"}).status_code == 403
-    client.force_login(staff)
+    client.force_login(staff_user)
     assert client.post(f"/runs/{runs[0].pk}/retract/", {"reason": ""}).status_code == 200  # the reason is required
     assert PublishedResult.objects.filter(pk=internal.pk).exists()
     assert client.post(f"/runs/{runs[0].pk}/retract/", {"reason": "1 table x 1000 rows: a smoke run"}).status_code == 302
     run = Run.objects.get(pk=runs[0].pk)
     assert run.published_result is None and run.retraction_reason == "1 table x 1000 rows: a smoke run"
-    assert run.retracted_by == staff and not run.can_publish
+    assert run.retracted_by == staff_user and not run.can_publish
     assert not PublishedResult.objects.filter(pk=internal.pk).exists()
     assert APIClient().get(f"/api/v1/results/{internal.pk}/").status_code == 404
-    assert "Retracted by trust-staff" in client.get(f"/runs/{run.pk}/").content.decode()
+    assert f"Retracted by {staff_user.username}" in client.get(f"/runs/{run.pk}/").content.decode()
 
 
 # --- queued runs ---------------------------------------------------------------------------------------
-def test_a_queued_run_says_which_run_it_waits_for_and_counts_its_eta_from_there(client, operator, profiles):
+def test_a_queued_run_says_which_run_it_waits_for_and_counts_its_eta_from_there(client, operator_user, profiles):
     target = make_target("maria", "mysql")
     quick = profiles["sysbench-oltp-rw-mysql-quick"]
-    first = Run.objects.create(target=target, profile=quick, params=quick.resolve({"duration_s": 100}), requested_by=operator,
+    first = Run.objects.create(target=target, profile=quick, params=quick.resolve({"duration_s": 100}), requested_by=operator_user,
                                state=RunState.PREPARING)
-    second = Run.objects.create(target=target, profile=quick, params=quick.resolve({"duration_s": 30}), requested_by=operator)
-    third = Run.objects.create(target=target, profile=quick, params=quick.resolve({"duration_s": 20}), requested_by=operator)
-    client.force_login(operator)
+    second = Run.objects.create(target=target, profile=quick, params=quick.resolve({"duration_s": 30}), requested_by=operator_user)
+    third = Run.objects.create(target=target, profile=quick, params=quick.resolve({"duration_s": 20}), requested_by=operator_user)
+    client.force_login(operator_user)
     html = client.get(f"/runs/{third.pk}/").content.decode()
     assert f'Waiting for <a href="/runs/{first.pk}/">run #{first.pk}</a>' in html
     api = APIClient()
-    api.force_authenticate(operator)
+    api.force_authenticate(operator_user)
     body = api.get(f"/api/v1/runs/{third.pk}/").json()
     # The active run has 100 s to go (preparing), the second 30 s, then this one 20 s.
     assert body["waiting_for"] == first.pk and body["eta_seconds"] == 100 + 30 + 20
@@ -197,13 +180,13 @@ def test_a_queued_run_says_which_run_it_waits_for_and_counts_its_eta_from_there(
 
 
 # --- launch_run is the one gate ---------------------------------------------------------------------------
-def test_form_and_api_give_the_same_errors_from_launch_run(client, operator, profiles):
+def test_form_and_api_give_the_same_errors_from_launch_run(client, operator_user, profiles):
     maria = make_target("maria", "mysql")
     archived = make_target("old", "mysql")
-    client.force_login(operator)
+    client.force_login(operator_user)
     assert client.post(f"/runs/targets/{archived.pk}/archive/").status_code == 302
     api = APIClient()
-    api.force_authenticate(operator)
+    api.force_authenticate(operator_user)
     pg_profile = profiles["pgbench-ro-quick"]
     body = api.post("/api/v1/runs/", {"target": maria.pk, "profile": pg_profile.slug, "overrides": {"threads": 0}}, format="json").json()["errors"]
     form = client.post("/runs/new/", {"target": maria.pk, "profile": pg_profile.pk, "threads": "0"}).context["form"].errors

@@ -22,12 +22,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def profiles():
-    call_command("seed_profiles", stdout=open("/dev/null", "w"))
-    return {p.slug: p for p in BenchmarkProfile.objects.all()}
-
-
-@pytest.fixture
 def target():
     t = Target(name="maria", engine="mysql", host="127.0.0.1", port=3306, database="sbtest", user="bench", vcpus=2, memory_gb=4)
     t.set_password(PASSWORD)
@@ -38,23 +32,6 @@ def target():
 @pytest.fixture
 def pg_target():
     return Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="sbtest", user="bench")
-
-
-@pytest.fixture
-def operator():
-    return make_user("runs-op", operator=True)
-
-
-@pytest.fixture
-def staff():
-    return make_user("runs-staff", staff=True)
-
-
-@pytest.fixture
-def api(operator):
-    client = APIClient()
-    client.force_authenticate(operator)
-    return client
 
 
 def make_run(target, profile, user, state=RunState.QUEUED, **fields):
@@ -71,16 +48,16 @@ def test_seed_profiles_is_idempotent_and_covers_the_methodologies(profiles):
     assert not profiles["hammerdb-tpcc-sqlserver"].runnable
 
 
-def test_password_encrypted_at_rest_and_never_shown(target, operator, client, api):
+def test_password_encrypted_at_rest_and_never_shown(target, operator_user, client, operator_api):
     with connection.cursor() as cur:
         cur.execute("SELECT password_encrypted FROM runs_target WHERE id = %s", [target.pk])
         stored = cur.fetchone()[0]
     assert PASSWORD not in stored and stored.startswith("gAAAA")  # a Fernet token
     assert Target.objects.get(pk=target.pk).password == PASSWORD
-    client.force_login(operator)
+    client.force_login(operator_user)
     for url in ("/runs/targets/", f"/runs/targets/{target.pk}/", "/runs/new/"):
         assert PASSWORD not in client.get(url).content.decode()
-    assert PASSWORD not in json.dumps(api.get("/api/v1/targets/").json())
+    assert PASSWORD not in json.dumps(operator_api.get("/api/v1/targets/").json())
     # Saving the form with an empty password keeps the stored one.
     data = {"name": "maria", "engine": "mysql", "host": "127.0.0.1", "port": 3306, "database": "sbtest", "user": "bench",
             "password": "", "queue": "benchmarks"}
@@ -95,8 +72,8 @@ API_URLS = ["/api/v1/runs/", "/api/v1/runs/{run}/", "/api/v1/runs/{run}/samples/
             "/api/v1/runs/{run}/server-samples/", "/api/v1/runs/{run}/export/", "/api/v1/runs/{run}/samples-csv/"]
 
 
-def test_anonymous_and_non_staff_are_refused_everywhere(client, target, profiles, operator):
-    run = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], operator)
+def test_anonymous_and_non_staff_are_refused_everywhere(client, target, profiles, operator_user):
+    run = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], operator_user)
     fmt = {"run": run.pk, "target": target.pk}
     for url in RUNS_URLS + POST_URLS:
         response = client.get(url.format(**fmt)) if url in RUNS_URLS else client.post(url.format(**fmt))
@@ -119,11 +96,11 @@ def test_anonymous_and_non_staff_are_refused_everywhere(client, target, profiles
     assert Run.objects.get(pk=run.pk).state == RunState.QUEUED and Run.objects.count() == 1
 
 
-def test_operator_pages_render_with_bounded_queries(client, operator, target, pg_target, profiles, django_assert_max_num_queries):
+def test_operator_pages_render_with_bounded_queries(client, operator_user, target, pg_target, profiles, django_assert_max_num_queries):
     for i in range(12):
         make_run(target if i % 2 else pg_target, profiles["sysbench-oltp-rw-mysql-quick"] if i % 2 else profiles["pgbench-ro-quick"],
-                 operator, state=RunState.SUCCEEDED, summary={"tps": 100.0 + i, "qps": 2000.0})
-    client.force_login(operator)
+                 operator_user, state=RunState.SUCCEEDED, summary={"tps": 100.0 + i, "qps": 2000.0})
+    client.force_login(operator_user)
     with django_assert_max_num_queries(8):
         html = client.get("/runs/").content.decode()
     assert html.count('class="state state-succeeded"') == 12
@@ -144,7 +121,7 @@ def test_operator_pages_render_with_bounded_queries(client, operator, target, pg
     partial = client.get(f"/runs/{run.pk}/?part=status", HTTP_HX_REQUEST="true").content.decode()
     assert partial.lstrip().startswith('<section id="run-status"') and "<html" not in partial
     api = APIClient()
-    api.force_authenticate(operator)
+    api.force_authenticate(operator_user)
     with CaptureQueriesContext(connection) as ctx:
         body = api.get("/api/v1/runs/").json()
     assert len(ctx.captured_queries) <= 8 and len(body["results"] if isinstance(body, dict) else body) == 12
@@ -163,8 +140,8 @@ HOSTILE_TARGETS = [
 
 
 @pytest.mark.parametrize("field,value", HOSTILE_TARGETS)
-def test_hostile_target_input_is_refused_with_the_field_named(client, operator, field, value):
-    client.force_login(operator)
+def test_hostile_target_input_is_refused_with_the_field_named(client, operator_user, field, value):
+    client.force_login(operator_user)
     data = {"name": "t1", "engine": "mysql", "host": "127.0.0.1", "port": "3306", "database": "sbtest", "user": "bench",
             "password": "ok", "queue": "benchmarks", field: value}
     response = client.post("/runs/targets/new/", data)
@@ -188,15 +165,15 @@ HOSTILE_RUNS = [
 
 
 @pytest.mark.parametrize("overrides,field", HOSTILE_RUNS)
-def test_hostile_run_overrides_are_refused_and_nothing_runs(api, target, profiles, overrides, field):
-    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick", "overrides": overrides},
+def test_hostile_run_overrides_are_refused_and_nothing_runs(operator_api, target, profiles, overrides, field):
+    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick", "overrides": overrides},
                         format="json")
     assert response.status_code == 400, response.content
     assert field in response.json()["errors"], response.json()
     assert not Run.objects.exists()
 
 
-def test_other_hostile_run_requests(api, target, pg_target, profiles, staff, operator, client):
+def test_other_hostile_run_requests(operator_api, target, pg_target, profiles, staff_user, operator_user, client):
     cases = [
         ({"target": target.pk, "profile": "no-such-profile"}, "profile"),
         ({"target": 999999, "profile": "sysbench-oltp-rw-mysql-quick"}, "target"),
@@ -209,14 +186,14 @@ def test_other_hostile_run_requests(api, target, pg_target, profiles, staff, ope
         ({"target": pg_target.pk, "profile": "pgbench-ro-quick", "overrides": {"tables": 4}}, "overrides"),
     ]
     for body, field in cases:
-        response = api.post("/api/v1/runs/", body, format="json")
+        response = operator_api.post("/api/v1/runs/", body, format="json")
         assert response.status_code == 400 and field in response.json()["errors"], (body, response.content)
-    assert api.get(f"/api/v1/runs/{0}/samples/?after=-1").status_code == 404
-    # Another user's run: an operator may not cancel or publish it (staff may).
-    theirs = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], staff)
-    assert api.post(f"/api/v1/runs/{theirs.pk}/cancel/").status_code == 403
-    assert api.get(f"/api/v1/runs/{theirs.pk}/samples/?after=-1").status_code == 400
-    client.force_login(operator)
+    assert operator_api.get(f"/api/v1/runs/{0}/samples/?after=-1").status_code == 404
+    # Another user's run: an operator_user may not cancel or publish it (staff_user may).
+    theirs = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], staff_user)
+    assert operator_api.post(f"/api/v1/runs/{theirs.pk}/cancel/").status_code == 403
+    assert operator_api.get(f"/api/v1/runs/{theirs.pk}/samples/?after=-1").status_code == 400
+    client.force_login(operator_user)
     assert client.post(f"/runs/{theirs.pk}/cancel/").status_code == 403
     assert client.post(f"/runs/{theirs.pk}/publish/").status_code == 403
     assert Run.objects.get(pk=theirs.pk).state == RunState.QUEUED and Run.objects.count() == 1
@@ -228,18 +205,18 @@ def test_other_hostile_run_requests(api, target, pg_target, profiles, staff, ope
     assert Run.objects.count() == 1
 
 
-def test_valid_run_is_created_queued_with_its_parameters(api, target, profiles):
-    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql",
+def test_valid_run_is_created_queued_with_its_parameters(operator_api, target, profiles):
+    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql",
                                           "overrides": {"thread_sweep": [8, 16], "duration_s": 30}}, format="json")
     assert response.status_code == 201
     body = response.json()
     assert body["state"] == "queued" and body["params"]["thread_sweep"] == [8, 16] and body["params"]["tables"] == 64
-    assert body["step_count"] == 2 and body["requested_by"] == "runs-op"
+    assert body["step_count"] == 2 and body["requested_by"] == operator_user.username
 
 
-def test_state_machine_and_one_active_run_per_target(target, profiles, operator):
+def test_state_machine_and_one_active_run_per_target(target, profiles, operator_user):
     profile = profiles["sysbench-oltp-rw-mysql-quick"]
-    first, second = make_run(target, profile, operator), make_run(target, profile, operator)
+    first, second = make_run(target, profile, operator_user), make_run(target, profile, operator_user)
     assert not first.mark_running()  # queued -> running is not a move
     assert first.claim("w1", 1, "h", 2) and first.state == RunState.PREPARING
     assert not second.claim("w2", 2, "h", 2) and second.state == RunState.QUEUED  # waits: the target is busy
@@ -248,13 +225,13 @@ def test_state_machine_and_one_active_run_per_target(target, profiles, operator)
     assert second.claim("w2", 2, "h", 2)
     assert second.cancel() and second.cancel_requested and second.state == RunState.PREPARING
     assert second.finish_cancelled("stopped") and second.state == RunState.CANCELLED
-    third = make_run(target, profile, operator)
+    third = make_run(target, profile, operator_user)
     assert third.cancel() and third.state == RunState.CANCELLED  # a queued run is cancelled at once
     assert not third.cancel()
 
 
-def test_reconciler_fails_runs_whose_worker_went_silent(target, profiles, operator, settings):
-    run = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], operator)
+def test_reconciler_fails_runs_whose_worker_went_silent(target, profiles, operator_user, settings):
+    run = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], operator_user)
     run.claim("celery@elsewhere", 4242, "another-host", 8)
     run.mark_running()
     assert reconcile_runs() == []  # heartbeat fresh
@@ -264,12 +241,12 @@ def test_reconciler_fails_runs_whose_worker_went_silent(target, profiles, operat
     assert run.state == RunState.FAILED and "stopped reporting" in run.reason and "another-host" in run.reason
 
 
-def test_publish_a_succeeded_run_into_internal_measurements(client, staff, target, profiles):
+def test_publish_a_succeeded_run_into_internal_measurements(client, staff_user, target, profiles):
     result = PublishedResult.objects.filter(table__methodology__tool="sysbench", flavor__vcpus=2).select_related("table").first()
-    run = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], staff, state=RunState.SUCCEEDED, reproduces=result,
+    run = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], staff_user, state=RunState.SUCCEEDED, reproduces=result,
                    server_version="10.11.19-MariaDB-0+deb12u1", tool_version="1.0.20",
                    summary={"tps": 812.345, "qps": 16246.9, "transactions": 2437, "threads": 2})
-    client.force_login(staff)
+    client.force_login(staff_user)
     page = client.get(f"/runs/{run.pk}/").content.decode()
     assert "Published against measured" in page and 'id="publish"' in page
     assert client.post(f"/runs/{run.pk}/publish/").status_code == 302
@@ -283,9 +260,9 @@ def test_publish_a_succeeded_run_into_internal_measurements(client, staff, targe
     assert PublishedResult.objects.filter(table__document__slug="internal-measurements").count() == 1
 
 
-def test_reproduce_prefills_the_run_form(client, staff, target, profiles):
+def test_reproduce_prefills_the_run_form(client, staff_user, target, profiles):
     result = PublishedResult.objects.filter(table__methodology__tool="sysbench", engine_version__engine__slug="mysql").first()
-    client.force_login(staff)
+    client.force_login(staff_user)
     response = client.get(f"/runs/new/?reproduce={result.pk}")
     form = response.context["form"]
     assert form.initial["reproduces"] == result.pk
@@ -293,25 +270,25 @@ def test_reproduce_prefills_the_run_form(client, staff, target, profiles):
     assert "Reproducing the published row" in response.content.decode()
 
 
-def test_target_test_connection_reports_the_error_without_the_password(client, staff):
+def test_target_test_connection_reports_the_error_without_the_password(client, staff_user):
     t = Target(name="nowhere", engine="mysql", host="127.0.0.1", port=1, database="x", user="u")
     t.set_password(PASSWORD)
     t.save()
-    client.force_login(staff)
+    client.force_login(staff_user)
     response = client.post(f"/runs/targets/{t.pk}/test/", HTTP_HX_REQUEST="true")
     html = response.content.decode()
     assert response.status_code == 200 and "✘" in html and PASSWORD not in html and "<html" not in html
 
 
-def test_staff_see_reproduce_on_catalogue_rows_and_the_runs_link(client, staff):
+def test_staff_see_reproduce_on_catalogue_rows_and_the_runs_link(client, staff_user):
     result = PublishedResult.objects.select_related("table__document").first()
     assert "?reproduce=" not in client.get(result.table.document.get_absolute_url()).content.decode()
-    client.force_login(staff)
+    client.force_login(staff_user)
     html = client.get(result.table.document.get_absolute_url()).content.decode()
     assert f'/runs/new/?reproduce={result.pk}"' in html and 'href="/runs/"' in html
 
 
-def test_the_targets_api_says_whether_a_target_is_archived(target, operator):
+def test_the_targets_api_says_whether_a_target_is_archived(target, operator_user):
     # Issue 23.8: an archived target takes no new runs; an API consumer could not tell which.
     from django.test import Client
     from django.utils import timezone
@@ -320,7 +297,7 @@ def test_the_targets_api_says_whether_a_target_is_archived(target, operator):
                       archived_at=timezone.now())
     archived.save()
     client = Client()
-    client.force_login(operator)
+    client.force_login(operator_user)
     body = client.get("/api/v1/targets/").json()
     rows = {t["name"]: t for t in (body["results"] if isinstance(body, dict) else body)}
     assert rows[target.name]["archived_at"] is None

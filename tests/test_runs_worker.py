@@ -9,30 +9,15 @@ import time
 
 import pymysql
 import pytest
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from runs.models import Run, RunState
 from runs.tasks import reconcile_runs
 
 from .runs_support import (
-    MYSQL_DB, PASSWORD, make_targets, make_user, run_processes, start_worker, stop_worker, wait_final, wait_for,
+    MYSQL_DB, PASSWORD, make_targets, run_processes, start_worker, stop_worker, wait_final, wait_for,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def operator(committed):
-    return make_user("runs-operator", operator=True)
-
-
-@pytest.fixture
-def api(operator):
-    client = APIClient()
-    token = Token.objects.create(user=operator)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
 
 
 @pytest.fixture
@@ -40,8 +25,8 @@ def targets(committed):
     return make_targets()
 
 
-def launch(api, target, profile, **overrides):
-    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": overrides}, format="json")
+def launch(operator_api, target, profile, **overrides):
+    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": overrides}, format="json")
     assert response.status_code == 201, response.content
     return response.json()
 
@@ -58,8 +43,8 @@ def assert_secret_absent(*texts):
         assert "s3cr3t" not in text  # not even a fragment
 
 
-def test_sysbench_against_mariadb_through_the_api(worker, api, targets, client, operator):
-    body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=3, threads=2)
+def test_sysbench_against_mariadb_through_the_api(worker, operator_api, targets, client, operator_user):
+    body = launch(operator_api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=3, threads=2)
     assert body["state"] == "queued"
     seen_argv = []
 
@@ -91,18 +76,18 @@ def test_sysbench_against_mariadb_through_the_api(worker, api, targets, client, 
     assert run.tool_version == "1.0.20" and "MariaDB" in run.server_version
     assert run.client_cores == os.cpu_count() and run.client_host and run.worker.startswith("runs-test@")
     assert "--db-ps-mode=auto" in run.command_line and "--forced-shutdown=1" in run.command_line
-    detail = api.get(f"/api/v1/runs/{run.pk}/")
+    detail = operator_api.get(f"/api/v1/runs/{run.pk}/")
     assert detail.json()["state"] == "succeeded" and detail.json()["summary"]["tps"] == run.summary["tps"]
-    samples_page = api.get(f"/api/v1/runs/{run.pk}/samples/").json()
+    samples_page = operator_api.get(f"/api/v1/runs/{run.pk}/samples/").json()
     assert samples_page["count"] == len(samples)
-    after = api.get(f"/api/v1/runs/{run.pk}/samples/?after={samples[0].id}").json()
+    after = operator_api.get(f"/api/v1/runs/{run.pk}/samples/?after={samples[0].id}").json()
     assert [s["id"] for s in after["results"]] == [s.id for s in samples[1:]]
-    client.force_login(operator)
+    client.force_login(operator_user)
     html = client.get(f"/runs/{run.pk}/").content.decode()
     assert "succeeded" in html
     assert_secret_absent(run.log, run.command_line, run.reason, json.dumps(detail.json()), json.dumps(samples_page), html,
                          client.get(f"/runs/targets/{targets['mysql'].pk}/").content.decode(),
-                         json.dumps(api.get("/api/v1/targets/").json()), "\n".join(worker.output))
+                         json.dumps(operator_api.get("/api/v1/targets/").json()), "\n".join(worker.output))
     # The tables were dropped by the cleanup step.
     conn = pymysql.connect(host="127.0.0.1", user="root", password="", database=MYSQL_DB)
     with conn.cursor() as cur:
@@ -110,8 +95,8 @@ def test_sysbench_against_mariadb_through_the_api(worker, api, targets, client, 
     conn.close()
 
 
-def test_sysbench_against_postgresql(worker, api, targets):
-    body = launch(api, targets["postgresql"], "sysbench-oltp-rw-postgresql-quick", duration_s=2)
+def test_sysbench_against_postgresql(worker, operator_api, targets):
+    body = launch(operator_api, targets["postgresql"], "sysbench-oltp-rw-postgresql-quick", duration_s=2)
     run = wait_final(body["id"])
     assert run.state == RunState.SUCCEEDED, run.reason
     assert run.samples.count() >= 1 and "PostgreSQL 15" in run.server_version
@@ -128,9 +113,9 @@ def server_commits(database):
         return pg.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = %s", [database]).fetchone()[0]
 
 
-def test_pgbench_read_only_script_against_postgresql(worker, api, targets):
+def test_pgbench_read_only_script_against_postgresql(worker, operator_api, targets):
     before = server_commits(targets["postgresql"].database)
-    body = launch(api, targets["postgresql"], "pgbench-ro-quick", duration_s=3, threads=2)
+    body = launch(operator_api, targets["postgresql"], "pgbench-ro-quick", duration_s=3, threads=2)
     run = wait_final(body["id"])
     assert run.state == RunState.SUCCEEDED, run.reason
     # No debug output: `pgbench -d` is --debug and prints a line per statement (and runs at a third).
@@ -150,13 +135,13 @@ def test_pgbench_read_only_script_against_postgresql(worker, api, targets):
     assert_secret_absent(run.log, run.command_line)
 
 
-def test_cancel_stops_the_tool_and_cleans_up_within_seconds(worker, api, targets):
-    body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60, thread_sweep=[2, 4])
+def test_cancel_stops_the_tool_and_cleans_up_within_seconds(worker, operator_api, targets):
+    body = launch(operator_api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60, thread_sweep=[2, 4])
     wait_for(lambda: Run.objects.get(pk=body["id"]).samples.count() >= 3, timeout=60, message="three samples")
     assert run_processes(body["id"])
     time_in_step = max(Run.objects.get(pk=body["id"]).samples.values_list("t", flat=True))
     started = time.monotonic()
-    response = api.post(f"/api/v1/runs/{body['id']}/cancel/")
+    response = operator_api.post(f"/api/v1/runs/{body['id']}/cancel/")
     assert response.status_code == 202
     run = wait_final(body["id"], timeout=15)
     assert time.monotonic() - started < 10
@@ -167,19 +152,19 @@ def test_cancel_stops_the_tool_and_cleans_up_within_seconds(worker, api, targets
     assert time_in_step <= int(match.group(1)) <= time_in_step + 6
     assert run_processes(body["id"]) == []  # no tool process left
     assert "Dropping table 'sbtest1'" in run.log
-    assert api.post(f"/api/v1/runs/{body['id']}/cancel/").status_code == 409  # already finished
+    assert operator_api.post(f"/api/v1/runs/{body['id']}/cancel/").status_code == 409  # already finished
 
 
-def test_two_runs_on_one_target_do_not_overlap(worker, api, targets):
+def test_two_runs_on_one_target_do_not_overlap(worker, operator_api, targets):
     # The worker has two processes: without the per-target rule both runs would start at once.
-    first = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=2)
-    second = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=2)
+    first = launch(operator_api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=2)
+    second = launch(operator_api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=2)
     runs = sorted([wait_final(first["id"]), wait_final(second["id"])], key=lambda r: r.started_at)
     assert [r.state for r in runs] == [RunState.SUCCEEDED, RunState.SUCCEEDED], [r.reason for r in runs]
     assert runs[0].finished_at <= runs[1].started_at
 
 
-def test_two_target_entries_naming_one_database_do_not_overlap(worker, api, targets):
+def test_two_target_entries_naming_one_database_do_not_overlap(worker, operator_api, targets):
     # Issue 23.2: the same PostgreSQL database as "localhost" and as 127.0.0.1. Before, exclusion was per entry:
     # both pgbench set-ups ran at once, each dropped the other's tables, and both failed.
     from runs.models import Target
@@ -190,27 +175,27 @@ def test_two_target_entries_naming_one_database_do_not_overlap(worker, api, targ
     alias.set_password(PASSWORD)
     alias.save()
     assert alias.database_key() == pg.database_key()
-    first = launch(api, pg, "pgbench-ro-quick", duration_s=2)
-    second = launch(api, alias, "pgbench-ro-quick", duration_s=2)
+    first = launch(operator_api, pg, "pgbench-ro-quick", duration_s=2)
+    second = launch(operator_api, alias, "pgbench-ro-quick", duration_s=2)
     runs = sorted([wait_final(first["id"]), wait_final(second["id"])], key=lambda r: r.started_at)
     assert [r.state for r in runs] == [RunState.SUCCEEDED, RunState.SUCCEEDED], [r.reason for r in runs]
     assert runs[0].finished_at <= runs[1].started_at
 
 
-def test_too_many_threads_fail_with_the_tools_reason(worker, api, targets):
-    body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", threads=400, duration_s=2)
+def test_too_many_threads_fail_with_the_tools_reason(worker, operator_api, targets):
+    body = launch(operator_api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", threads=400, duration_s=2)
     run = wait_final(body["id"])
     assert run.state == RunState.FAILED
     assert "Worker threads failed to initialize" in run.reason and "Too many connections" in run.reason
 
 
-def test_a_killed_worker_leaves_the_run_failed_with_the_reason(committed, worker, api, targets):
+def test_a_killed_worker_leaves_the_run_failed_with_the_reason(committed, worker, operator_api, targets):
     from runs.models import Target
 
     Target.objects.filter(pk=targets["mysql"].pk).update(queue="kill-test")
     doomed = start_worker(queues="kill-test", concurrency=1, name="runs-doomed")
     try:
-        body = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60)
+        body = launch(operator_api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60)
         wait_for(lambda: Run.objects.get(pk=body["id"]).samples.exists(), timeout=60, message="a first sample")
         assert run_processes(body["id"])
         os.killpg(doomed.pid, signal.SIGKILL)  # the whole worker: main process and its pool
@@ -226,5 +211,5 @@ def test_a_killed_worker_leaves_the_run_failed_with_the_reason(committed, worker
     assert run.state == RunState.FAILED and "stopped reporting" in run.reason and "runs-doomed@" in run.reason
     # The target is free again, and the tables the dead run left behind do not spoil the next run.
     Target.objects.filter(pk=targets["mysql"].pk).update(queue="benchmarks")
-    again = wait_final(launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=1)["id"])
+    again = wait_final(launch(operator_api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=1)["id"])
     assert again.state == RunState.SUCCEEDED, again.reason
