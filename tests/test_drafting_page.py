@@ -36,6 +36,14 @@ def test_only_staff_draft(anonymous, customer, operator):
 
 
 @pytest.mark.django_db
+def test_staff_find_the_page_in_the_header_and_nobody_else_does(anonymous, customer, operator, staff):
+    link = 'href="/drafts/"'
+    assert link in staff.get("/").content.decode()
+    for visitor in (anonymous, customer, operator):
+        assert link not in visitor.get("/").content.decode()
+
+
+@pytest.mark.django_db
 def test_upload_review_then_import_after_confirmation(staff, django_assert_max_num_queries):
     documents, rows = Document.objects.count(), PublishedResult.objects.count()
     with django_assert_max_num_queries(20):  # no query per table or row

@@ -121,7 +121,7 @@ def test_it_refuses_a_private_key_pasted_as_the_ca_certificate(servers, client, 
 
 # --- runs that succeed with TLS -----------------------------------------------------------------------------
 @pytest.fixture
-def tls_runs(servers, tls_worker, operator_api):
+def tls_runs(servers, tls_worker, committed, operator_api):
     """sysbench/MySQL with verify-ca, sysbench/PostgreSQL and pgbench with verify-full, one after another."""
     mysql = make_target(servers, "mysql", "tls-mariadb", mode="verify-ca")
     pg = make_target(servers, "postgresql", "tls-postgresql", mode="verify-full")
@@ -187,7 +187,7 @@ def test_an_operator_sees_the_tls_in_the_browser(tls_runs, servers, operator_use
 
 
 # --- runs that fail, each naming the cause ------------------------------------------------------------------
-def test_tls_failures_name_their_cause(servers, tls_worker, operator_api, worker_tmp):
+def test_tls_failures_name_their_cause(servers, tls_worker, committed, operator_api, worker_tmp):
     wrong_ca = make_target(servers, "postgresql", "tls-wrong-ca", ca=servers.other_ca_pem)
     mismatch = make_target(servers, "postgresql", "tls-by-address", host="127.0.0.1")
     plaintext = make_target(servers, "mysql", "tls-disabled", mode="disable", ca="", client_cert=False)
@@ -207,7 +207,8 @@ def test_tls_failures_name_their_cause(servers, tls_worker, operator_api, worker
     assert leftovers(worker_tmp, servers) == []
 
 
-def test_a_tool_that_goes_on_after_its_first_error_is_stopped_and_the_run_fails(servers, tls_worker, operator_api, worker_tmp):
+def test_a_tool_that_goes_on_after_its_first_error_is_stopped_and_the_run_fails(servers, tls_worker, committed, operator_api,
+                                                                              worker_tmp):
     """pgbench goes on with its other clients when one connection is lost (and fails only at the end of -T): the
     run fails within 10 s of that first error, with it as the reason, instead of 60 s later."""
     import psycopg
@@ -231,7 +232,7 @@ def test_a_tool_that_goes_on_after_its_first_error_is_stopped_and_the_run_fails(
 
 
 # --- a target that goes away mid-run (last: it stops the module's MariaDB) -----------------------------------
-def test_a_target_stopped_mid_run_fails_the_run_within_10_s(servers, tls_worker, operator_api, worker_tmp):
+def test_a_target_stopped_mid_run_fails_the_run_within_10_s(servers, tls_worker, committed, operator_api, worker_tmp):
     target = make_target(servers, "mysql", "tls-going-away", mode="verify-ca")
     pk = launch(operator_api, target, "sysbench-oltp-rw-mysql-quick", duration_s=60, threads=2)
     wait_for(lambda: Run.objects.get(pk=pk).samples.filter(step=1, warmup=False).exists(), timeout=120,

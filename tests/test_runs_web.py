@@ -205,7 +205,7 @@ def test_other_hostile_run_requests(operator_api, target, pg_target, profiles, s
     assert Run.objects.count() == 1
 
 
-def test_valid_run_is_created_queued_with_its_parameters(operator_api, target, profiles):
+def test_valid_run_is_created_queued_with_its_parameters(operator_api, operator_user, target, profiles):
     response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql",
                                           "overrides": {"thread_sweep": [8, 16], "duration_s": 30}}, format="json")
     assert response.status_code == 201
