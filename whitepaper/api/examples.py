@@ -1,7 +1,8 @@
 """Example answers of the public catalogue operations, recorded from the bundled catalogue
 (`python manage.py api_examples` writes response_examples.json) and attached to the schema's 200 responses
 by `schema_examples` (a post-processing hook): a consumer sees real numbers with their provenance, not
-placeholders. Lists are cut to their first item; URLs name https://rds-perf.example."""
+placeholders. Lists are cut to their first item; URLs name https://rds-perf.example. A key is a path template
+(its GET 200) or "METHOD path status" (the spec lookup's 300, 409 and 404 here, the runs API's from runs/api/examples.py)."""
 
 import json
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 EXAMPLES_FILE = Path(__file__).with_name("response_examples.json")
 EXAMPLE_HOST = "https://rds-perf.example"
 SPEC = "engine=mysql&version=8.0&family=dedicated&vcpus=8&memory_gb=64"
+AMBIGUOUS_SPEC = "engine=mysql&version=5.7&family=general&vcpus=4&memory_gb=16"  # two vendors' rows match
 # Path template (as in the schema) -> the request recorded for it ({result}/{flavor}: the spec answer's).
 REQUESTS = {
     "/api/v1/vendors/": "/api/v1/vendors/?page_size=1", "/api/v1/vendors/{slug}/": "/api/v1/vendors/huawei/",
@@ -60,22 +62,29 @@ def record(client):
             text = (b"".join(response.streaming_content) if response.streaming else response.content).decode()
             body = "\n".join(text.splitlines()[:2 if media == "text/csv" else 12]) + "\n"
         examples[template] = {media: body}
+    # The lookup's own answers when it cannot name one row, whole (their candidates are the point).
+    for status, url in ((300, f"/api/v1/spec/?{AMBIGUOUS_SPEC}&multiple_choices=true"), (409, f"/api/v1/spec/?{AMBIGUOUS_SPEC}"),
+                        (404, f"/api/v1/spec/?{SPEC.replace('vcpus=8', 'vcpus=7')}")):
+        response = get(url)
+        assert response.status_code == status, (url, response.status_code)
+        examples[f"get /api/v1/spec/ {status}"] = {"application/json": response.json()}
     return examples
 
 
 def schema_examples(result, generator, request, public):
-    """Attach the recorded examples to the 200 answers (the file is absent before its first recording)."""
+    """Attach the recorded examples to their answers (the file is absent before its first recording)."""
     if not EXAMPLES_FILE.exists():
         return result
     examples = json.loads(EXAMPLES_FILE.read_text(encoding="utf-8"))
     csv = examples.get("/api/v1/results/csv/", {}).get("text/csv")
     if csv is not None:  # format=csv on the list answers the same bytes as /results/csv/
         examples.setdefault("/api/v1/results/", {}).setdefault("text/csv", csv)
-    for path, by_media in examples.items():
-        operation = result.get("paths", {}).get(path, {}).get("get")
+    for key, by_media in examples.items():
+        method, path, status = key.split(" ") if " " in key else ("get", key, "200")
+        operation = result.get("paths", {}).get(path, {}).get(method)
         if operation is None:
             continue
-        content = operation["responses"].get("200", {}).get("content", {})
+        content = operation["responses"].get(status, {}).get("content", {})
         for media, example in by_media.items():
             if media in content:
                 content[media]["example"] = example
