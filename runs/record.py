@@ -72,6 +72,13 @@ SERVER_FIELDS = ["step", "warmup", "t", "server_tps", "rollbacks_per_s", "querie
                  "lock_waits_per_s", "buffer_hit_pct", "client_cpu_pct"]
 
 
+def other_load_record(run):
+    """Whether the server saw other load, as the export and the API say it."""
+    return {"steps": run.other_load, "tolerance_pct": OTHER_LOAD_TOLERANCE_PCT,
+            "acknowledged_at": _iso(run.other_load_acknowledged_at),
+            "acknowledged_by": run.other_load_acknowledged_by.get_username() if run.other_load_acknowledged_by_id else None}
+
+
 def _iso(value):
     return value.isoformat() if value else None
 
@@ -128,9 +135,7 @@ def run_record(run):
         "overrides": run.overrides, "params": run.params, "command_line": run.command_line,
         "summary": run.summary, "latency": (run.insight or {}).get("latency") or {},
         "steps": (run.insight or {}).get("steps") or [], "client_bound": run.client_bound,
-        "other_load": {"steps": run.other_load, "tolerance_pct": OTHER_LOAD_TOLERANCE_PCT,
-                       "acknowledged_at": _iso(run.other_load_acknowledged_at),
-                       "acknowledged_by": run.other_load_acknowledged_by.get_username() if run.other_load_acknowledged_by_id else None},
+        "other_load": other_load_record(run),
         "samples": [{f: getattr(s, f) for f in SAMPLE_FIELDS} for s in run.samples.all()],
         "server_samples": [{**{f: getattr(s, f) for f in SERVER_FIELDS}, "sampled_at": _iso(s.sampled_at), "counters": s.counters}
                            for s in run.server_samples.all()],

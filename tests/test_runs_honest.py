@@ -53,6 +53,10 @@ def test_it_says_the_server_saw_other_load_on_the_run_page_the_export_and_the_pu
                                               "agreement_pct": 1039.1}]
     assert export["other_load"]["tolerance_pct"] == 10.0 and export["other_load"]["acknowledged_at"] is None
     assert "other_load" in export["fields"]
+    # The API says the same as the export.
+    api = APIClient()
+    api.force_authenticate(operator_user)
+    assert api.get(f"/api/v1/runs/{run.pk}/").json()["other_load"] == export["other_load"]
     confirm = client.get(f"/runs/{run.pk}/publish/").content.decode()
     assert 'id="publish-other-load"' in confirm and 'name="acknowledge_other_load"' in confirm
 
@@ -73,6 +77,9 @@ def test_publishing_a_run_that_saw_other_load_needs_an_acknowledgement_kept_on_t
     page = client.get(f"/runs/{run.pk}/").content.decode()
     assert f"Published anyway: {operator_user.username} acknowledged it on" in page
     assert client.get(f"/runs/{run.pk}/export.json").json()["other_load"]["acknowledged_by"] == operator_user.username
+    api = APIClient()
+    api.force_authenticate(operator_user)
+    assert api.get(f"/api/v1/runs/{run.pk}/").json()["other_load"]["acknowledged_by"] == operator_user.username
 
 
 def test_a_run_within_the_tolerance_says_nothing_and_publishes_without_acknowledgement(client, operator_user, targets, profiles):
@@ -274,6 +281,9 @@ def test_an_unreachable_target_keeps_what_was_left_and_the_run_page_drops_it_lat
     client.force_login(operator_user)
     page = client.get(f"/runs/{run.pk}/").content.decode()
     assert 'id="run-leftovers"' in page and "sbtest1, sbtest2 may be left on it" in page and 'id="drop-leftovers"' in page
+    api = APIClient()
+    api.force_authenticate(operator_user)
+    assert api.get(f"/api/v1/runs/{run.pk}/").json()["leftover_tables"] == ["sbtest1", "sbtest2"]
     # The target is reachable again (its port fixed) and the tables are there.
     target.port = 3306
     target.save()

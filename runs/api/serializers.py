@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from ..models import MAX_REPEATS, BenchmarkProfile, Run, RunClient, RunState, Sample, Schedule, ServerSample, Target
 from ..params import LIMITS, MAX_SWEEP, ascii_int
+from ..record import other_load_record
 from ..reproduce import reproduced_result
 
 
@@ -140,6 +141,12 @@ class RunSerializer(serializers.ModelSerializer):
     repeat_group = serializers.SerializerMethodField(help_text=(
         "The launch this run belongs to when it asked for repeats: id, count (runs launched), index (this run's, from 1); "
         "null for a single run. The group is judged as one result (its mean TPS) once all its runs have ended."))
+    other_load = serializers.SerializerMethodField(help_text=(
+        "Whether the server saw other load: the steps whose server-side TPS was more than tolerance_pct (%) above the "
+        "tool's (step, threads, server_tps, tool_tps, agreement_pct); empty when none; who acknowledged it on publishing."))
+    leftover_tables = serializers.ListField(child=serializers.CharField(), read_only=True, help_text=(
+        "Tables a dead worker's run left on the target when the reconciler could not reach it (the run page offers to "
+        "drop them); empty otherwise."))
     clients = RunClientSerializer(many=True, read_only=True, help_text=(
         "The client hosts of a multi-client run (empty for one client): each one's threads (first step), state and "
         "start times; summary.clients has each one's TPS and share (%)."))
@@ -151,7 +158,8 @@ class RunSerializer(serializers.ModelSerializer):
                   "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
                   "command_line", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
                   "retraction_reason", "client_bound", "latency", "insight", "client_info", "server_settings_hash",
-                  "regression", "trend", "repeats", "repeat_group", "clients", "round_trip", "tls"]
+                  "regression", "trend", "repeats", "repeat_group", "clients", "round_trip", "tls", "other_load",
+                  "leftover_tables"]
         read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats", "reproduces")]
 
     def get_progress_percent(self, run) -> int | None:
@@ -170,6 +178,16 @@ class RunSerializer(serializers.ModelSerializer):
     def get_repeat_group(self, run):
         group = run.repeat_group if run.repeat_group_id else None
         return {"id": group.pk, "count": group.count, "index": run.repeat_index} if group else None
+
+    @extend_schema_field(inline_serializer("OtherLoad", {
+        "steps": serializers.ListField(child=serializers.DictField(), help_text=(
+            "The steps beyond the tolerance: step, threads, server_tps, tool_tps, agreement_pct (%).")),
+        "tolerance_pct": serializers.FloatField(help_text="How far (%) the server's TPS may exceed the tool's."),
+        "acknowledged_at": serializers.DateTimeField(allow_null=True, help_text="When publishing acknowledged it."),
+        "acknowledged_by": serializers.CharField(allow_null=True, help_text="Who acknowledged it (username).")}))
+    def get_other_load(self, run):
+        """One definition with the export's (runs/record.py)."""
+        return other_load_record(run)
 
     def get_waiting_for(self, run) -> int | None:
         blocker = run.waiting_for

@@ -163,7 +163,8 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        return Run.objects.for_list().select_related("reproduces", "published_result", "schedule").prefetch_related("clients")
+        return (Run.objects.for_list().select_related("reproduces", "published_result", "schedule", "other_load_acknowledged_by")
+                .prefetch_related("clients"))
 
     def perform_create(self, serializer):
         data = serializer.validated_data
