@@ -31,13 +31,12 @@ from pathlib import Path
 import psycopg
 import pymysql
 
-from .drivers import Connection, redact
+from .drivers import CA_FILE, CERT_FILE, KEY_FILE, Connection, redact
 
 TIMEOUT_S = 5
 TLS_MODES = ("disable", "require", "verify-ca", "verify-full")
 # File names in a tool's work directory. sysbench's MySQL driver (1.0.20) opens exactly these three
 # relative names when --mysql-ssl=on; libpq is told the same files through PGSSLROOTCERT / PGSSLCERT / PGSSLKEY.
-CA_FILE, CERT_FILE, KEY_FILE = "cacert.pem", "client-cert.pem", "client-key.pem"
 ROUND_TRIP_QUERIES = 7
 
 

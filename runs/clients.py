@@ -18,7 +18,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from .drivers import latency
-from .models import ClientSample, ClientState, RunClient, Sample
+from .models import ClientSample, ClientState, Run, RunClient, Sample
+from .params import client_params
 
 SUMMED = ("transactions", "queries", "reads", "writes", "other", "errors", "reconnects", "tps", "qps")
 INTERVAL_SUMMED = ("threads", "tps", "qps", "reads", "writes", "other", "errors_per_s", "reconnects_per_s")
@@ -31,18 +32,6 @@ def step_key(step):
 def pool_limit(queue):
     """The most client hosts a run on this pool (queue) may ask for."""
     return settings.RUNS_POOL_CLIENT_HOSTS.get(queue, settings.RUNS_MAX_CLIENT_HOSTS)
-
-
-def pool_workers(queue, timeout=1.0):
-    """How many live workers consume the pool's queue now (Celery's remote control), or None when it cannot be
-    asked (no broadcast with the filesystem broker, a broker that is down): each client host of a run needs one."""
-    from config.celery import app
-
-    try:
-        replies = app.control.inspect(timeout=timeout).active_queues() or {}
-    except Exception:  # noqa: BLE001 - no verdict; the barrier's arrival limit still fails a run nobody joins
-        return None
-    return sum(1 for queues in replies.values() if any(q.get("name") == queue for q in queues or []))
 
 
 # --- merging: pure --------------------------------------------------------------------------------------
@@ -113,8 +102,6 @@ def merge_reports(reports):
 
 # --- the barrier and the clients' rows: the database -------------------------------------------------
 def create_clients(run, count):
-    from .params import client_params
-
     return [RunClient.objects.get_or_create(run=run, index=i, defaults={"threads": client_params(run.params, i)["threads"]})[0]
             for i in range(1, count + 1)]
 
@@ -127,8 +114,6 @@ def agreed_start(run, key):
 
 def set_agreed_start(run, key):
     """Client 1, once every client is ready: the moment all of them start step `key`."""
-    from .models import Run
-
     at = timezone.now() + timedelta(seconds=settings.RUNS_CLIENT_START_LEAD_SECONDS)
     barrier = dict(Run.objects.filter(pk=run.pk).values_list("barrier", flat=True).first() or {})
     barrier[key] = at.isoformat()

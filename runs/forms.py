@@ -4,7 +4,7 @@ from django.utils.translation import gettext_lazy as _
 from whitepaper import display
 
 from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_client_key_pem, validate_password
-from .params import PGBENCH_FIELDS, SYSBENCH_FIELDS
+from .params import NAMES, PARAMETERS, allowed_for, profile_defaults
 
 
 def flavor_choice_label(flavor):
@@ -62,51 +62,44 @@ class TargetForm(forms.ModelForm):
         return super().save(commit)
 
 
-OVERRIDE_FIELDS = ["threads", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "tables",
-                   "rows_per_table", "scale", "range", "jobs", "prepared", "client_hosts"]
-
-
 def profile_initial(profile):
     """The override fields filled with the profile's own values, as the form shows them: what you see runs."""
-    from .params import profile_defaults
-
     values = profile_defaults(profile)
-    allowed = SYSBENCH_FIELDS if profile.tool == "sysbench" else PGBENCH_FIELDS
+    allowed = allowed_for(profile.tool)
     shown = {}
-    for name in OVERRIDE_FIELDS:
-        if name not in allowed:
+    for parameter in PARAMETERS:
+        if parameter.name not in allowed:
             continue
-        value = values.get(name)
-        if name == "thread_sweep":
-            shown[name] = ", ".join(str(v) for v in value or [])
-        elif name == "prepared":
-            shown[name] = "true" if value else "false"
+        value = values.get(parameter.name)
+        if parameter.kind == "sweep":
+            shown[parameter.name] = ", ".join(str(v) for v in value or [])
+        elif parameter.kind == "bool":
+            shown[parameter.name] = "true" if value else "false"
         else:
-            shown[name] = "" if value is None else value
+            shown[parameter.name] = "" if value is None else value
     return shown
 
 
-class RunForm(forms.Form):
+def parameter_field(parameter):
+    """The form field of a run parameter: text the launch validates (runs/params.py), so the form and the API
+    refuse the same values with the same words."""
+    if parameter.kind == "bool":
+        return forms.ChoiceField(label=parameter.field_label, required=False, help_text=parameter.help,
+                                 choices=[("", _("as the profile")), ("true", _("on")), ("false", _("off"))])
+    return forms.CharField(label=parameter.field_label, required=False, help_text=parameter.help)
+
+
+# One field per run parameter, in the parameters' order (RunForm puts them after target and profile).
+RunParameterFields = type("RunParameterFields", (forms.Form,), {p.name: parameter_field(p) for p in PARAMETERS})
+
+
+class RunForm(RunParameterFields):
     """Target, profile, and the run's parameters, pre-filled with the profile's values. The form only
     translates input: launch_run (services.py) validates the run, with the same rules as the API."""
 
+    field_order = ["target", "profile", *NAMES, "reproduces", "repeats"]
     target = forms.ModelChoiceField(Target.objects.usable(), label=_("target"))
     profile = forms.ModelChoiceField(BenchmarkProfile.objects.filter(tool__in=["sysbench", "pgbench"]), label=_("profile"))
-    threads = forms.CharField(label=_("threads / clients"), required=False)
-    thread_sweep = forms.CharField(label=_("thread sweep"), required=False,
-                                   help_text=_("e.g. 8, 16, 32, 64, 128: one step per thread count. Empty: one step with the threads above."))
-    duration_s = forms.CharField(label=_("duration (s)"), required=False)
-    report_interval_s = forms.CharField(label=_("report interval (s)"), required=False)
-    warmup_s = forms.CharField(label=_("warm-up (s)"), required=False)
-    tables = forms.CharField(label=_("tables (sysbench)"), required=False)
-    rows_per_table = forms.CharField(label=_("rows per table (sysbench)"), required=False)
-    scale = forms.CharField(label=_("scale (pgbench)"), required=False)
-    range = forms.CharField(label=_("range (pgbench)"), required=False)
-    jobs = forms.CharField(label=_("jobs -j (pgbench)"), required=False, help_text=_("Empty: as many as clients."))
-    prepared = forms.ChoiceField(label=_("prepared statements"), required=False,
-                                 choices=[("", _("as the profile")), ("true", _("on")), ("false", _("off"))])
-    client_hosts = forms.CharField(label=_("client hosts"), required=False, help_text=_(
-        "Benchmark workers of the target's pool driving the run together, the threads split between them (1: one client)."))
     reproduces = forms.IntegerField(required=False, widget=forms.HiddenInput)
     repeats = forms.CharField(label=_("repeats"), required=False, initial=1,
                               widget=forms.NumberInput(attrs={"min": 1, "max": MAX_REPEATS}))
@@ -128,10 +121,10 @@ class RunForm(forms.Form):
         """The fields that differ from the profile's values (an empty sweep clears the profile's sweep)."""
         data = self.cleaned_data
         profile = data["profile"]
-        allowed = SYSBENCH_FIELDS if profile.tool == "sysbench" else PGBENCH_FIELDS
+        allowed = allowed_for(profile.tool)
         defaults = profile_initial(profile)
         result = {}
-        for name in OVERRIDE_FIELDS:
+        for name in NAMES:
             value = data.get(name)
             value = value.strip() if isinstance(value, str) else value
             if name not in allowed:
@@ -161,7 +154,7 @@ class RetractForm(forms.Form):
 
 class ScheduleForm(forms.ModelForm):
     """Staff schedule a profile on a target: when (cron), how many repeats, and the run's overrides as JSON.
-    The rules are the model's (Schedule.clean -> runs.schedules.schedule_errors), as for the API and the admin;
+    The rules are the model's (Schedule.clean -> runs.cron.schedule_errors), as for the API and the admin;
     runs.schedules.save_schedule writes the beat entry."""
 
     class Meta:

@@ -12,6 +12,7 @@ stored on each of its succeeded runs; a run is never judged against its own grou
 earlier group counts once, by its mean, so one launch of many repeats cannot fill the window by itself;
 a group still running is not an earlier result yet."""
 
+import json
 import logging
 import statistics
 
@@ -19,8 +20,10 @@ from django.conf import settings
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.http import urlencode
+from django.utils.translation import gettext as _
 
 from .models import FINAL_STATES, Run, RunState
+from .params import thread_steps
 
 log = logging.getLogger(__name__)
 BAND_SIGMAS = 2
@@ -157,16 +160,10 @@ def series(target, profile):
 
 
 def _params_key(params):
-    import json
-
     return json.dumps(params or {}, sort_keys=True)
 
 
 def _params_label(params):
-    from .params import thread_steps
-
-    from django.utils.translation import gettext as _
-
     p = params or {}
     return _("%(threads)s threads · %(seconds)s s") % {"threads": "/".join(str(t) for t in thread_steps(p)), "seconds": p.get("duration_s")}
 

@@ -3,10 +3,12 @@ rows with the full sysbench profile). The reconciler drops them while the run st
 (so no other run can have started there), then fails the run; when the target cannot be reached, the run keeps
 their names (Run.leftover_tables) and its page offers to drop them later."""
 
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
+from . import actions
 from .access import ConnectionFailed, TargetAccess, execute, query_all
-from .models import RunState
+from .models import Run
 
 # pgbench -i -I d (the driver's cleanup) drops these; sysbench's cleanup drops sbtest1..N.
 PGBENCH_TABLES = ["pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history"]
@@ -59,17 +61,13 @@ def fail_dead_run(run, reason):
         left = tables
         reason += " " + _("Its tables may be left on the target (%(error)s): %(tables)s; the run page offers to drop "
                           "them.") % {"error": exc, "tables": ", ".join(tables)}
-    return run.transition(RunState.FAILED, reason=reason[:5000], leftover_tables=left)
+    return actions.fail(run, reason, leftover_tables=left)
 
 
 def drop_leftovers(run):
     """The run page's "drop them": drop the tables a dead run left (Run.leftover_tables) and forget them. Refused
     while another run uses the same server and database (those tables are then its own). Returns the tables that
     were still there. Raises ValidationError with the reason."""
-    from django.core.exceptions import ValidationError
-
-    from .models import Run
-
     if not run.leftover_tables:
         raise ValidationError(_("Run %(id)s left no tables to drop.") % {"id": run.pk})
     busy = Run.objects.active().filter(database_key=run.target.database_key()).exclude(pk=run.pk).first()

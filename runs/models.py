@@ -19,6 +19,9 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from . import crypto
+from .cron import schedule_errors
+from .insight import other_load as steps_with_other_load
+from .params import expected_seconds, resolve_params
 
 OPERATORS_GROUP = "benchmark operators"
 # A launch may ask for this many runs of one set-up at most (they queue one after another on the target).
@@ -223,7 +226,7 @@ class Target(models.Model):
                 _("A client certificate and its key go together: give both or neither.")]
         elif self.tls_cert.strip() and self.has_tls_key:
             from cryptography import x509
-            from cryptography.hazmat.primitives.serialization import PublicFormat, Encoding, load_pem_private_key
+            from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_private_key
 
             cert = x509.load_pem_x509_certificates(self.tls_cert.encode())[0]
             key = load_pem_private_key(self.tls_key.encode(), password=None)
@@ -292,8 +295,6 @@ class BenchmarkProfile(models.Model):
     def resolve(self, overrides):
         """The parameters of a run: the profile's, with the overrides validated. Raises ValidationError
         naming each bad field; unknown fields are refused, not ignored."""
-        from .params import resolve_params
-
         return resolve_params(self, overrides)
 
 
@@ -461,9 +462,7 @@ class Run(models.Model):
     @property
     def other_load(self):
         """The steps whose server counted other load beside the tool, beyond the stated tolerance (runs/insight.py)."""
-        from .insight import other_load
-
-        return other_load((self.insight or {}).get("steps"))
+        return steps_with_other_load((self.insight or {}).get("steps"))
 
     def summary_latency(self):
         """The summary's latency line (ms): min, avg, max and p95 as the tool's final report prints them; where
@@ -482,7 +481,7 @@ class Run(models.Model):
     def transition(self, to, *, allowed_from=None, unless=None, **fields):
         """Move to state `to` only if the row is still in one of the states that may precede it (and
         `unless`, a queryset, finds nothing). Returns True when this call made the move. The row in the
-        database decides, not this object."""
+        database decides, not this object. Called by runs/actions.py, the one place each state change is made."""
         sources = [s for s, targets in TRANSITIONS.items() if to in targets]
         if allowed_from is not None:
             sources = [s for s in sources if s in allowed_from]
@@ -499,55 +498,12 @@ class Run(models.Model):
         except IntegrityError:  # another run of the target is active: this one keeps waiting
             return False
         self.refresh_from_db()
-        if moved and to in FINAL_STATES and self.repeat_group_id:
-            # The group is one result: judged once all its runs have ended, however each one ended.
-            from .history import record_group_judgement
-
-            record_group_judgement(self.repeat_group_id)
-            self.refresh_from_db(fields=["regression", "trend"])
         return bool(moved)
-
-    def claim(self, worker, pid, client_host, client_cores):
-        """queued -> preparing, unless another run of the same target is active or queued before it (then
-        False: wait). Runs of a target start in the order runs_ahead() says (first come, first served), so
-        "waiting for run #N" is true and a launch's repeats run in their order."""
-        return self.transition(RunState.PREPARING, allowed_from=[RunState.QUEUED], unless=self.queued_ahead(),
-                               worker=worker, worker_pid=pid, client_host=client_host, client_cores=client_cores,
-                               started_at=timezone.now())
 
     def queued_ahead(self):
         """The runs of the same server and database queued before this one (one definition of the queue's order)."""
         return Run.objects.filter(database_key=self.database_key, state=RunState.QUEUED).exclude(pk=self.pk).filter(
             Q(created_at__lt=self.created_at) | Q(created_at=self.created_at, pk__lt=self.pk))
-
-    def mark_running(self):
-        return self.transition(RunState.RUNNING)
-
-    def mark_cleaning_up(self):
-        return self.transition(RunState.CLEANING_UP)
-
-    def succeed(self, summary):
-        moved = self.transition(RunState.SUCCEEDED, summary=summary)
-        if moved and not self.repeat_group_id:
-            from .history import record_judgement
-
-            record_judgement(self)
-        return moved
-
-    def fail(self, reason):
-        return self.transition(RunState.FAILED, reason=str(reason)[:5000])
-
-    def cancel(self, reason=""):
-        """A queued run is cancelled at once; an active one is asked to stop (the worker kills the tool,
-        cleans up and then marks it cancelled). Returns True if anything changed."""
-        if self.transition(RunState.CANCELLED, allowed_from=[RunState.QUEUED], reason=reason or _("Cancelled before it started.")):
-            return True
-        moved = Run.objects.filter(pk=self.pk, state__in=ACTIVE_STATES).update(cancel_requested=True)
-        self.refresh_from_db()
-        return bool(moved)
-
-    def finish_cancelled(self, reason):
-        return self.transition(RunState.CANCELLED, reason=reason)
 
     def beat(self, **fields):
         Run.objects.filter(pk=self.pk).update(heartbeat_at=timezone.now(), **fields)
@@ -573,8 +529,6 @@ class Run(models.Model):
 
     @property
     def expected_seconds(self):
-        from .params import expected_seconds
-
         return expected_seconds(self.params)
 
     def progress(self):
@@ -655,8 +609,6 @@ class Schedule(models.Model):
     def clean(self):
         """The schedule's rules (runs/schedules.py): a valid cron, a usable target, a profile of its engine,
         overrides the profile accepts. Errors name the field."""
-        from .schedules import schedule_errors
-
         errors = schedule_errors(self)
         if errors:
             raise ValidationError(errors)

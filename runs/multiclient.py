@@ -1,71 +1,138 @@
-"""A worker's part in a run driven by several client hosts (runs/clients.py has the rules): the barrier
-before each step, this client's report, and for client 1 dispatching the others, merging their reports
-and waiting for them before the cleanup. Mixed into runs.tasks.Execution, whose state it shares."""
+"""Who takes part in a run and how they meet: the coordination object the step loop (runs/execution.py) uses.
+
+Solo: one client host, the worker that claimed the run. Team: several client hosts (runs/clients.py has the
+rules): client 1 (the lead) dispatches the others once prepared, meets them at a barrier before each measured
+step, merges their reports and waits for them before the cleanup; clients 2..N take part in the measured steps
+only and report each one. Both answer the same questions, so the loop never asks how many clients there are."""
 
 import logging
 import os
-import subprocess
 import time
+from datetime import timedelta
 
 from django.conf import settings
 from django.utils import timezone
 
-from . import clients, insight
-from .access import Unsupported
-from .drivers import NotRunnable, judge_step
-from .models import ClientState, RunClient
+from . import actions, clients, insight
+from .dispatch import enqueue_client
+from .drivers import redact
+from .models import ClientSample, ClientState, Run, RunClient, RunState, Sample
+from .params import client_count, client_params, thread_steps
 
 log = logging.getLogger(__name__)
 HOST = settings.RUNS_CLIENT_HOST  # the machine's host name unless RUNS_CLIENT_HOST names this client otherwise
 
 
-class ClientRole:
-    def on_tool_start(self, proc):
-        self.tool_started_at = timezone.now()
-        step = self.step
-        if self.multi and step is not None and step.phase in ("run", "warmup"):
-            self.client.set(step_starts={**self.client.step_starts, clients.step_key(step): self.tool_started_at.isoformat()})
+def coordination(run, client=None):
+    """The run's coordination for this worker: Solo for a one-client run, else a Team as `client` (None: the lead)."""
+    return Team(run, client) if client_count(run.params) > 1 else Solo(run)
+
+
+class Solo:
+    """A run driven by one client host."""
+
+    lead = True
+    host_label = ""  # judge_step names no host: there is one
+
+    def __init__(self, run):
+        self.run = run
+        self.params = run.params
+
+    def meet(self, ex, step):
+        return ""
+
+    def step_start(self):
+        return timezone.now()
+
+    def wait_for_start(self):
+        pass
+
+    def tool_started(self, step, at):
+        pass
+
+    def store_sample(self, step, sample, tool_started_at):
+        Sample.objects.create(run=self.run, step=step.index, warmup=step.phase == "warmup", **sample)
 
     def total_threads(self, step):
-        from .params import thread_steps
+        return step.threads
 
-        return thread_steps(self.run.params)[step.index - 1]
+    def problem(self):
+        return ""
 
-    def dispatch_clients(self):
+    def tick(self, step):
+        pass
+
+    def beat(self, log_text):
+        pass
+
+    def conclude(self, ex, step, outcome, summary, readings, workdir):
+        """The step's summary and evidence, from this worker's own measurements."""
+        found = ex.client_evidence(step, outcome, readings, workdir)
+        # transactions: the tool's own count (pgbench's latency may come from a sample of them)
+        evidence = {"step": step.index, "threads": step.threads, "transactions": summary.get("transactions"),
+                    "latency": found["latency"]}
+        server = ex.server_evidence(readings, summary, step)
+        if server is not None:
+            evidence["server"] = server
+        evidence["client"] = found["client"]
+        return {"step": step.index, "threads": step.threads, **summary}, evidence
+
+    def end(self, ex, reason):
+        return reason
+
+    def give_up(self, ex, reason):
+        actions.fail(self.run, reason)
+        return "failed"
+
+
+class Team:
+    """A run driven by several client hosts, as client `client.index` (client None: the lead, before its row exists)."""
+
+    def __init__(self, run, client=None):
+        self.run = run
+        self.client = client
+        self.count = client_count(run.params)
+        self.lead = client is None or client.index == 1
+        self.params = client_params(run.params, client.index if client else 1)
+        self.host_label = "" if self.lead else HOST
+        self.agreed_start = None
+        self.last_merge = 0.0
+
+    # --- the lead --------------------------------------------------------------------------------------
+    def dispatch(self, ex):
         """Client 1, prepared: the clients' rows, then a message per other client on the target's pool queue."""
-        from .services import enqueue_client
-
         rows = clients.create_clients(self.run, self.count)
         self.client = rows[0]
         self.client.set(state=ClientState.RUNNING, host=HOST, cores=os.cpu_count(), worker=self.run.worker,
                         worker_pid=os.getpid())
         for row in rows[1:]:
             enqueue_client(self.run, row.index)
-        self.add_log(f"[dashboard] {self.count} client hosts: waiting for clients 2-{self.count} on queue "
-                     f"\"{self.target.queue}\"")
+        ex.add_log(f"[dashboard] {self.count} client hosts: waiting for clients 2-{self.count} on queue "
+                   f"\"{self.run.target.queue}\"")
 
-    def meet(self, step):
+    def meet(self, ex, step):
         """The barrier before a warm-up or run step: say this client is ready; client 1 waits for all and
         writes the agreed start, the others wait for it (each starts its tool then: wait_for_start). Returns the reason
-        the run must fail ("" otherwise; a cancel or another client's failure sets their own flags)."""
+        the run must fail ("" otherwise; a cancel or another client's failure sets the execution's own flags)."""
+        if self.client is None:  # the lead, prepared: now the other clients may come
+            self.dispatch(ex)
         key = clients.step_key(step)
         self.client.set(ready_for=key, state=ClientState.RUNNING)
         limit = settings.RUNS_CLIENT_ARRIVAL_SECONDS
         deadline = time.monotonic() + (limit if self.lead else 2 * limit)
         while True:
-            self.flush()
-            if self.should_stop():
+            ex.flush()
+            if ex.should_stop():
                 return ""
             if self.lead:
-                rows = list(RunClient.objects.filter(run=self.run))
-                late = [c for c in rows if c.ready_for != key]
+                late = [c for c in RunClient.objects.filter(run=self.run) if c.ready_for != key]
                 if not late:
                     start = clients.set_agreed_start(self.run, key)
                     break
                 if time.monotonic() > deadline:
                     names = ", ".join(str(c.index) for c in late)
                     return (f"Client(s) {names} of {self.count} did not reach the start of {step.phase} step {step.index} within "
-                            f"{limit:g} s: no free benchmark worker took them on queue \"{self.target.queue}\" "
+                            f"{limit:g} s: no free benchmark worker took them on queue \"{self.run.target.queue}\" "
                             f"(each client needs its own worker).")
             else:
                 start = clients.agreed_start(self.run, key)
@@ -77,33 +144,80 @@ class ClientRole:
         self.agreed_start = start
         return ""
 
+    def step_start(self):
+        return self.agreed_start
+
     def wait_for_start(self):
-        """Sleep until the agreed moment: called last thing before the tool starts (runs.tasks._run_step), after
-        this client's own preparations for the step (its server probe, its log), so none of them delays it."""
+        """Sleep until the agreed moment: called last thing before the tool starts, after this client's own
+        preparations for the step (its server probe, its log), so none of them delays it."""
         while (delay := (self.agreed_start - timezone.now()).total_seconds()) > 0:
             time.sleep(min(delay, 0.01))
 
-    def merge_samples(self):
-        """The run's samples from the clients' lines (client 1, at most once a report interval while the tool runs)."""
-        step = self.step
+    def tool_started(self, step, at):
+        self.client.set(step_starts={**self.client.step_starts, clients.step_key(step): at.isoformat()})
+
+    def store_sample(self, step, sample, tool_started_at):
+        ClientSample.objects.create(client=self.client, step=step.index, warmup=step.phase == "warmup",
+                                    at=tool_started_at + timedelta(seconds=sample["t"]), **sample)
+
+    def total_threads(self, step):
+        """The run's threads of the step (not this client's share)."""
+        return thread_steps(self.run.params)[step.index - 1]
+
+    def problem(self):
+        """Why this client must stop because of the others: one failed or went silent, or the run ended."""
+        other, why = clients.first_problem(self.run, exclude=self.client)
+        if other is not None:
+            return f"{clients.describe(other, self.count)} failed: {why}"
+        if Run.objects.filter(pk=self.run.pk, state__in=[RunState.FAILED, RunState.CANCELLED]).exists():
+            return "the run ended"
+        return ""
+
+    def tick(self, step):
+        """Client 1: the run's samples merged from the clients' lines, at most once a report interval."""
+        now = time.monotonic()
+        if self.lead and now - self.last_merge >= self.run.params["report_interval_s"]:
+            self.last_merge = now
+            self.merge_samples(step)
+
+    def merge_samples(self, step):
         clients.merge_pending(self.run, self.count, step, self.run.params["report_interval_s"], self.agreed_start)
 
-    def report_step(self, step, outcome, summary, readings, workdir):
-        """This client's final report of a run step (the tool's summary, its latency histogram, its CPU)."""
-        interval = self.run.params["report_interval_s"]
-        lat = {}
-        try:
-            lat = self.driver.parse_latency(outcome.stdout, outcome.stderr, self.read_latency_log(step, workdir), step.argv)
-        except Exception:  # noqa: BLE001 - evidence is extra
-            log.exception("latency of run %s client %s step %s", self.run.pk, self.client.index, step.index)
-        rows = insight.interval_rows(readings, self.target.engine)
-        cpu = insight.client_evidence(rows, interval)
-        cpu.update(cores=os.cpu_count(), per_interval=[[round(r["t"], 2), r["client_cpu_pct"]] for r in rows])
-        report = {"key": clients.step_key(step), "step": step.index, "threads": step.threads, "summary": summary,
-                  "latency": lat, "client": cpu}
-        self.client.set(reports=[*self.client.reports, report])
+    def beat(self, log_text):
+        if self.client is not None:
+            self.client.set(**({"log": log_text} if log_text is not None else {}))
 
-    def gather_reports(self, step):
+    def conclude(self, ex, step, outcome, summary, readings, workdir):
+        """This client's report of a run step; client 1 then gathers every client's and merges them into the
+        step's summary and evidence (None when the run must stop first). The others return None."""
+        found = ex.client_evidence(step, outcome, readings, workdir)
+        cpu = dict(found["client"])
+        rows = insight.interval_rows(readings, self.run.target.engine)
+        cpu["per_interval"] = [[round(r["t"], 2), r["client_cpu_pct"]] for r in rows]
+        report = {"key": clients.step_key(step), "step": step.index, "threads": step.threads, "summary": summary,
+                  "latency": found["latency"], "client": cpu}
+        self.client.set(reports=[*self.client.reports, report])
+        if not self.lead:
+            return None
+        gathered = self.gather_reports(ex, step)
+        if gathered is None:
+            return None
+        self.merge_samples(step)  # the last intervals
+        merged, lat = clients.merge_reports([{"index": c.index, "host": c.host, "threads": r["threads"], "summary": r["summary"],
+                                              "latency": r["latency"]} for c, r in gathered])
+        # transactions: the tools' own count (the latency may come from a sample of them)
+        evidence = {"step": step.index, "threads": self.total_threads(step), "transactions": merged.get("transactions"),
+                    "latency": lat}
+        server = ex.server_evidence(readings, merged, step)
+        if server is not None:
+            evidence["server"] = server
+        per_client = [{"index": c.index, "host": c.host, **r["client"]} for c, r in gathered]
+        bounds = [c.get("bound") for c in per_client]
+        evidence["client"] = {**per_client[0], "bound": True if any(bounds) else (False if all(b is False for b in bounds) else None)}
+        evidence["clients"] = per_client
+        return {"step": step.index, "threads": self.total_threads(step), **merged}, evidence
+
+    def gather_reports(self, ex, step):
         """Client 1: every client's report of this step, or None when the run must stop first."""
         key = clients.step_key(step)
         deadline = time.monotonic() + step.duration_s + settings.RUNS_TIME_MARGIN_SECONDS
@@ -112,46 +226,25 @@ class ClientRole:
             found = [(c, next((r for r in c.reports if r["key"] == key), None)) for c in rows]
             if all(r is not None for _, r in found):
                 return found
-            if self.should_stop():
+            if ex.should_stop():
                 return None
             if time.monotonic() > deadline:
                 late = next(c for c, r in found if r is None)
-                self.stop_cause = f"{clients.describe(late, self.count)} sent no final report of step {step.index}."
+                ex.stop_cause = f"{clients.describe(late, self.count)} sent no final report of step {step.index}."
                 return None
-            self.tick()
+            ex.tick()
             time.sleep(0.1)
 
-    def merge_step(self, step, outcome, summary, readings, workdir):
-        """Client 1 after its own run step: the step's report and insight merged from all clients."""
-        self.report_step(step, outcome, summary, readings, workdir)
-        found = self.gather_reports(step)
-        if found is None:
-            return None
-        self.merge_samples()  # the last intervals
-        merged, lat = clients.merge_reports([{"index": c.index, "host": c.host, "threads": r["threads"], "summary": r["summary"],
-                                              "latency": r["latency"]} for c, r in found])
-        tps, transactions = merged.get("tps"), merged.get("transactions")
-        duration = transactions / tps if tps and transactions else step.duration_s
-        # transactions: the tools' own count (the latency may come from a sample of them)
-        evidence = {"step": step.index, "threads": self.total_threads(step), "transactions": transactions, "latency": lat}
-        try:
-            evidence["server"] = insight.server_evidence(readings, self.target.engine, tps, round(duration, 4))
-        except Exception:  # noqa: BLE001 - evidence is extra
-            log.exception("server evidence of run %s step %s", self.run.pk, step.index)
-        per_client = [{"index": c.index, "host": c.host, **r["client"]} for c, r in found]
-        bounds = [c.get("bound") for c in per_client]
-        evidence["client"] = {**per_client[0], "bound": True if any(bounds) else (False if all(b is False for b in bounds) else None)}
-        evidence["clients"] = per_client
-        return merged, evidence
-
-    def end_clients(self, reason):
-        """Client 1 before cleanup: its own state said, clients that never came marked, and every other client
-        stopped (they stop on a cancel or a failed client by themselves) or lost, so cleanup drops no table
-        under a running tool."""
-        if self.client is None:
-            return
-        state = ClientState.FAILED if reason else (ClientState.STOPPED if self.cancelled else ClientState.DONE)
-        self.client.set(state=state, reason=reason[:5000])
+    def end(self, ex, reason):
+        """Client 1 before cleanup: the run's reason (another client's failure if nothing else failed), its own
+        state said, clients that never came marked, and every other client stopped or lost, so cleanup drops no
+        table under a running tool."""
+        if not reason and ex.stop_cause and not ex.cancelled:
+            reason = ex.stop_cause
+        if self.client is None:  # it failed before any client was dispatched
+            return reason
+        state = ClientState.FAILED if reason else (ClientState.STOPPED if ex.cancelled else ClientState.DONE)
+        self.client.set(state=state, reason=redact(reason, ex.secrets)[:5000])
         RunClient.objects.filter(run=self.run, state=ClientState.WAITING).update(
             state=ClientState.STOPPED, reason="It never started: no worker took it before the run ended.")
         deadline = time.monotonic() + settings.RUNS_CLIENT_LOST_SECONDS + 10
@@ -159,50 +252,25 @@ class ClientRole:
             others = list(RunClient.objects.filter(run=self.run).exclude(pk=self.client.pk))
             if all(c.is_final or c.lost() for c in others):
                 break
-            self.flush()
+            ex.flush()
             time.sleep(0.2)
+        return reason
 
-    def _execute_client(self, workdir):
-        """Clients 2..N: the run steps only, with their share of the threads, started at each barrier."""
-        run, driver, me = self.run, self.driver, self.client
-        try:
-            version = subprocess.run(driver.version_argv(), capture_output=True, text=True, timeout=10)
-            driver.parse_version(version.stdout + version.stderr)
-        except (NotRunnable, OSError, subprocess.SubprocessError) as exc:
-            me.set(state=ClientState.FAILED, reason=f"{run.profile.tool} is not available on {HOST}: {exc}")
-            return "failed"
-        try:
-            setup = self.access.tool_setup(driver, workdir)  # the target's one description (runs/access.py)
-        except Unsupported as exc:
-            me.set(state=ClientState.FAILED, reason=str(exc))
-            return "failed"
-        self.secret_files = setup.pipe_files
-        self.write_tls_files(setup.disk_files)
-        env = setup.env
-        steps = [s for s in driver.plan(setup.conn, {**self.params, "workload": run.profile.workload}, workdir)
-                 if s.phase in ("warmup", "run")]
-        reason = ""
-        for step in steps:
-            reason = self.meet(step)
-            if reason or self.cancelled or self.stop_cause:
-                break
-            self.start_sampling(step)
-            outcome = self._run_step(step, env, workdir)
-            readings = self.stop_sampling(step)
-            if outcome.stopped == "cancelled":
-                reason = self.error_stop_reason(step)
-                break
-            reason, summary = judge_step(driver, step, outcome, self._limit(step), self.secrets, host=HOST)
-            if reason:
-                break
-            if step.phase == "run":
-                self.report_step(step, outcome, summary, readings, workdir)
-        self.flush(force=True)
+    # --- clients 2..N ------------------------------------------------------------------------------------
+    def give_up(self, ex, reason):
+        if self.lead:
+            actions.fail(self.run, reason)
+        else:
+            self.client.set(state=ClientState.FAILED, reason=redact(reason, ex.secrets)[:5000])
+        return "failed"
+
+    def finish_member(self, ex, reason):
+        """Clients 2..N after their last step: their own state, which client 1 reads before it cleans up."""
         if reason:
-            me.set(state=ClientState.FAILED, reason=reason[:5000])
+            self.client.set(state=ClientState.FAILED, reason=reason[:5000])
             return "failed"
-        if self.cancelled or self.stop_cause:
-            me.set(state=ClientState.STOPPED, reason=self.stop_cause or "The run was cancelled.")
+        if ex.cancelled or ex.stop_cause:
+            self.client.set(state=ClientState.STOPPED, reason=ex.stop_cause or "The run was cancelled.")
             return "stopped"
-        me.set(state=ClientState.DONE)
+        self.client.set(state=ClientState.DONE)
         return "done"

@@ -4,28 +4,71 @@ Every bad value is reported under its own field name; unknown fields are refused
 """
 
 import re
+from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-# name -> (minimum, maximum); 'threads' etc. are bounded so a typo cannot start 10^6 connections.
-LIMITS = {
-    "threads": (1, 1024),
-    "jobs": (1, 1024),
-    "duration_s": (1, 86400),
-    "report_interval_s": (1, 60),
-    "warmup_s": (0, 3600),
-    "tables": (1, 1024),
-    "rows_per_table": (1, 1_000_000_000),
-    "scale": (1, 100_000),
-    "range": (1, 10_000_000_000),
-    "client_hosts": (1, 64),
-}
-SYSBENCH_FIELDS = {"threads", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "tables", "rows_per_table", "prepared",
-                   "client_hosts"}
-PGBENCH_FIELDS = {"threads", "jobs", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "scale", "range", "prepared",
-                  "client_hosts"}
+SYSBENCH, PGBENCH = "sysbench", "pgbench"
+BOTH = frozenset({SYSBENCH, PGBENCH})
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a run, as the profile states it and a launch may override it. The run form, the run page,
+    the API's overrides object and profile, and the rules below all read this one list."""
+
+    name: str
+    label: str  # as the run page lists it
+    kind: str = "int"  # "int" | "sweep" (thread counts) | "bool"
+    limits: tuple = None  # (minimum, maximum) of an int, bounded so a typo cannot start 10^6 connections
+    tools: frozenset = BOTH  # the tools that take it; the others refuse it
+    form_label: str = ""  # the form's label when it says more than the page's (which tool takes it)
+    help: str = ""  # the form's help
+    api_help: str = ""  # the API's description of the override
+    empty_means_default: bool = False  # jobs: empty is "as many as clients", not an error
+    on_profile: bool = True  # a BenchmarkProfile field (client_hosts is the launch's alone: 1 unless asked)
+
+    @property
+    def field_label(self):
+        return self.form_label or self.label
+
+
+PARAMETERS = (
+    Parameter("threads", gettext_lazy("threads / clients"), limits=(1, 1024), api_help="sysbench --threads / pgbench -c."),
+    Parameter("thread_sweep", gettext_lazy("thread sweep"), kind="sweep",
+              help=gettext_lazy("e.g. 8, 16, 32, 64, 128: one step per thread count. Empty: one step with the threads above."),
+              api_help="Thread counts, each once; one run step per count."),
+    Parameter("duration_s", gettext_lazy("duration (s)"), limits=(1, 86400)),
+    Parameter("report_interval_s", gettext_lazy("report interval (s)"), limits=(1, 60)),
+    Parameter("warmup_s", gettext_lazy("warm-up (s)"), limits=(0, 3600)),
+    Parameter("tables", gettext_lazy("tables"), limits=(1, 1024), tools=frozenset({SYSBENCH}),
+              form_label=gettext_lazy("tables (sysbench)")),
+    Parameter("rows_per_table", gettext_lazy("rows per table"), limits=(1, 1_000_000_000), tools=frozenset({SYSBENCH}),
+              form_label=gettext_lazy("rows per table (sysbench)")),
+    Parameter("scale", gettext_lazy("scale"), limits=(1, 100_000), tools=frozenset({PGBENCH}),
+              form_label=gettext_lazy("scale (pgbench)")),
+    Parameter("range", gettext_lazy("range"), limits=(1, 10_000_000_000), tools=frozenset({PGBENCH}),
+              form_label=gettext_lazy("range (pgbench)")),
+    Parameter("jobs", gettext_lazy("jobs (-j)"), limits=(1, 1024), tools=frozenset({PGBENCH}),
+              form_label=gettext_lazy("jobs -j (pgbench)"), help=gettext_lazy("Empty: as many as clients."),
+              api_help="pgbench -j (at most the clients).", empty_means_default=True),
+    Parameter("prepared", gettext_lazy("prepared statements"), kind="bool", api_help="Prepared statements."),
+    Parameter("client_hosts", gettext_lazy("client hosts"), limits=(1, 64), on_profile=False, help=gettext_lazy(
+        "Benchmark workers of the target's pool driving the run together, the threads split between them (1: one client)."),
+        api_help="Benchmark workers of the target's pool driving the run together (at most the pool's limit)."),
+)
+BY_NAME = {p.name: p for p in PARAMETERS}
+NAMES = [p.name for p in PARAMETERS]
+PROFILE_FIELDS = [p.name for p in PARAMETERS if p.on_profile]
+LIMITS = {p.name: p.limits for p in PARAMETERS if p.limits}
 MAX_SWEEP = 10
+
+
+def allowed_for(tool):
+    """The parameters a profile of this tool takes."""
+    return {p.name for p in PARAMETERS if tool in p.tools}
 
 
 _ASCII_WHOLE_NUMBER = re.compile(r"-?[0-9]+")
@@ -93,20 +136,10 @@ def _sweep(value, errors):
 
 
 def profile_defaults(profile):
-    return {
-        "threads": profile.threads,
-        "jobs": profile.jobs,
-        "thread_sweep": list(profile.thread_sweep or []),
-        "duration_s": profile.duration_s,
-        "report_interval_s": profile.report_interval_s,
-        "warmup_s": profile.warmup_s,
-        "tables": profile.tables,
-        "rows_per_table": profile.rows_per_table,
-        "scale": profile.scale,
-        "range": profile.range,
-        "prepared": profile.prepared,
-        "client_hosts": 1,
-    }
+    """The profile's value of every parameter (client_hosts: 1, one client)."""
+    values = {p.name: getattr(profile, p.name) if p.on_profile else 1 for p in PARAMETERS}
+    values["thread_sweep"] = list(values["thread_sweep"] or [])
+    return values
 
 
 def resolve_params(profile, overrides):
@@ -117,7 +150,7 @@ def resolve_params(profile, overrides):
         overrides = {}
     if not isinstance(overrides, dict):
         raise ValidationError({"overrides": _("overrides must be an object of field: value.")})
-    allowed = SYSBENCH_FIELDS if profile.tool == "sysbench" else PGBENCH_FIELDS
+    allowed = allowed_for(profile.tool)
     errors = {}
     unknown = sorted(set(overrides) - allowed)
     if unknown:
@@ -127,11 +160,12 @@ def resolve_params(profile, overrides):
     for name, value in overrides.items():
         if name not in allowed:
             continue
-        if name == "thread_sweep":
+        kind = BY_NAME[name].kind
+        if kind == "sweep":
             params[name] = _sweep(value, errors)
-        elif name == "prepared":
+        elif kind == "bool":
             params[name] = _bool(name, value, errors)
-        elif value in (None, "") and name in ("jobs",):
+        elif value in (None, "") and BY_NAME[name].empty_means_default:
             params[name] = None
         else:
             params[name] = _int(name, value, errors)
@@ -159,12 +193,8 @@ def resolve_params(profile, overrides):
                                   "least one thread.") % {"c": params["client_hosts"], "t": fewest}
     if errors:
         raise ValidationError(errors)
-    if profile.tool == "sysbench":
-        for name in ("jobs", "scale", "range"):
-            params.pop(name, None)
-    else:
-        for name in ("tables", "rows_per_table"):
-            params.pop(name, None)
+    for name in set(NAMES) - allowed:
+        params.pop(name, None)
     if params["client_hosts"] == 1:
         params.pop("client_hosts")  # one client: the parameters of a run as before multi-client runs existed
     params.update(tool=profile.tool, workload=profile.workload, engine=profile.engine)

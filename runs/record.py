@@ -7,6 +7,7 @@ import io
 from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 
+from .history import rule, series_runs, series_url, stats
 from .insight import (
     CLIENT_BOUND_CPU_PCT,
     CLIENT_BOUND_FRACTION,
@@ -84,8 +85,6 @@ def _iso(value):
 
 
 def _series(run):
-    from .history import series_runs, series_url, stats
-
     runs = list(series_runs(run.target_id, run.profile_id, run.params).values_list(
         "id", "finished_at", "summary", "regression", "repeat_group_id"))
     tps = [(summary or {}).get("tps") for _i, _f, summary, _r, _g in runs]
@@ -97,8 +96,6 @@ def _series(run):
 
 
 def _repeat_group(run):
-    from .history import stats
-
     if not run.repeat_group_id:
         return None
     members = list(run.repeat_group.runs.order_by("repeat_index", "id").values_list("id", "state", "summary"))
@@ -109,8 +106,6 @@ def _repeat_group(run):
 
 
 def run_record(run):
-    from .history import rule
-
     target, profile = run.target, run.profile
     schedule = run.schedule if run.schedule_id else None
     flavor = target.flavor

@@ -1,22 +1,17 @@
 """Launching a run: validate, store the row, then queue the task once the row is committed.
 
 The row is the source of truth, the broker message only a wake-up call: if the broker cannot be reached
-at launch, the run stays queued and the reconciler (runs.tasks.reconcile_runs) sends its message later,
-exactly as for a message lost with a flushed broker."""
+at launch, the run stays queued and the reconciler (runs/reconciler.py) sends its message later,
+exactly as for a message lost with a flushed broker (runs/dispatch.py)."""
 
-import logging
-import uuid
-
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from .clients import pool_limit, pool_workers
+from .clients import pool_limit
+from .dispatch import enqueue, workers_consuming
 from .models import MAX_REPEATS, RepeatGroup, Run
 from .params import ascii_int, client_count, thread_steps
-
-log = logging.getLogger(__name__)
 
 
 def parse_repeats(value, errors):
@@ -61,7 +56,7 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
         errors["client_hosts"] = [_("client_hosts (%(n)s) exceeds the limit of pool \"%(queue)s\" (%(limit)s client hosts).") % {
             "n": client_count(params), "queue": target.queue, "limit": limit}]
     if params and "client_hosts" not in errors and client_count(params) > 1:
-        available = pool_workers(target.queue)
+        available = workers_consuming(target.queue)
         if available is not None and client_count(params) > available:
             # Refused now rather than failed RUNS_CLIENT_ARRIVAL_SECONDS later for a client no worker can take.
             errors["client_hosts"] = [_("client_hosts (%(n)s) is more than the benchmark workers consuming queue "
@@ -79,37 +74,3 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
                 for index in range(1, repeats + 1)]
         transaction.on_commit(lambda: [enqueue(run) for run in runs])
     return runs[0]
-
-
-def time_limit_for(run):
-    steps = len(thread_steps(run.params))
-    margin = settings.RUNS_TIME_MARGIN_SECONDS
-    return run.expected_seconds + steps * margin + 2 * settings.RUNS_PREPARE_TIME_LIMIT_SECONDS + 60
-
-
-def task_id_for(run):
-    """run-<id>-<random>: the reconciler recognises a run's messages in the broker by this prefix."""
-    return f"run-{run.pk}-{uuid.uuid4().hex[:12]}"
-
-
-def enqueue(run):
-    """Send the run's message; True if the broker took it. A broker outage is not the caller's failure:
-    it is logged (one line, no traceback) and the reconciler queues the run again later."""
-    from .tasks import run_benchmark
-
-    try:
-        run_benchmark.apply_async(args=[run.pk], queue=run.target.queue, time_limit=time_limit_for(run),
-                                  task_id=task_id_for(run))
-    except Exception as exc:  # noqa: BLE001 - kombu OperationalError, redis errors, a full disk (filesystem broker)
-        log.warning("run %s: the broker is unreachable (%s: %s); it stays queued and the reconciler will queue it "
-                    "again within %s s", run.pk, exc.__class__.__name__, exc, settings.RUNS_REQUEUE_AFTER_SECONDS)
-        return False
-    return True
-
-
-def enqueue_client(run, index):
-    """Send client `index`'s message of a multi-client run to the target's pool queue (runs/clients.py)."""
-    from .tasks import run_client
-
-    run_client.apply_async(args=[run.pk, index], queue=run.target.queue, time_limit=time_limit_for(run),
-                           task_id=f"client-{run.pk}-{index}-{uuid.uuid4().hex[:8]}")

@@ -17,14 +17,15 @@ from django.views.decorators.http import require_POST
 
 from whitepaper.pages import wants_partial
 
-from . import compare, history
-from .clients import client_rows
+from . import actions, compare, history
 from .access import ConnectionFailed, TargetAccess
-from .forms import OVERRIDE_FIELDS, RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
+from .clients import client_rows
+from .forms import RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT, OTHER_LOAD_TOLERANCE_PCT
 from .leftovers import drop_leftovers
 from .models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
-from .params import thread_steps
+from .params import NAMES as PARAMETER_NAMES
+from .params import PARAMETERS, thread_steps
 from .publish import publish_preview, publish_run, retract_run
 from .record import csv_response, json_response
 from .reproduce import (
@@ -173,7 +174,7 @@ def run_new(request):
 def _run_form_initial(request, plan, engine):
     """What the form shows: the reproduction's methodology, else the chosen profile's values; on an htmx
     re-render after a target change, what the user had typed."""
-    initial = {k: v for k, v in request.GET.items() if k in ("target", "profile", "repeats", *OVERRIDE_FIELDS)}
+    initial = {k: v for k, v in request.GET.items() if k in ("target", "profile", "repeats", *PARAMETER_NAMES)}
     profile = None
     if str(initial.get("profile", "")).isdigit():
         profile = BenchmarkProfile.objects.filter(pk=initial["profile"], tool__in=["sysbench", "pgbench"]).first()
@@ -183,7 +184,7 @@ def _run_form_initial(request, plan, engine):
         profile = None  # a target of another engine: choose again
     initial["profile"] = profile.pk if profile else ""
     if profile is None:
-        return {k: v for k, v in initial.items() if k not in OVERRIDE_FIELDS}
+        return {k: v for k, v in initial.items() if k not in PARAMETER_NAMES}
     kept = _htmx(request) and _trigger(request) == "target"
     if not kept:  # a new profile (or a first visit): its own values, then the reproduction's
         initial.update(profile_initial(profile))
@@ -240,21 +241,12 @@ def _repeat_context(run):
             "compare_ids": [m.pk for m in succeeded] if 2 <= len(succeeded) <= compare.MAX_RUNS else None}
 
 
-PARAMETER_LABELS = {
-    "threads": gettext_lazy("threads / clients"), "thread_sweep": gettext_lazy("thread sweep"),
-    "duration_s": gettext_lazy("duration (s)"), "report_interval_s": gettext_lazy("report interval (s)"),
-    "warmup_s": gettext_lazy("warm-up (s)"), "tables": gettext_lazy("tables"), "rows_per_table": gettext_lazy("rows per table"),
-    "scale": gettext_lazy("scale"), "range": gettext_lazy("range"), "jobs": gettext_lazy("jobs (-j)"),
-    "prepared": gettext_lazy("prepared statements"), "workload": gettext_lazy("workload"),
-    "client_hosts": gettext_lazy("client hosts"),
-}
-
-
 def run_parameters(run):
     """The run's parameters as label/value rows, overrides marked."""
     params = run.params or {}
     rows = []
-    for name, label in PARAMETER_LABELS.items():
+    labels = [(p.name, p.label) for p in PARAMETERS] + [("workload", gettext_lazy("workload"))]
+    for name, label in labels:
         if name not in params or params[name] in (None, "", []):
             continue
         value = params[name]
@@ -305,7 +297,7 @@ def run_cancel(request, pk):
         raise PermissionDenied(_("You can only cancel your own runs."))
     if request.method != "POST":
         return render(request, "runs/run_confirm.html", {"run": run, "action": "cancel"})
-    if run.cancel(reason=_("Cancelled by %(user)s before it started.") % {"user": request.user.get_username()}):
+    if actions.cancel(run, request.user):
         messages.info(request, _("Cancel requested: the tool is stopped and its tables dropped."))
     else:
         messages.warning(request, _("Run %(id)s has already finished (%(state)s).") % {"id": run.pk, "state": run.get_state_display()})

@@ -13,7 +13,7 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 
 from runs.runner import run_command
-from runs.tasks import LOCK_NAME, remove_stale_workdirs
+from runs.workdir import LOCK_NAME, remove_stale_workdirs
 
 from .runs_support import make_user
 

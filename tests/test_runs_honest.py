@@ -6,6 +6,7 @@ the runs here is what the worker writes (runs/insight.py), with the numbers the 
 import pytest
 from rest_framework.test import APIClient
 
+from runs import actions
 from runs.models import Run, RunState, Target
 from whitepaper.models import PublishedResult
 
@@ -231,7 +232,7 @@ def dead_run(target, profile, user, settings, **overrides):
 
     run = Run.objects.create(target=target, profile=profile, params=profile.resolve(overrides), overrides=overrides,
                              requested_by=user)
-    assert run.claim("celery@elsewhere", 4242, "another-host", 8) and run.mark_running()
+    assert actions.claim(run, "celery@elsewhere", 4242, "another-host", 8) and actions.start_measuring(run)
     Run.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=settings.RUNS_STALE_AFTER_SECONDS + 1))
     return run
 
@@ -294,7 +295,7 @@ def test_an_unreachable_target_keeps_what_was_left_and_the_run_page_drops_it_lat
     conn.close()
     # Not while another run uses that database: the tables would be its own.
     other = Run.objects.create(target=target, profile=profiles["sysbench-oltp-rw-mysql-quick"], params={}, requested_by=operator_user)
-    assert other.claim("celery@x", 1, "h", 1)
+    assert actions.claim(other, "celery@x", 1, "h", 1)
     answer = client.post(f"/runs/{run.pk}/drop-leftovers/", follow=True).content.decode()
     assert f"Run {other.pk} is using this database now" in answer and mysql_tables(["sbtest1", "sbtest2"]) == ["sbtest1", "sbtest2"]
     Run.objects.filter(pk=other.pk).update(state=RunState.SUCCEEDED)

@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from runs import actions
 from runs.models import BenchmarkProfile, Run, RunState, Sample, ServerSample, Target
 from runs.tasks import reconcile_runs
 from whitepaper.models import PublishedResult
@@ -217,23 +218,24 @@ def test_valid_run_is_created_queued_with_its_parameters(operator_api, operator_
 def test_state_machine_and_one_active_run_per_target(target, profiles, operator_user):
     profile = profiles["sysbench-oltp-rw-mysql-quick"]
     first, second = make_run(target, profile, operator_user), make_run(target, profile, operator_user)
-    assert not first.mark_running()  # queued -> running is not a move
-    assert first.claim("w1", 1, "h", 2) and first.state == RunState.PREPARING
-    assert not second.claim("w2", 2, "h", 2) and second.state == RunState.QUEUED  # waits: the target is busy
-    assert first.mark_running() and first.mark_cleaning_up() and first.succeed({"tps": 1.0})
-    assert not first.fail("late") and Run.objects.get(pk=first.pk).state == RunState.SUCCEEDED
-    assert second.claim("w2", 2, "h", 2)
-    assert second.cancel() and second.cancel_requested and second.state == RunState.PREPARING
-    assert second.finish_cancelled("stopped") and second.state == RunState.CANCELLED
+    assert not actions.start_measuring(first)  # queued -> running is not a move
+    assert actions.claim(first, "w1", 1, "h", 2) and first.state == RunState.PREPARING
+    assert not actions.claim(second, "w2", 2, "h", 2) and second.state == RunState.QUEUED  # waits: the target is busy
+    assert actions.start_measuring(first) and actions.start_cleanup(first) and actions.succeed(first, {"tps": 1.0})
+    assert not actions.fail(first, "late") and Run.objects.get(pk=first.pk).state == RunState.SUCCEEDED
+    assert actions.claim(second, "w2", 2, "h", 2)
+    assert actions.cancel(second, operator_user) and second.cancel_requested and second.state == RunState.PREPARING
+    assert actions.finish_cancelled(second, "stopped") and second.state == RunState.CANCELLED
     third = make_run(target, profile, operator_user)
-    assert third.cancel() and third.state == RunState.CANCELLED  # a queued run is cancelled at once
-    assert not third.cancel()
+    assert actions.cancel(third, operator_user) and third.state == RunState.CANCELLED  # a queued run is cancelled at once
+    assert third.reason == f"Cancelled by {operator_user.username} before it started."
+    assert not actions.cancel(third, operator_user)
 
 
 def test_reconciler_fails_runs_whose_worker_went_silent(target, profiles, operator_user, settings):
     run = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], operator_user)
-    run.claim("celery@elsewhere", 4242, "another-host", 8)
-    run.mark_running()
+    actions.claim(run, "celery@elsewhere", 4242, "another-host", 8)
+    actions.start_measuring(run)
     assert reconcile_runs() == []  # heartbeat fresh
     Run.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=settings.RUNS_STALE_AFTER_SECONDS + 1))
     assert reconcile_runs() == [run.pk]

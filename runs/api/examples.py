@@ -14,8 +14,17 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from .. import actions
+from ..drivers import Connection, get_driver, redact
+from ..execution import summarize
+from ..insight import run_insight
+from ..models import BenchmarkProfile, Run, RunState, Sample, Target
+from ..workdir import WORKDIR_PREFIX
 
 RECORDED = Path(settings.BASE_DIR) / "tests" / "recorded"
 RECORDINGS = ["sysbench-1.0.20-mysql-oltp_read_write-histogram.stdout.txt", "sysbench-1.0.20-mysql-oltp_read_write.stdout.txt"]
@@ -27,11 +36,6 @@ EXAMPLE_PASSWORD = "example-Pa55word!"
 
 def measured_run(target, profile, user, recording):
     """A succeeded run whose numbers are sysbench's own (its recorded stdout through the driver's parsers)."""
-    from ..drivers import Connection, get_driver, redact
-    from ..insight import run_insight
-    from ..models import Run, RunState, Sample
-    from ..tasks import WORKDIR_PREFIX, summarize
-
     driver, stdout = get_driver(profile.tool), (RECORDED / recording).read_text(encoding="utf-8")
     params = profile.resolve({})
     run = Run.objects.create(target=target, profile=profile, params=params, requested_by=user, state=RunState.RUNNING,
@@ -46,8 +50,8 @@ def measured_run(target, profile, user, recording):
                             "latency": driver.parse_latency(stdout)}])
     run.beat(command_line=redact("\n".join(shlex.join(s.argv) for s in steps), [EXAMPLE_PASSWORD]), insight=insight,
              client_bound=insight["client_bound"])
-    run.mark_cleaning_up()  # the worker's order: the report is read, the tables dropped, then it succeeds
-    if not run.succeed(summarize([{"step": 1, "threads": params["threads"], **report}], params)):
+    actions.start_cleanup(run)  # the worker's order: the report is read, the tables dropped, then it succeeds
+    if not actions.succeed(run, summarize([{"step": 1, "threads": params["threads"], **report}], params)):
         raise RuntimeError(f"example run {run.pk} did not succeed")
     run.refresh_from_db()
     return run
@@ -63,11 +67,6 @@ def page(body):
 def record_runs(client, host):
     """{"METHOD path status": {"content type": example}} of the runs API (call inside a transaction that is
     rolled back: it creates what it reads)."""
-    from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
-
-    from ..models import BenchmarkProfile, Target
-
     call_command("seed_profiles", stdout=io.StringIO())
     user = get_user_model().objects.create_user("staff-example", is_staff=True)
     auth = {"HTTP_AUTHORIZATION": f"Token {Token.objects.create(user=user).key}", "HTTP_HOST": host, "secure": True}

@@ -5,7 +5,8 @@ from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
 from ..models import MAX_REPEATS, BenchmarkProfile, Run, RunClient, RunState, Sample, Schedule, ServerSample, Target
-from ..params import LIMITS, MAX_SWEEP, ascii_int
+from ..params import LIMITS, MAX_SWEEP, PARAMETERS, PROFILE_FIELDS, ascii_int
+from ..params import NAMES as PARAMETER_NAMES
 from ..record import other_load_record
 from ..reproduce import reproduced_result
 
@@ -32,22 +33,23 @@ class ProfileSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = BenchmarkProfile
-        fields = ["id", "slug", "name", "tool", "engine", "workload", "quick", "runnable", "tables", "rows_per_table",
-                  "scale", "range", "threads", "jobs", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "prepared"]
+        fields = ["id", "slug", "name", "tool", "engine", "workload", "quick", "runnable", *PROFILE_FIELDS]
 
 
-def _override_fields():
-    fields = {name: serializers.IntegerField(min_value=lo, max_value=hi, required=False) for name, (lo, hi) in LIMITS.items()}
-    fields["jobs"] = serializers.IntegerField(min_value=LIMITS["jobs"][0], max_value=LIMITS["jobs"][1], required=False,
-                                              allow_null=True, help_text="pgbench -j (at most the clients).")
-    fields["thread_sweep"] = serializers.ListField(
-        child=serializers.IntegerField(min_value=LIMITS["threads"][0], max_value=LIMITS["threads"][1]), max_length=MAX_SWEEP,
-        required=False, help_text="Thread counts, each once; one run step per count.")
-    fields["prepared"] = serializers.BooleanField(required=False, help_text="Prepared statements.")
-    return fields
+def _override_field(parameter):
+    """The schema of one override (runs/params.py defines it; runs.params validates the values)."""
+    if parameter.kind == "sweep":
+        lo, hi = LIMITS["threads"]
+        return serializers.ListField(child=serializers.IntegerField(min_value=lo, max_value=hi), max_length=MAX_SWEEP,
+                                     required=False, help_text=parameter.api_help)
+    if parameter.kind == "bool":
+        return serializers.BooleanField(required=False, help_text=parameter.api_help)
+    lo, hi = parameter.limits
+    return serializers.IntegerField(min_value=lo, max_value=hi, required=False, allow_null=parameter.empty_means_default,
+                                    help_text=parameter.api_help or None)
 
 
-@extend_schema_field(inline_serializer("RunOverrides", _override_fields()))
+@extend_schema_field(inline_serializer("RunOverrides", {p.name: _override_field(p) for p in PARAMETERS}))
 class OverridesField(serializers.JSONField):
     """The profile's parameters to change; validated by runs.params (400 naming each bad field). sysbench
     takes tables and rows_per_table, pgbench scale, range and jobs; report_interval_s <= duration_s."""
@@ -106,9 +108,7 @@ class RunSerializer(serializers.ModelSerializer):
     profile = SlugField(slug_field="slug", queryset=BenchmarkProfile.objects.all(),
                                            help_text="The profile's slug, e.g. sysbench-oltp-rw-mysql-quick.")
     overrides = OverridesField(required=False, default=dict,
-                               help_text="threads, thread_sweep, duration_s, report_interval_s, warmup_s, tables, "
-                                         "rows_per_table, scale, range, jobs, prepared, client_hosts (benchmark workers "
-                                         "of the target's pool driving the run together, at most the pool's limit)")
+                               help_text=", ".join(PARAMETER_NAMES) + " (RunOverrides describes each one)")
     requested_by = serializers.CharField(source="requested_by.get_username", read_only=True, default=None, allow_null=True)
     reproduces = ReproducesField(required=False, allow_null=True, default=None,
                                  help_text="The published result this run reproduces, if any (its id; the target's engine "

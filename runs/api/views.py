@@ -1,12 +1,19 @@
-from django.core.exceptions import ValidationError as DjangoValidationError
 import django_filters
-from django_filters.rest_framework import DjangoFilterBackend
 from django import forms
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
+from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import (OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field, extend_schema_view,
-                                   inline_serializer)
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.decorators import action
@@ -17,16 +24,13 @@ from config.api import error_body
 from config.permissions import MethodIsAllowed
 from whitepaper.api.pagination import CatalogPagination
 
-from .. import compare, history
-from django.db.models import Prefetch
-
+from .. import actions, compare, history
 from ..models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
-from ..schedules import delete_schedule, save_schedule, set_enabled
 from ..record import csv_response, json_response
+from ..schedules import delete_schedule, save_schedule, set_enabled
 from ..services import launch_run
 from ..views import RunFilter, may_change
-from .serializers import (ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer,
-                          TargetSerializer)
+from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer, TargetSerializer
 
 MAX_SAMPLES = 5000
 MAX_ID = 2**63 - 1  # PostgreSQL bigint
@@ -274,7 +278,7 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         run = self.get_object()
         if not may_change(request.user, run):
             raise PermissionDenied(_("You can only cancel your own runs."))
-        changed = run.cancel(reason=_("Cancelled by %(user)s before it started.") % {"user": request.user.get_username()})
+        changed = actions.cancel(run, request.user)
         run.refresh_from_db()
         code = status.HTTP_202_ACCEPTED if changed else status.HTTP_409_CONFLICT
         body = RunSerializer(run, context={"request": request}).data

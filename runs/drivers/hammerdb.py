@@ -4,7 +4,7 @@ HammerDB and SQL Server are not installed here; the profile exists so the method
 and this stub refuses to plan a run with a clear reason instead of pretending.
 """
 
-from . import NotRunnable
+from .base import NotRunnable
 
 BINARY = "hammerdbcli"
 REASON = "HammerDB TPC-C cannot run on these workers (HammerDB and SQL Server are not installed)."

@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 from ..params import thread_steps
-from . import Connection, Step, latency, libpq_tls_env, libpq_tls_files, to_float
+from . import latency
+from .base import Connection, Step, libpq_tls_env, libpq_tls_files, to_float
 
 BINARY = "pgbench"
 # The per-transaction log (-l) of a run step is sampled (--sampling-rate) so that it never slows the

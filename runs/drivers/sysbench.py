@@ -8,7 +8,8 @@ the runner keeps an outer time limit as well.
 import re
 
 from ..params import thread_steps
-from . import Connection, Step, latency, libpq_tls_env, libpq_tls_files, to_float
+from . import latency
+from .base import Connection, Step, libpq_tls_env, libpq_tls_files, to_float
 
 BINARY = "sysbench"
 DB_DRIVER = {"mysql": "mysql", "postgresql": "pgsql"}

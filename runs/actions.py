@@ -1,0 +1,71 @@
+"""A run's state changes, one function each: claim it, start measuring, start cleaning up, succeed, fail, cancel,
+finish a cancel. Every page, API view, task and the reconciler calls these; Run.transition is the guarded move
+underneath (the row in the database decides, so two workers or a late message never move a run twice).
+
+What follows a final state lives here too: the judgement against the run's series (runs/history.py), once, by
+whichever path ended the run. Publishing and retracting, which change what a run is in the catalogue rather
+than its state, are runs/publish.py's publish_run and retract_run."""
+
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from . import history
+from .access import TargetAccess
+from .models import ACTIVE_STATES, Run, RunState
+
+MAX_REASON_CHARS = 5000
+
+
+def claim(run, worker, pid, client_host, client_cores):
+    """queued -> preparing by this worker, unless another run of the same server and database is active or queued
+    before it (then False: wait; Run.queued_ahead says the order)."""
+    return run.transition(RunState.PREPARING, allowed_from=[RunState.QUEUED], unless=run.queued_ahead(), worker=worker,
+                          worker_pid=pid, client_host=client_host, client_cores=client_cores, started_at=timezone.now())
+
+
+def start_measuring(run):
+    return run.transition(RunState.RUNNING)
+
+
+def start_cleanup(run):
+    return run.transition(RunState.CLEANING_UP)
+
+
+def succeed(run, summary):
+    """The run measured what it was asked to: its summary is stored and it is judged against its series."""
+    return _end(run, RunState.SUCCEEDED, summary=summary)
+
+
+def fail(run, reason, **fields):
+    """The run failed, for `reason` (the target's secrets masked, whoever wrote it). `fields`: what else the
+    failure records (the tables a dead run left behind). False when the run had already ended."""
+    reason = TargetAccess.of(run.target).clean(str(reason))
+    return _end(run, RunState.FAILED, reason=reason[:MAX_REASON_CHARS], **fields)
+
+
+def cancel(run, user):
+    """A queued run is cancelled at once; an active one is asked to stop (its worker stops the tool, cleans up and
+    then calls finish_cancelled). Returns True if anything changed; False for a run that has ended."""
+    reason = _("Cancelled by %(user)s before it started.") % {"user": user.get_username()}
+    if _end(run, RunState.CANCELLED, allowed_from=[RunState.QUEUED], reason=reason):
+        return True
+    moved = Run.objects.filter(pk=run.pk, state__in=ACTIVE_STATES).update(cancel_requested=True)
+    run.refresh_from_db()
+    return bool(moved)
+
+
+def finish_cancelled(run, reason):
+    """The worker stopped a run whose cancel was asked for, and cleaned up."""
+    return _end(run, RunState.CANCELLED, reason=reason)
+
+
+def _end(run, state, **fields):
+    moved = run.transition(state, **fields)
+    if moved and run.repeat_group_id:
+        # The group is one result: judged once all its runs have ended, however each one ended.
+        history.record_group_judgement(run.repeat_group_id)
+        run.refresh_from_db(fields=["regression", "trend"])
+    elif moved and state == RunState.SUCCEEDED:
+        history.record_judgement(run)
+    return moved
+

@@ -1,0 +1,106 @@
+"""What every tool driver shares: where the tool connects, a step of its plan, TLS file names and
+libpq's TLS settings, masking secrets, and the one rule that judges an ended step (runs/drivers/__init__.py
+says what a driver provides)."""
+
+import re
+from dataclasses import dataclass, field
+
+# The files a tool reads its TLS material from, in the run's work directory: Debian's sysbench 1.0.20 loads
+# exactly these names from its working directory (--mysql-ssl=on has no path options); libpq is pointed at them.
+CA_FILE, CERT_FILE, KEY_FILE = "cacert.pem", "client-cert.pem", "client-key.pem"
+
+
+@dataclass(frozen=True)
+class Connection:
+    """Where the tool connects; the password travels separately (secret_files / secret_env)."""
+
+    engine: str  # "mysql" | "postgresql"
+    host: str
+    port: int
+    database: str
+    user: str
+    tls_mode: str = "disable"  # libpq's names: disable | require | verify-ca | verify-full (runs/access.py)
+
+
+@dataclass(frozen=True)
+class Step:
+    phase: str  # "prepare" | "warmup" | "run" | "cleanup"
+    argv: list = field(default_factory=list)
+    threads: int | None = None
+    duration_s: int = 0  # expected running time; the runner adds a margin for its time limit
+    index: int = 0  # 1-based step number of the thread sweep for run/warmup
+    log_prefix: str = ""  # a latency log the tool writes into the workdir (pgbench -l): <prefix>.*
+
+
+def libpq_tls_env(tls, workdir):
+    """libpq's TLS settings (pgbench, sysbench's pgsql driver): the mode always (libpq's own default, prefer,
+    would decide for us), the files written into the work directory (runs/access.py names them)."""
+    env = {"PGSSLMODE": tls.mode}
+    files = tls.files()
+    if CA_FILE in files:
+        env["PGSSLROOTCERT"] = f"{workdir}/{CA_FILE}"
+    if CERT_FILE in files and KEY_FILE in files:
+        env.update(PGSSLCERT=f"{workdir}/{CERT_FILE}", PGSSLKEY=f"{workdir}/{KEY_FILE}")
+    return env
+
+
+def libpq_tls_files(tls):
+    return tls.files() if tls.on else {}
+
+
+class NotRunnable(Exception):
+    """The tool cannot run on these workers (HammerDB)."""
+
+
+MASK = "********"
+# Where a password is really written: a key's value (password=…, PGPASSWORD=…, --mysql-password=…, pwd: …),
+# quoted or not, and a URL's user:password@. The whole value is masked whatever it is, so its shape is not told.
+_KEYED_VALUE = re.compile(
+    r"""(?ix) ( (?<![a-z0-9_])(?:--)?[a-z_-]*?(?:password|passwd|pwd)\s*[=:]\s* )
+        ( '(?:[^'\\]|\\.)*' | "(?:[^"\\]|\\.)*" | [^\s'",;)]+ )""")
+_URL_USERINFO = re.compile(r"(?i)([a-z][a-z0-9+.-]*://[^/\s:@]*:)([^@\s/]+)(@)")
+# A secret written elsewhere (a tool echoing it) is masked only when it cannot be an ordinary token of a
+# message: masking "server" or "x" inside "Is the server running" or "nonexistent" would reveal the password
+# by the shape of what was masked.
+_DISTINCTIVE_MIN_LENGTH = 8
+
+
+def _is_distinctive(secret):
+    return len(secret) >= _DISTINCTIVE_MIN_LENGTH and not secret.isalpha()
+
+
+def redact(text, secrets):
+    """Mask secrets where they are really written (keyed values, URL credentials, and a distinctive secret
+    as a whole token), never inside ordinary words (command lines, logs, reasons)."""
+    for secret in secrets:  # first, while a secret with a comma or a space is still whole
+        if secret and _is_distinctive(secret):
+            token = re.compile(r"(?<![\w])" + re.escape(secret) + r"(?![\w])")
+            text = token.sub(MASK, text)
+    text = _KEYED_VALUE.sub(lambda m: m.group(1) + MASK, text)
+    return _URL_USERINFO.sub(lambda m: m.group(1) + MASK + m.group(3), text)
+
+
+def judge_step(driver, step, outcome, limit_s, secrets, host=""):
+    """Why a tool step that ended (not cancelled) failed, and the final report of a run step: (reason, summary),
+    reason "" when it ran to its report. One rule for one-client runs and each client of a multi-client run
+    (host: the client's, named in its reasons)."""
+    on = f" on {host}" if host else ""
+    if outcome.stopped == "timeout":
+        threads = "" if host else f" with {step.threads or '-'} threads"
+        return f"{step.phase} step{threads} exceeded its time limit ({limit_s} s); the tool was stopped.", {}
+    if outcome.returncode != 0:
+        why = driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
+        return redact(f"{step.phase} failed{on}: {why}", secrets), {}
+    if step.phase != "run":
+        return "", {}
+    summary = driver.parse_summary(outcome.stdout, outcome.stderr)
+    if not summary.get("tps") and summary.get("tps") != 0:
+        return f"{step.phase} step printed no final report{on}", summary
+    return "", summary
+
+
+def to_float(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,397 @@
+"""The run engine: one worker's part of a run, as one loop over the tool's steps.
+
+A run's lead (the worker that claimed it) checks the tool and the target, prepares, measures each step and
+cleans up; with several client hosts the other clients take part in the measured steps only. Who takes part
+and how they meet is the coordination object's (runs/multiclient.py: Solo for one client, Team for several);
+the loop is the same for all of them. Each ended step is judged by the drivers' one rule (judge_step); the run's
+state changes go through runs/actions.py. Evidence beside the tool (server counters, client CPU) is read by
+runs/sampling.py and judged by runs/insight.py."""
+
+import logging
+import os
+import shlex
+import subprocess
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from . import actions, insight, sampling
+from .access import ConnectionFailed, TargetAccess, Unsupported
+from .drivers import NotRunnable, get_driver, judge_step, redact
+from .models import RunState, ServerSample
+from .multiclient import HOST
+from .runner import run_command
+from .workdir import remove_files, run_workdir, write_private_files
+
+log = logging.getLogger(__name__)
+MAX_LOG_CHARS = 1_000_000
+MEASURED = ("warmup", "run")
+
+
+class SetupFailed(Exception):
+    """The run cannot start here: the tool is missing, the TLS mode is one the tool cannot honour, the target
+    cannot be reached. The message is the reason."""
+
+
+def summarize(step_summaries, params):
+    """The run's summary: the tool's own final report of each step, and at the top the step with the
+    highest TPS (the single step when there is no sweep)."""
+    if not step_summaries:
+        return {}
+    best = max(step_summaries, key=lambda s: s.get("tps") or 0)
+    summary = dict(best)
+    summary["prepared"] = bool(params.get("prepared", True))
+    if len(step_summaries) > 1:
+        summary["steps"] = step_summaries
+    return summary
+
+
+class Execution:
+    """One worker's part of a run. `team` says who else takes part (runs/multiclient.py)."""
+
+    def __init__(self, run, team):
+        self.run = run
+        self.team = team
+        self.lead = team.lead  # prepares, samples the server, cleans up and ends the run
+        self.params = team.params  # this client's share of the threads
+        self.target = run.target
+        self.access = TargetAccess.of(self.target)  # the one description of how to reach the target
+        self.secrets = self.access.secrets
+        self.driver = get_driver(run.profile.tool)
+        self.secret_files = {}  # never on disk: the runner hands each one to the tool through a pipe
+        self.disk_files = []  # TLS material the tool reads from its work directory
+        self.log_lines = []
+        self.log_dirty = False
+        self.last_flush = self.last_beat = self.last_cancel_check = 0.0
+        self.cancelled = False
+        self.cancelled_during = ""  # where the cancel found the run, for its reason
+        self.stop_cause = ""  # why the dashboard stopped the tool other than a cancel (its first error, another client)
+        self.first_error = ""  # the tool's first error line of a step, and when it came (the run fails soon after)
+        self.first_error_at = 0.0
+        self.step = None
+        self.step_started = 0.0
+        self.tool_started_at = None
+        self.sampler = None  # runs/sampling.Sampler of the step running now
+        self.stored_readings = 0
+        self.insight_steps = []
+
+    # --- the run ---------------------------------------------------------------------------------------
+    def execute(self):
+        with run_workdir(self.run.pk) as workdir:
+            try:
+                return self._execute(workdir)
+            finally:
+                remove_files(self.disk_files)
+
+    def _execute(self, workdir):
+        try:
+            env, steps = self.set_up(workdir)
+        except SetupFailed as exc:
+            return self.team.give_up(self, str(exc))
+        reason, summaries = self.measure(steps, env, workdir)
+        if not self.lead:
+            self.flush(force=True)
+            return self.team.finish_member(self, reason)
+        reason = self.team.end(self, reason)
+        return self.finish(reason, summaries, [s for s in steps if s.phase == "cleanup"], env, workdir)
+
+    def set_up(self, workdir):
+        """The tool's version, the TLS files, and (the lead) the server's version, the round trip and the
+        fingerprint. Returns the tool's environment and its steps (this worker's: the others run no prepare)."""
+        run, driver = self.run, self.driver
+        try:
+            version = subprocess.run(driver.version_argv(), capture_output=True, text=True, timeout=10)
+            tool_version = driver.parse_version(version.stdout + version.stderr)
+        except NotRunnable as exc:
+            raise SetupFailed(str(exc)) from None
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise SetupFailed(f"{run.profile.tool} is not available on worker {HOST}: {exc}") from None
+        try:
+            setup = self.access.tool_setup(driver, workdir)
+        except Unsupported as exc:
+            raise SetupFailed(str(exc)) from None
+        if self.lead:
+            try:
+                server = self.access.server_version()
+                round_trip = self.access.round_trip()
+            except ConnectionFailed as exc:
+                raise SetupFailed(f"Cannot connect to {self.access.describe()}: {exc}") from None
+            run.beat(tool_version=tool_version, server_version=server, round_trip=round_trip,
+                     tls={"mode": self.access.tls.mode})
+            self.add_log(f"[dashboard] round trip to {self.access.describe()}: median {round_trip['median_ms']} ms "
+                         f"of {round_trip['queries']} queries")
+            self.record_fingerprint(version.stdout + version.stderr)
+        self.secret_files = setup.pipe_files
+        self.disk_files = write_private_files(setup.disk_files)
+        steps = driver.plan(setup.conn, {**self.params, "workload": run.profile.workload}, workdir)
+        if self.lead:
+            run.beat(command_line=redact("\n".join(shlex.join(s.argv) for s in steps), self.secrets))
+        else:
+            steps = [s for s in steps if s.phase in MEASURED]
+        return setup.env, steps
+
+    def measure(self, steps, env, workdir):
+        """The one step loop: prepare (the lead), then each warm-up and run step, every client at the agreed
+        start. Returns (why the run fails or "", the run steps' summaries)."""
+        run, team = self.run, self.team
+        summaries = []
+        for step in [s for s in steps if s.phase != "cleanup"]:
+            measured = step.phase in MEASURED
+            if measured:
+                reason = team.meet(self, step)
+                if reason or self.cancelled or self.stop_cause:
+                    return reason, summaries
+                if self.lead:
+                    if run.state == RunState.PREPARING:
+                        actions.start_measuring(run)
+                    run.beat(step=step.index, step_started_at=team.step_start())
+                self.start_sampling()
+            outcome = self.run_step(step, env, workdir)
+            readings = self.stop_sampling() if measured else []
+            if outcome.stopped == "cancelled":
+                return self.error_stop_reason(step), summaries
+            reason, summary = judge_step(self.driver, step, outcome, self.time_limit(step), self.secrets, host=team.host_label)
+            if reason:
+                return reason, summaries
+            if step.phase == "run":
+                concluded = team.conclude(self, step, outcome, summary, readings, workdir)
+                if not self.lead:
+                    continue  # reported: client 1 merges it
+                if concluded is None:  # stopped by a cancel or another client, or a report never came
+                    return "", summaries
+                step_summary, evidence = concluded
+                summaries.append(step_summary)
+                self.insight_steps.append(evidence)
+                found = insight.run_insight(self.insight_steps)  # shown as each step ends
+                run.beat(insight=found, client_bound=found["client_bound"])
+        return "", summaries
+
+    def finish(self, reason, summaries, cleanup, env, workdir):
+        """The lead, after the last step: clean up (always: a cancelled or failed run drops its tables too), then
+        end the run."""
+        run = self.run
+        if not self.cancelled:
+            actions.start_cleanup(run)
+        if not self.cancelled and run.cancel_is_requested():
+            self.cancelled, self.cancelled_during = True, self.where()
+        for step in cleanup:
+            outcome = self.run_step(step, env, workdir, stoppable=False)
+            if outcome.returncode != 0 and not reason and not self.cancelled:
+                why = self.driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
+                reason = f"cleanup failed: {why}"
+        remove_files(self.disk_files)
+        self.flush(force=True)
+        if self.cancelled or run.cancel_is_requested():
+            during = self.cancelled_during or _("cleaning up")
+            actions.finish_cancelled(run, _("Cancelled while %(where)s; the tool was stopped and its tables dropped.") % {
+                "where": during})
+            return "cancelled"
+        if reason:
+            actions.fail(run, reason)
+            return "failed"
+        actions.succeed(run, summarize(summaries, run.params))
+        return "succeeded"
+
+    def error_stop_reason(self, step):
+        """Why a step the dashboard stopped failed: the tool's first error, if that is what stopped it."""
+        if self.cancelled or not self.first_error or self.stop_cause != self.first_error:
+            return ""
+        return redact(f"{step.phase} failed: {self.first_error} (the tool was stopped "
+                      f"{settings.RUNS_ERROR_GRACE_SECONDS:g} s after its first error)", self.secrets)
+
+    def time_limit(self, step):
+        if step.phase in MEASURED:
+            return step.duration_s + settings.RUNS_TIME_MARGIN_SECONDS
+        return settings.RUNS_PREPARE_TIME_LIMIT_SECONDS
+
+    def run_step(self, step, env, workdir, stoppable=True):
+        self.step = step
+        self.step_started = time.monotonic()
+        self.add_log(f"$ {redact(shlex.join(step.argv), self.secrets)}")
+        self.flush(force=True)
+        if step.phase in MEASURED:
+            self.team.wait_for_start()  # last thing before the tool starts: nothing of ours delays it
+        outcome = run_command(
+            step.argv, env_extra=env, cwd=workdir, time_limit_s=self.time_limit(step), on_line=self.on_line,
+            should_stop=self.should_stop if stoppable else None, on_tick=self.tick, secret_files=self.secret_files,
+            on_start=self.on_tool_start,
+        )
+        if outcome.stopped:
+            self.add_log(f"[dashboard] {step.phase} stopped ({outcome.stopped})")
+        self.flush(force=True)
+        return outcome
+
+    # --- while the tool runs ---------------------------------------------------------------------------
+    def on_tool_start(self, proc):
+        self.tool_started_at = timezone.now()
+        if self.step is not None and self.step.phase in MEASURED:
+            self.team.tool_started(self.step, self.tool_started_at)
+
+    def on_line(self, stream, line):
+        self.add_log(line)
+        step = self.step
+        if step is None:
+            return
+        if not self.first_error and self.driver.is_error_line(line, stream):
+            # A target gone away mid-run: sysbench or pgbench may go on retrying or waiting; the run fails soon
+            # after the tool's first error, with that error (should_stop).
+            self.first_error, self.first_error_at = redact(line.strip(), self.secrets), time.monotonic()
+        if step.phase not in MEASURED:
+            return
+        sample = self.driver.parse_interval(line, stream, threads=step.threads, interval_s=self.run.params["report_interval_s"])
+        if sample:
+            self.team.store_sample(step, sample, self.tool_started_at)
+
+    def should_stop(self):
+        now = time.monotonic()
+        if self.first_error and now - self.first_error_at >= settings.RUNS_ERROR_GRACE_SECONDS:
+            self.stop_cause = self.stop_cause or self.first_error
+            return True
+        if now - self.last_cancel_check < settings.RUNS_CANCEL_POLL_SECONDS:
+            return self.cancelled
+        self.last_cancel_check = now
+        if not self.cancelled and self.run.cancel_is_requested():
+            self.cancelled = True
+            self.cancelled_during = self.where()
+        if not self.cancelled and not self.stop_cause:
+            self.stop_cause = self.team.problem()
+        return self.cancelled or bool(self.stop_cause)
+
+    def tick(self):
+        if self.sampler is not None and self.lead:
+            self.store_server_samples()
+        if self.step is not None and self.step.phase in MEASURED:
+            self.team.tick(self.step)
+        self.flush()
+
+    def where(self):
+        """The phase and step the run is in, in words: 'running step 1 of 3 (8 threads), 8 s in'."""
+        step = self.step
+        if step is None:
+            return _("starting")
+        seconds = int(time.monotonic() - self.step_started)
+        if step.phase in MEASURED:
+            verb = _("running") if step.phase == "run" else _("warming up")
+            return _("%(verb)s step %(n)d of %(total)d (%(threads)d threads), %(s)d s in") % {
+                "verb": verb, "n": step.index, "total": self.run.step_count, "threads": self.team.total_threads(step),
+                "s": seconds}
+        words = {"reset": _("dropping tables left behind"), "prepare": _("preparing (loading the tables)"),
+                 "cleanup": _("cleaning up")}
+        return _("%(phase)s, %(s)d s in") % {"phase": words.get(step.phase, step.phase), "s": seconds}
+
+    # --- log and heartbeat -------------------------------------------------------------------------
+    def add_log(self, line):
+        self.log_lines.append(redact(line, self.secrets))
+        self.log_dirty = True
+
+    def flush(self, force=False, **fields):
+        now = time.monotonic()
+        if self.log_dirty and (force or now - self.last_flush >= settings.RUNS_LOG_FLUSH_SECONDS):
+            text = "\n".join(self.log_lines)
+            if len(text) > MAX_LOG_CHARS:
+                text = "[… earlier output dropped …]\n" + text[-MAX_LOG_CHARS:]
+            fields["log"] = text
+            self.log_dirty = False
+            self.last_flush = now
+        if fields or now - self.last_beat >= settings.RUNS_HEARTBEAT_SECONDS:
+            if self.lead:
+                self.run.beat(**fields)
+            self.team.beat(fields.get("log") if not self.lead else None)
+            self.last_beat = now
+
+    # --- evidence beside the tool (runs/sampling.py reads, runs/insight.py judges) ---------------------
+    def open_probe(self):
+        return sampling.ServerProbe(self.access)
+
+    def record_fingerprint(self, tool_version_text):
+        """The client host and the server's settings, once, before the first step."""
+        fields = {"client_info": sampling.client_info(tool_version_text)}
+        try:
+            probe = self.open_probe()
+            try:
+                found = probe.settings()
+            finally:
+                probe.close()
+            fields.update(server_settings=found, server_settings_hash=sampling.settings_hash(found))
+        except sampling.ProbeFailed as exc:
+            self.add_log(redact(f"[dashboard] could not read the server's settings: {exc}", self.secrets))
+        self.run.beat(**fields)
+
+    def start_sampling(self):
+        try:
+            probe = self.open_probe() if self.lead else None  # the other clients read their own CPU only
+        except sampling.ProbeFailed as exc:
+            self.add_log(redact(f"[dashboard] server sampling unavailable for this step: {exc}", self.secrets))
+            probe = None
+        self.sampler = sampling.Sampler(probe, self.run.params["report_interval_s"])
+        if probe is not None and "tool" not in self.run.tls:
+            probe.tls_wanted = True  # read at the next reading, once the tool has connected
+        self.sampler.start()
+        self.stored_readings = 1  # the baseline is no interval of its own
+
+    def store_server_samples(self):
+        readings = self.sampler.drain(self.stored_readings - 1)
+        if len(readings) < 2:
+            return
+        step = self.step
+        ServerSample.objects.bulk_create([
+            ServerSample(run=self.run, step=step.index, warmup=step.phase == "warmup", t=row["t"], sampled_at=row["at"],
+                         **{k: row[k] for k in ("server_tps", "rollbacks_per_s", "queries_per_s", "running", "lock_waiting",
+                                                "lock_waits_per_s", "buffer_hit_pct", "client_cpu_pct")},
+                         counters=row["counters"] or {})
+            for row in insight.interval_rows(readings, self.target.engine)])
+        self.stored_readings += len(readings) - 1
+
+    def stop_sampling(self):
+        sampler, probe = self.sampler, self.sampler.probe
+        # PostgreSQL backends flush their counters as they exit: read the last time a moment later.
+        readings = sampler.finish(settle_s=0.5 if self.target.engine == "postgresql" else 0.0)
+        if self.lead:
+            self.store_server_samples()
+        if probe is not None and probe.tool_tls is not None and "tool" not in self.run.tls:
+            self.run.beat(tls={**self.run.tls, "tool": probe.tool_tls})
+        if probe is not None and not sampler.is_alive():
+            probe.close()
+        if sampler.error:
+            self.add_log(redact(f"[dashboard] server sampling stopped: {sampler.error}", self.secrets))
+        self.sampler = None
+        return readings
+
+    def read_latency_log(self, step, workdir):
+        """The lines of the latency log the tool wrote for this step (pgbench -l: <prefix>.<pid>[.<thread>]),
+        removed once read."""
+        lines = []
+        if step.log_prefix:
+            for path in sorted(Path(workdir).glob(f"{step.log_prefix}.*")):
+                with open(path) as fh:
+                    lines.extend(fh)
+                path.unlink()
+        return lines
+
+    def client_evidence(self, step, outcome, readings, workdir):
+        """What this client measured of a run step beside the tool's report: the latency (the tool's histogram or
+        its transaction log) and its own CPU, per interval and judged (runs/insight.py)."""
+        found = {"latency": {}, "client": {}}
+        try:
+            found["latency"] = self.driver.parse_latency(outcome.stdout, outcome.stderr, self.read_latency_log(step, workdir),
+                                                         step.argv)
+            found["client"] = insight.client_evidence(insight.interval_rows(readings, self.target.engine),
+                                                      self.run.params["report_interval_s"])
+            found["client"]["cores"] = os.cpu_count()
+        except Exception as exc:  # noqa: BLE001 - evidence is extra: its failure must not fail the measured run
+            log.exception("evidence of run %s step %s", self.run.pk, step.index)
+            self.add_log(f"[dashboard] could not summarise the evidence of step {step.index}: {exc.__class__.__name__}")
+        return found
+
+    def server_evidence(self, readings, summary, step):
+        """The server's own count of the step's transactions against the tool's (runs/insight.py)."""
+        tps, transactions = summary.get("tps"), summary.get("transactions")
+        duration = transactions / tps if tps and transactions else step.duration_s  # the tool's own measured time
+        try:
+            return insight.server_evidence(readings, self.target.engine, tps, round(duration, 4))
+        except Exception:  # noqa: BLE001 - evidence is extra
+            log.exception("server evidence of run %s step %s", self.run.pk, step.index)
+            return None

@@ -1,0 +1,109 @@
+"""The runs app's modules import each other without a loop (issue 22.5): read from the tree itself, every import
+statement, at module level or inside a function, resolved to the module it loads. A function-level import of
+another runs module is refused too: it is how a loop hides."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "runs"
+
+
+def modules():
+    """{dotted name: path} of the package's modules, migrations left out (Django's own graph)."""
+    found = {}
+    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if "migrations" in parts:
+            continue
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def imports(name, path, known):
+    """[(imported module, line, at module level)] of one module, limited to the package's modules."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    is_package = path.name == "__init__.py"
+    base = name.split(".") if is_package else name.split(".")[:-1]
+    top_level = {id(node) for node in tree.body}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parent = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+                module = ".".join(parent + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            # `from pkg import sub` loads pkg.sub when sub is a module of its own
+            targets = [f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            if target in known and target != name:
+                found.append((target, node.lineno, id(node) in top_level or _in_module_if(tree, node)))
+    return found
+
+
+def _in_module_if(tree, node):
+    """An import under a module-level `if`/`try` still runs at import time."""
+    for top in tree.body:
+        if isinstance(top, (ast.If, ast.Try)) and any(child is node for child in ast.walk(top)):
+            return True
+    return False
+
+
+def graph():
+    known = modules()
+    return {name: imports(name, path, known) for name, path in known.items()}
+
+
+def find_cycle(edges):
+    """One import loop as [a, b, ..., a], or None (depth-first search)."""
+    state, stack = {}, []
+
+    def visit(node):
+        state[node] = "open"
+        stack.append(node)
+        for target in sorted(edges.get(node, ())):
+            if state.get(target) == "open":
+                return stack[stack.index(target):] + [target]
+            if target not in state and (cycle := visit(target)):
+                return cycle
+        stack.pop()
+        state[node] = "done"
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_the_graph_is_read_from_the_tree():
+    edges = graph()
+    # Sanity: the reader sees imports it must see, so an empty graph cannot pass the loop test.
+    assert ("runs.execution", True) in {(t, top) for t, _line, top in edges["runs.tasks"]}
+    assert "runs.drivers.sysbench" in {t for t, _l, _top in edges["runs.drivers"]}
+    assert "runs.drivers.latency" in {t for t, _l, _top in edges["runs.drivers.sysbench"]}
+
+
+def test_a_loop_is_found():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a"}}) is None
+
+
+def test_no_module_of_runs_imports_another_inside_a_function():
+    hidden = [f"{name}:{line} imports {target}" for name, found in graph().items() for target, line, top in found if not top]
+    assert hidden == []
+
+
+def test_runs_modules_import_each_other_without_a_loop():
+    edges = {name: {target for target, _line, _top in found} for name, found in graph().items()}
+    cycle = find_cycle(edges)
+    if cycle:
+        pytest.fail("import loop: " + " -> ".join(cycle))
