@@ -258,6 +258,11 @@ RUNS_LOG_FLUSH_SECONDS = env.float("RUNS_LOG_FLUSH_SECONDS", default=1.0)
 RUNS_WAIT_RETRY_SECONDS = env.int("RUNS_WAIT_RETRY_SECONDS", default=2)
 # A tool whose target went away may retry or wait: it is stopped this long after its first error line.
 RUNS_ERROR_GRACE_SECONDS = env.float("RUNS_ERROR_GRACE_SECONDS", default=3.0)
+# A target that stops answering without an error (network cut, host frozen: the tool just waits): after this long
+# without a transaction (at least two report intervals) the worker opens a new connection; if that gets no answer
+# within RUNS_STALL_PROBE_SECONDS, the tool is stopped and the run fails, its tables named for a later drop.
+RUNS_STALL_SECONDS = env.float("RUNS_STALL_SECONDS", default=3.0)
+RUNS_STALL_PROBE_SECONDS = env.int("RUNS_STALL_PROBE_SECONDS", default=3)
 RUNS_TIME_MARGIN_SECONDS = env.int("RUNS_TIME_MARGIN_SECONDS", default=30)
 RUNS_PREPARE_TIME_LIMIT_SECONDS = env.int("RUNS_PREPARE_TIME_LIMIT_SECONDS", default=6 * 3600)
 # Queued runs (runs.tasks.reconcile_runs): untouched this long -> queued again if the broker lost the

@@ -23,6 +23,7 @@ import shutil
 import ssl
 import statistics
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -154,7 +155,7 @@ class TargetAccess:
             context.load_cert_chain(paths[CERT_FILE], paths[KEY_FILE])
         return context
 
-    def connect(self, application_name="perfdash", autocommit=True, statement_timeout=True):
+    def connect(self, application_name="perfdash", autocommit=True, statement_timeout=True, timeout_s=TIMEOUT_S):
         """A DB-API connection (pymysql or psycopg) with the target's TLS settings. Raises ConnectionFailed
         with the driver's reason (secrets masked) and, for a TLS failure, what it means."""
         try:
@@ -162,8 +163,8 @@ class TargetAccess:
                 if self.engine == "mysql":
                     context = self._mysql_ssl(paths)
                     return pymysql.connect(host=self.host, port=self.port, user=self.user, password=self.password,
-                                           database=self.database, connect_timeout=TIMEOUT_S,
-                                           read_timeout=TIMEOUT_S if statement_timeout else None,
+                                           database=self.database, connect_timeout=timeout_s,
+                                           read_timeout=timeout_s if statement_timeout else None,
                                            autocommit=autocommit, program_name=application_name,
                                            ssl=context, ssl_disabled=context is None)
                 options = {"sslmode": self.tls.mode}
@@ -172,9 +173,9 @@ class TargetAccess:
                 if CERT_FILE in paths and KEY_FILE in paths:
                     options.update(sslcert=paths[CERT_FILE], sslkey=paths[KEY_FILE])
                 return psycopg.connect(host=self.host, port=self.port, user=self.user, password=self.password or None,
-                                       dbname=self.database, connect_timeout=TIMEOUT_S, autocommit=autocommit,
+                                       dbname=self.database, connect_timeout=timeout_s, autocommit=autocommit,
                                        application_name=application_name,
-                                       options=f"-c statement_timeout={TIMEOUT_S * 1000}" if statement_timeout else None,
+                                       options=f"-c statement_timeout={timeout_s * 1000}" if statement_timeout else None,
                                        **options)
         except (pymysql.MySQLError, psycopg.Error, OSError, ssl.SSLError, ValueError) as exc:
             message = self.clean(str(exc)).strip() or exc.__class__.__name__
@@ -237,6 +238,30 @@ class TargetAccess:
             version = f"MySQL {version}"
         return {"version": version, "tls": own, "mode": self.tls.mode,
                 "verified": {"disable": "", "require": "", "verify-ca": "chain", "verify-full": "chain and host name"}[self.tls.mode]}
+
+    def unanswered(self, timeout_s):
+        """Whether a new connection's trivial query is answered within timeout_s: "" if it is, else what happened
+        ("got no answer within 3 s", "failed: <the driver's words>"). libpq has no read timeout of its own, so the
+        attempt runs in a thread of its own and is abandoned (a daemon) if it outlives the limit."""
+        outcome = {}
+
+        def attempt():
+            try:
+                with self.session(application_name="perfdash-liveness", timeout_s=timeout_s) as conn:
+                    query_one(conn, "SELECT 1")
+                outcome["why"] = ""
+            except ConnectionFailed as exc:
+                outcome["why"] = f"failed: {exc}"
+            except (pymysql.MySQLError, psycopg.Error, OSError) as exc:
+                outcome["why"] = f"failed: {self.clean(str(exc)).strip() or exc.__class__.__name__}"
+
+        thread = threading.Thread(target=attempt, name="perfdash-liveness", daemon=True)
+        thread.start()
+        thread.join(timeout_s + 0.5)
+        why = outcome.get("why")
+        if why is None or "timeout expired" in why or "timed out" in why:
+            return f"got no answer within {timeout_s:g} s"
+        return why
 
     def round_trip(self, queries=ROUND_TRIP_QUERIES):
         """The client-to-target round trip: the median of `queries` trivial queries on one connection, in ms."""

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from . import actions, insight, sampling
+from . import actions, insight, leftovers, sampling
 from .access import ConnectionFailed, TargetAccess, Unsupported
 from .drivers import NotRunnable, get_driver, judge_step, redact
 from .models import RunState, ServerSample
@@ -71,6 +71,9 @@ class Execution:
         self.stop_cause = ""  # why the dashboard stopped the tool other than a cancel (its first error, another client)
         self.first_error = ""  # the tool's first error line of a step, and when it came (the run fails soon after)
         self.first_error_at = 0.0
+        self.progress_at = 0.0  # when the tool last reported a transaction (or started)
+        self.silent = ""  # why the target is taken for gone: no transaction, and a new connection not answered
+        self.stall_noted = None  # the step in which a stall of a target that still answers was logged
         self.step = None
         self.step_started = 0.0
         self.tool_started_at = None
@@ -171,8 +174,13 @@ class Execution:
 
     def finish(self, reason, summaries, cleanup, env, workdir):
         """The lead, after the last step: clean up (always: a cancelled or failed run drops its tables too), then
-        end the run."""
+        end the run. A target that stopped answering gets no cleanup (it would wait as the tool did): the run fails
+        at once, its tables named for a later drop."""
         run = self.run
+        if self.silent and not self.cancelled:
+            self.flush(force=True)
+            leftovers.fail_keeping_tables(run, reason or self.silent, _("it does not answer"))
+            return "failed"
         if not self.cancelled:
             actions.start_cleanup(run)
         if not self.cancelled and run.cancel_is_requested():
@@ -196,8 +204,13 @@ class Execution:
         return "succeeded"
 
     def error_stop_reason(self, step):
-        """Why a step the dashboard stopped failed: the tool's first error, if that is what stopped it."""
-        if self.cancelled or not self.first_error or self.stop_cause != self.first_error:
+        """Why a step the dashboard stopped failed: the tool's first error, or the target's silence, if that is what
+        stopped it."""
+        if self.cancelled:
+            return ""
+        if self.silent and self.stop_cause == self.silent:
+            return f"{step.phase} failed: {self.silent}"
+        if not self.first_error or self.stop_cause != self.first_error:
             return ""
         return redact(f"{step.phase} failed: {self.first_error} (the tool was stopped "
                       f"{settings.RUNS_ERROR_GRACE_SECONDS:g} s after its first error)", self.secrets)
@@ -227,6 +240,7 @@ class Execution:
     # --- while the tool runs ---------------------------------------------------------------------------
     def on_tool_start(self, proc):
         self.tool_started_at = timezone.now()
+        self.progress_at = time.monotonic()
         if self.step is not None and self.step.phase in MEASURED:
             self.team.tool_started(self.step, self.tool_started_at)
 
@@ -243,12 +257,17 @@ class Execution:
             return
         sample = self.driver.parse_interval(line, stream, threads=step.threads, interval_s=self.run.params["report_interval_s"])
         if sample:
+            if (sample.get("tps") or 0) > 0:
+                self.progress_at = time.monotonic()
             self.team.store_sample(step, sample, self.tool_started_at)
 
     def should_stop(self):
         now = time.monotonic()
         if self.first_error and now - self.first_error_at >= settings.RUNS_ERROR_GRACE_SECONDS:
             self.stop_cause = self.stop_cause or self.first_error
+            return True
+        if not self.first_error and (self.silent or self.target_went_silent(now)):
+            self.stop_cause = self.stop_cause or self.silent
             return True
         if now - self.last_cancel_check < settings.RUNS_CANCEL_POLL_SECONDS:
             return self.cancelled
@@ -259,6 +278,28 @@ class Execution:
         if not self.cancelled and not self.stop_cause:
             self.stop_cause = self.team.problem()
         return self.cancelled or bool(self.stop_cause)
+
+    def target_went_silent(self, now):
+        """No transaction reported for RUNS_STALL_SECONDS (at least two report intervals) in a measured step: does the
+        target still answer a new connection? A server that answers is stalled by its own work (locks, a checkpoint)
+        and the step goes on; one that does not is gone (a network cut or a frozen host gives the tool no error: it
+        waits, as TCP does, for many minutes)."""
+        step = self.step
+        if step is None or step.phase not in MEASURED or not self.progress_at:
+            return False
+        quiet = now - self.progress_at
+        if quiet < max(settings.RUNS_STALL_SECONDS, 2 * self.run.params["report_interval_s"]):
+            return False
+        why = self.access.unanswered(settings.RUNS_STALL_PROBE_SECONDS)
+        if not why:
+            self.progress_at = time.monotonic()
+            if self.stall_noted != step:  # once a step: a long pgbench -v vacuum would say it every few seconds
+                self.stall_noted = step
+                self.add_log(f"[dashboard] no transaction for {quiet:.0f} s, but the target answers a new connection: going on")
+            return False
+        self.silent = f"the target stopped answering: no transaction for {quiet:.0f} s, and a new connection {why}"
+        self.add_log(redact(f"[dashboard] {self.silent}: stopping the tool", self.secrets))
+        return True
 
     def tick(self):
         if self.sampler is not None and self.lead:
@@ -348,7 +389,7 @@ class Execution:
     def stop_sampling(self):
         sampler, probe = self.sampler, self.sampler.probe
         # PostgreSQL backends flush their counters as they exit: read the last time a moment later.
-        readings = sampler.finish(settle_s=0.5 if self.target.engine == "postgresql" else 0.0)
+        readings = sampler.finish(settle_s=0.5 if self.target.engine == "postgresql" else 0.0, server_silent=bool(self.silent))
         if self.lead:
             self.store_server_samples()
         if probe is not None and probe.tool_tls is not None and "tool" not in self.run.tls:

@@ -52,16 +52,24 @@ def fail_dead_run(run, reason):
     """Fail a run whose worker died, after dropping the tables its tool left on the target (it is still active,
     so it still holds its database). Returns True when this call failed it."""
     tables = benchmark_tables(run)
-    left = []
     try:
         dropped = drop_tables(run.target, tables) if tables else []
-        if dropped:
-            reason += " " + _("Its tables left on the target were dropped: %(tables)s.") % {"tables": ", ".join(dropped)}
     except Unreachable as exc:
-        left = tables
-        reason += " " + _("Its tables may be left on the target (%(error)s): %(tables)s; the run page offers to drop "
-                          "them.") % {"error": exc, "tables": ", ".join(tables)}
-    return actions.fail(run, reason, leftover_tables=left)
+        return fail_keeping_tables(run, reason, str(exc))
+    if dropped:
+        reason += " " + _("Its tables left on the target were dropped: %(tables)s.") % {"tables": ", ".join(dropped)}
+    return actions.fail(run, reason)
+
+
+def fail_keeping_tables(run, reason, error):
+    """Fail a run whose tables could not be dropped (the target did not answer: `error`): their names are kept on
+    the run (Run.leftover_tables) and its page offers to drop them once the target answers again."""
+    tables = benchmark_tables(run)
+    if tables:
+        reason = reason.rstrip()
+        reason += ("" if reason.endswith(".") else ".") + " " + _("Its tables may be left on the target (%(error)s): %(tables)s; the run page offers to drop "
+                          "them.") % {"error": error, "tables": ", ".join(tables)}
+    return actions.fail(run, reason, leftover_tables=tables)
 
 
 def drop_leftovers(run):

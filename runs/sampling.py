@@ -186,12 +186,13 @@ class Sampler(threading.Thread):
         with self.lock:
             return self.readings[start:]
 
-    def finish(self, settle_s=0.0):
+    def finish(self, settle_s=0.0, server_silent=False):
         """Stop after one last reading (settle_s later: PostgreSQL backends flush their counters as they
-        exit). A server that does not answer in time is left behind (the thread is a daemon): the step goes on."""
+        exit). A server that does not answer in time (or is known not to: server_silent) is left behind (the
+        thread is a daemon): the step goes on."""
         self.settle_s = settle_s
         self.stopping.set()
-        self.join(timeout=settle_s + 3 * TIMEOUT_S)
+        self.join(timeout=0.2 if server_silent else settle_s + 3 * TIMEOUT_S)
         if self.is_alive():
             self.error = self.error or f"the server did not answer the probe within {3 * TIMEOUT_S} s"
             self.probe = None

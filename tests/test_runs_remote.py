@@ -1,7 +1,9 @@
 """A target on another host (issue 22.4): a network namespace this test creates, joined to the machine by a
 veth pair of its own (only the addresses given here, on those two interfaces), holding a PostgreSQL of its
 own behind tests/delay_relay.py, which adds 1 ms to every chunk each way (the kernel has no netem qdisc).
-A real worker runs a 5 s sysbench against it; the round trip recorded before the run is >= 2 ms."""
+A real worker runs a 5 s sysbench against it; the round trip recorded before the run is >= 2 ms. Then the host stops
+answering mid-run (its relay frozen with SIGSTOP: connections stay open, nothing comes back, as when the network is
+cut): the tool prints no error at all, and the run must still fail within 10 s, naming why, with no tool left."""
 
 import os
 import re
@@ -18,10 +20,10 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from runs.models import RunState, Target
+from runs.models import Run, RunState, Target
 
 from .runs_support import (
-    make_user, purge_queues, start_worker, stop_worker, wait_final,
+    make_user, purge_queues, start_worker, stop_worker, tool_processes, wait_final, wait_for,
 )
 from .tls_servers import PG_BIN
 
@@ -90,7 +92,7 @@ def remote_target_host():
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, text=True)
         procs.append(relay)
         assert relay.stdout.readline().strip() == "relaying"
-        yield {"host": NS_ADDRESS, "port": RELAY_PORT}
+        yield {"host": NS_ADDRESS, "port": RELAY_PORT, "relay": relay}
     finally:
         for proc in reversed(procs):  # the relay, then PostgreSQL (SIGINT: its fast shutdown)
             if proc.poll() is None:
@@ -106,12 +108,28 @@ def remote_target_host():
 
 
 @pytest.fixture(scope="module")
-def remote_worker(django_db_setup, bench_users, remote_target_host):
+def worker_tmp(tmp_path_factory):
+    """The worker's TMPDIR: its run directories, the tools' working directories, live here."""
+    path = tmp_path_factory.mktemp("remote-worker-tmp")
+    os.chmod(path, 0o700)
+    return path
+
+
+@pytest.fixture(scope="module")
+def remote_worker(django_db_setup, bench_users, remote_target_host, worker_tmp):
     purge_queues()
-    proc = start_worker(queues="remote-test", name="runs-remote")
+    proc = start_worker(queues="remote-test", name="runs-remote", env={"TMPDIR": str(worker_tmp)})
     yield proc
     stop_worker(proc)
     purge_queues()
+
+
+def remote_target(host, name):
+    target = Target(name=name, engine="postgresql", host=host["host"], port=host["port"], database=DATABASE, user=USER,
+                    queue="remote-test")
+    target.set_password(PASSWORD)
+    target.save()
+    return target
 
 
 def test_a_remote_target_records_its_round_trip_and_the_run_agrees_with_the_tool(remote_target_host, remote_worker, committed,
@@ -119,10 +137,7 @@ def test_a_remote_target_records_its_round_trip_and_the_run_agrees_with_the_tool
     operator = make_user("remote-operator", operator=True)
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=operator).key}")
-    target = Target(name="remote-postgresql", engine="postgresql", host=remote_target_host["host"],
-                    port=remote_target_host["port"], database=DATABASE, user=USER, queue="remote-test")
-    target.set_password(PASSWORD)
-    target.save()
+    target = remote_target(remote_target_host, "remote-postgresql")
     response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-postgresql-quick",
                                           "overrides": {"duration_s": 5, "threads": 2}}, format="json")
     assert response.status_code == 201, response.content
@@ -140,3 +155,60 @@ def test_a_remote_target_records_its_round_trip_and_the_run_agrees_with_the_tool
     html = client.get(f"/runs/{run.pk}/").content.decode()
     assert 'id="summary-round-trip"' in html and str(run.round_trip["median_ms"]) in html
     assert client.get(f"/runs/{run.pk}/export.json").json()["network"]["round_trip"] == run.round_trip
+
+
+def test_a_target_that_stops_answering_mid_run_fails_within_10_s_and_keeps_its_tables_named(
+        remote_target_host, remote_worker, committed, operator_api, worker_tmp):
+    target = remote_target(remote_target_host, "remote-silent")
+    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-postgresql-quick",
+                                                   "overrides": {"duration_s": 60, "threads": 2}}, format="json")
+    assert response.status_code == 201, response.content
+    pk = response.json()["id"]
+    wait_for(lambda: Run.objects.get(pk=pk).samples.filter(step=1, warmup=False, tps__gt=0).exists(), timeout=120,
+             message="the run step to report transactions")
+    marker = f"{worker_tmp}/perfdash-run{pk}-"  # the tool's working directory
+    tools = [pid for pid, argv in tool_processes(marker) if argv[0] == "sysbench"]
+    assert tools
+    relay = remote_target_host["relay"]
+    os.kill(relay.pid, signal.SIGSTOP)  # the host stops answering; no connection is closed, no error is sent
+    frozen_at = time.monotonic()
+    try:
+        run = wait_for(lambda: (r := Run.objects.get(pk=pk)).is_final and r, timeout=10, interval=0.1,
+                       message="the run to fail within 10 s of the target going silent")
+        elapsed = time.monotonic() - frozen_at
+    finally:
+        os.kill(relay.pid, signal.SIGCONT)
+    print(f"failed {elapsed:.1f} s after the freeze: {run.reason}")
+    assert run.state == RunState.FAILED, run.reason
+    assert elapsed <= 10
+    # sysbench printed no error line: the reason is the dashboard's own finding, with the new connection's failure.
+    assert run.reason.startswith("run failed: the target stopped answering: no transaction for "), run.reason
+    assert "a new connection got no answer within 3 s" in run.reason, run.reason
+    for pid in tools:  # no tool process left
+        assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    assert not tool_processes(marker)
+    # Its cleanup could not reach the target: the tables are named on the run, for "drop them" once it answers again.
+    assert run.leftover_tables == ["sbtest1"], run.leftover_tables
+    assert "sbtest1" in run.reason
+
+
+def test_a_stall_of_a_target_that_still_answers_is_waited_out(remote_target_host, remote_worker, committed, operator_api):
+    """No transaction for 6 s because another session holds the benchmark's table: the target answers a new
+    connection, so the run goes on and succeeds (the stall is part of what it measured)."""
+    target = remote_target(remote_target_host, "remote-stalled")
+    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-postgresql-quick",
+                                                   "overrides": {"duration_s": 12, "threads": 2}}, format="json")
+    assert response.status_code == 201, response.content
+    pk = response.json()["id"]
+    wait_for(lambda: Run.objects.get(pk=pk).samples.filter(step=1, warmup=False, tps__gt=0).exists(), timeout=120,
+             message="the run step to report transactions")
+    with psycopg.connect(host=remote_target_host["host"], port=remote_target_host["port"], user=USER, password=PASSWORD,
+                         dbname=DATABASE) as conn:
+        conn.execute("LOCK TABLE sbtest1 IN ACCESS EXCLUSIVE MODE")
+        time.sleep(6)
+        conn.rollback()
+    run = wait_final(pk, timeout=120)
+    assert run.state == RunState.SUCCEEDED, (run.reason, run.log[-2000:])
+    assert "but the target answers a new connection: going on" in run.log
+    zero = run.samples.filter(step=1, warmup=False, tps=0).count()
+    assert zero >= 4, zero  # the stall is in the measured samples
