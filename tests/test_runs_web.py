@@ -3,6 +3,7 @@ publishing, secrets at rest. (Runs created here are never queued: the test trans
 before on_commit, so nothing runs.)"""
 
 import json
+import re
 from datetime import timedelta
 
 import pytest
@@ -304,3 +305,27 @@ def test_the_targets_api_says_whether_a_target_is_archived(target, operator_user
     rows = {t["name"]: t for t in (body["results"] if isinstance(body, dict) else body)}
     assert rows[target.name]["archived_at"] is None
     assert rows["retired"]["archived_at"] is not None
+
+
+def test_run_parameters_are_the_same_list_on_the_form_the_page_and_the_api(client, operator_user, target, profiles,
+                                                                            operator_api):
+    """One definition of a run's parameters (runs.params.PARAMETERS): the form offers them, the run page lists them,
+    the API's RunOverrides schema describes them and a profile states them, all the same names in the same order."""
+    expected = ["threads", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "tables", "rows_per_table",
+                "scale", "range", "jobs", "prepared", "client_hosts"]  # the issue's list of a run's parameters
+    client.force_login(operator_user)
+    html = client.get("/runs/new/").content.decode()
+    form_names = [n for n in re.findall(r'<(?:input|select)[^>]*\bname="([a-z_]+)"', html)
+                  if n not in ("csrfmiddlewaretoken", "target", "profile", "reproduces", "repeats")]
+    assert form_names == expected
+    schema = operator_api.get("/api/v1/schema/", {"format": "json"}).json()
+    assert list(schema["components"]["schemas"]["RunOverrides"]["properties"]) == expected
+    profile_fields = list(schema["components"]["schemas"]["Profile"]["properties"])
+    assert profile_fields[profile_fields.index("runnable") + 1:] == [n for n in expected if n != "client_hosts"]
+    # The run page lists a sysbench run's own parameters in that order (the workload last).
+    run = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
+                                              "overrides": {"threads": 3, "client_hosts": 1}}, format="json").json()
+    page = client.get(f"/runs/{run['id']}/").content.decode()
+    shown = re.findall(r'data-param="([a-z_]+)"', page)
+    assert shown == ["threads", "duration_s", "report_interval_s", "warmup_s", "tables", "rows_per_table", "prepared",
+                     "workload"], shown
