@@ -157,15 +157,21 @@ def test_a_remote_target_records_its_round_trip_and_the_run_agrees_with_the_tool
     assert client.get(f"/runs/{run.pk}/export.json").json()["network"]["round_trip"] == run.round_trip
 
 
-def test_a_target_that_stops_answering_mid_run_fails_within_10_s_and_keeps_its_tables_named(
-        remote_target_host, remote_worker, committed, operator_api, worker_tmp):
-    target = remote_target(remote_target_host, "remote-silent")
-    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-postgresql-quick",
-                                                   "overrides": {"duration_s": 60, "threads": 2}}, format="json")
+def start_measuring(api, target, duration_s):
+    """A 2-thread sysbench run on the target, once its run step has reported transactions. Returns its id."""
+    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-postgresql-quick",
+                                          "overrides": {"duration_s": duration_s, "threads": 2}}, format="json")
     assert response.status_code == 201, response.content
     pk = response.json()["id"]
     wait_for(lambda: Run.objects.get(pk=pk).samples.filter(step=1, warmup=False, tps__gt=0).exists(), timeout=120,
              message="the run step to report transactions")
+    return pk
+
+
+def test_a_target_that_stops_answering_mid_run_fails_within_10_s_and_keeps_its_tables_named(
+        remote_target_host, remote_worker, committed, operator_api, worker_tmp):
+    target = remote_target(remote_target_host, "remote-silent")
+    pk = start_measuring(operator_api, target, duration_s=60)
     marker = f"{worker_tmp}/perfdash-run{pk}-"  # the tool's working directory
     tools = [pid for pid, argv in tool_processes(marker) if argv[0] == "sysbench"]
     assert tools
@@ -196,12 +202,7 @@ def test_a_stall_of_a_target_that_still_answers_is_waited_out(remote_target_host
     """No transaction for 6 s because another session holds the benchmark's table: the target answers a new
     connection, so the run goes on and succeeds (the stall is part of what it measured)."""
     target = remote_target(remote_target_host, "remote-stalled")
-    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-postgresql-quick",
-                                                   "overrides": {"duration_s": 12, "threads": 2}}, format="json")
-    assert response.status_code == 201, response.content
-    pk = response.json()["id"]
-    wait_for(lambda: Run.objects.get(pk=pk).samples.filter(step=1, warmup=False, tps__gt=0).exists(), timeout=120,
-             message="the run step to report transactions")
+    pk = start_measuring(operator_api, target, duration_s=12)
     with psycopg.connect(host=remote_target_host["host"], port=remote_target_host["port"], user=USER, password=PASSWORD,
                          dbname=DATABASE) as conn:
         conn.execute("LOCK TABLE sbtest1 IN ACCESS EXCLUSIVE MODE")
