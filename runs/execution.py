@@ -71,7 +71,7 @@ class Execution:
         self.stop_cause = ""  # why the dashboard stopped the tool other than a cancel (its first error, another client)
         self.first_error = ""  # the tool's first error line of a step, and when it came (the run fails soon after)
         self.first_error_at = 0.0
-        self.progress_at = 0.0  # when the tool last reported a transaction (or started)
+        self.progress_at = 0.0  # when the running tool last reported a transaction (or started); 0: no tool running
         self.silent = ""  # why the target is taken for gone: no transaction, and a new connection not answered
         self.stall_noted = None  # the step in which a stall of a target that still answers was logged
         self.step = None
@@ -232,6 +232,7 @@ class Execution:
             should_stop=self.should_stop if stoppable else None, on_tick=self.tick, secret_files=self.secret_files,
             on_start=self.on_tool_start,
         )
+        self.progress_at = 0.0  # no tool: a wait at the barrier or for the other clients' reports is no stall
         if outcome.stopped:
             self.add_log(f"[dashboard] {step.phase} stopped ({outcome.stopped})")
         self.flush(force=True)
