@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""What does pgbench's per-transaction log (-l) cost the client? The constants in runs/drivers/pgbench.py
-(LOG_LINES_PER_SECOND, ASSUMED_TPS_PER_CLIENT) rest on this.
+"""What does pgbench's per-transaction log (-l) cost the client? The sampling rule in runs/drivers/pgbench.py
+(LOG_LINES_PER_SECOND, MAX_TPS_PER_CLIENT) rests on this and on pgbench_log_in_dashboard.py (rw.sql, in the dashboard).
 
 pgbench runs Alibaba's ro.sql (the fastest script the dashboard runs: its transactions are cheapest, so
 a log line weighs most) with 2 clients, without the log and with it at several --sampling-rate values,
