@@ -53,6 +53,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks.stats import paired_ratio  # noqa: E402
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash_runs_bench")
 os.environ["REDIS_URL"] = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -331,22 +332,6 @@ def main():
               f"median {statistics.median(values):.1f} %, max {max(values):.1f} % (the most the dashboard can take from a "
               f"CPU-bound tool; ratio 0.97 = 3 %)")
 
-
-# Two-sided 97.5 % quantiles of Student's t for n - 1 degrees of freedom (n rounds), from the tables.
-T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 24: 2.064, 29: 2.045}
-
-
-def paired_ratio(hand, dash):
-    """Geometric mean of dashboard/by-hand over paired rounds, and its 95 % confidence interval (t on the logs)."""
-    logs = [math.log(d / h) for d, h in zip(dash, hand)]
-    mean = statistics.fmean(logs)
-    if len(logs) < 2:
-        return math.exp(mean), float("nan"), float("nan")
-    df = len(logs) - 1
-    t = T_975.get(df) or T_975[max(k for k in T_975 if k <= df)]
-    half = t * statistics.stdev(logs) / math.sqrt(len(logs))
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 if __name__ == "__main__":
     main()

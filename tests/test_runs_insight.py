@@ -150,20 +150,26 @@ def test_sysbench_on_postgresql_latency_and_server_tps(worker, operator_api, tar
     assert running and all(r is not None and 0 <= r <= 2 for r in running), running
 
 
-def test_pgbench_rw_latency_log_is_sampled_and_agrees_with_its_report(worker, operator_api, targets):
-    # rw.sql with 2 clients: by hand, 4,000 lines a second / (2 clients x at most 11,000 TPS a client) = 0.182,
-    # printed to 2 significant digits: about 1 transaction in 5.5 is logged, whatever this server reaches.
-    run = run_to_end(operator_api, targets["postgresql"], "pgbench-rw-quick", duration_s=4, threads=2)
+def assert_sampled_log(run, rate):
+    """The run's latency came from pgbench's log at `rate`, and agrees with pgbench's own report. Returns it."""
     lat = run.insight["steps"][0]["latency"]
-    assert lat["sampling_rate"] == 0.18 and "--sampling-rate=0.18" in run.command_line
-    assert lat["method"] == "pgbench -l --sampling-rate=0.18"
+    assert lat["sampling_rate"] == rate and f"--sampling-rate={rate:g}" in run.command_line
+    assert lat["method"] == f"pgbench -l --sampling-rate={rate:g}"
     # pgbench logs each transaction with probability p: the count is binomial around N x p (5 sigma)...
-    n, p = report(run.log, r"^number of transactions actually processed:\s*(\d+)", int)[0], 0.18
+    n, p = report(run.log, r"^number of transactions actually processed:\s*(\d+)", int)[0], rate
     assert abs(lat["count"] - n * p) <= 5 * math.sqrt(n * p * (1 - p)) + 1, (lat["count"], n)
     # ...and the sample's mean is the report's mean within 5 standard errors (plus the printed unit).
     mean, stddev = report(run.log, r"^latency average = ([\d.]+) ms")[0], report(run.log, r"^latency stddev = ([\d.]+) ms")[0]
     assert abs(lat["mean_ms"] - mean) <= 5 * stddev / math.sqrt(lat["count"]) + 0.0015, (lat["mean_ms"], mean, stddev)
     assert lat["p50_ms"] <= lat["p95_ms"] <= lat["p99_ms"] <= lat["max_ms"]
+    return lat
+
+
+def test_pgbench_rw_latency_log_is_sampled_and_agrees_with_its_report(worker, operator_api, targets):
+    # rw.sql with 2 clients: by hand, 4,000 lines a second / (2 clients x at most 11,000 TPS a client) = 0.182,
+    # printed to 2 significant digits: about 1 transaction in 5.5 is logged, whatever this server reaches.
+    run = run_to_end(operator_api, targets["postgresql"], "pgbench-rw-quick", duration_s=4, threads=2)
+    lat = assert_sampled_log(run, 0.18)
     assert sum(c for _, c in lat["histogram"]) == lat["count"]
     assert_agreement(run)
     # The log files were read and removed with the run's private directory (the worker removes it just after
@@ -180,16 +186,7 @@ def test_pgbench_select_only_log_is_sampled_and_still_agrees(worker, operator_ap
     # ro.sql: by hand, 4,000 lines a second / (2 clients x at most 75,000 TPS a client) = 0.0267, printed to 2
     # significant digits.
     run = run_to_end(operator_api, targets["postgresql"], "pgbench-ro-quick", duration_s=4, threads=2)
-    lat = run.insight["steps"][0]["latency"]
-    assert lat["sampling_rate"] == 0.027 and "--sampling-rate=0.027" in run.command_line
-    assert lat["method"] == "pgbench -l --sampling-rate=0.027"
-    # pgbench logs each transaction with probability p: the count is binomial around N x p (5 sigma)...
-    n, p = report(run.log, r"^number of transactions actually processed:\s*(\d+)", int)[0], 0.027
-    assert abs(lat["count"] - n * p) <= 5 * math.sqrt(n * p * (1 - p)) + 1, (lat["count"], n)
-    # ...and the sample's mean is the report's mean within 5 standard errors (plus the printed unit).
-    mean, stddev = report(run.log, r"^latency average = ([\d.]+) ms")[0], report(run.log, r"^latency stddev = ([\d.]+) ms")[0]
-    assert abs(lat["mean_ms"] - mean) <= 5 * stddev / math.sqrt(lat["count"]) + 0.0015, (lat["mean_ms"], mean, stddev)
-    assert lat["p50_ms"] <= lat["p95_ms"] <= lat["p99_ms"] <= lat["max_ms"]
+    lat = assert_sampled_log(run, 0.027)
     assert sum(c for _, c in lat["histogram"]) == lat["count"]
     assert_agreement(run)
 
