@@ -118,7 +118,7 @@ def main():
     atexit.register(servers.stop)
     certs = servers.root / "certs"
     target, _ = Target.objects.update_or_create(name="bench-postgresql-tls", defaults=dict(
-        engine="postgresql", host="localhost", port=tls_servers.PG_PORT, database=tls_servers.DATABASE, user=tls_servers.USER,
+        engine="postgresql", host="localhost", port=servers.pg_port, database=tls_servers.DATABASE, user=tls_servers.USER,
         tls_mode="verify-full", tls_ca=servers.ca_pem, tls_cert=servers.client_cert_pem))
     target.set_password(tls_servers.PASSWORD)
     target.set_tls_key(servers.client_key_pem)
@@ -129,7 +129,7 @@ def main():
 
     env = {**os.environ, "PGPASSWORD": tls_servers.PASSWORD, "PGSSLMODE": "verify-full",
            "PGSSLROOTCERT": str(certs / "perfdash-test-ca.crt")}
-    conn = ["-h", "localhost", "-p", str(tls_servers.PG_PORT), "-U", tls_servers.USER, tls_servers.DATABASE]
+    conn = ["-h", "localhost", "-p", str(servers.pg_port), "-U", tls_servers.USER, tls_servers.DATABASE]
 
     def by_hand(log):
         """runs_overhead.py's by-hand command (pgbench 15 manual: pgbench [OPTION]... [DBNAME]), with the log or not."""

@@ -34,7 +34,7 @@ and rw.sql on PostgreSQL (scale 1, range 100,000, -M prepared).
 Usage:  .venv/bin/python benchmarks/runs_overhead.py [ROUNDS] [SECONDS] [THREADS] [WORKLOAD ...]
         WORKLOAD: sysbench, pgbench-ro, pgbench-rw (default: all three)
         TLS=1 .venv/bin/python benchmarks/runs_overhead.py ...: the same against TLS-only servers of its own
-        (tests/tls_servers.py: MariaDB on 3422, PostgreSQL on 5452, certificates made by openssl): by hand
+        (tests/tls_servers.py: MariaDB and PostgreSQL on free ports, certificates made by openssl): by hand
         sysbench --mysql-ssl=on with cacert.pem, client-cert.pem, client-key.pem in its working directory
         (sysbench 1.0.20's MySQL TLS), pgbench with PGSSLMODE=verify-full and PGSSLROOTCERT (libpq); the
         dashboard's targets with TLS verify-ca (MySQL) and verify-full (PostgreSQL).
@@ -200,13 +200,13 @@ def main():
         ssl_dir.mkdir()
         for name, source in (("cacert.pem", "perfdash-test-ca.crt"), ("client-cert.pem", "client.crt"), ("client-key.pem", "client.key")):
             (ssl_dir / name).write_text((certs / source).read_text())
-        MYSQL_AT.update(host="127.0.0.1", port=tls_servers.MARIADB_PORT, ssl_dir=str(ssl_dir))
-        PG_AT.update(host="localhost", port=tls_servers.PG_PORT,
+        MYSQL_AT.update(host="127.0.0.1", port=servers.mariadb_port, ssl_dir=str(ssl_dir))
+        PG_AT.update(host="localhost", port=servers.pg_port,
                      env={"PGSSLMODE": "verify-full", "PGSSLROOTCERT": str(certs / "perfdash-test-ca.crt")})
         MYSQL_DB = PG_DB = tls_servers.DATABASE
         DB_USER, PASSWORD = tls_servers.USER, tls_servers.PASSWORD
-        for name, engine, port, mode in (("bench-mariadb-tls", "mysql", tls_servers.MARIADB_PORT, "verify-ca"),
-                                         ("bench-postgresql-tls", "postgresql", tls_servers.PG_PORT, "verify-full")):
+        for name, engine, port, mode in (("bench-mariadb-tls", "mysql", servers.mariadb_port, "verify-ca"),
+                                         ("bench-postgresql-tls", "postgresql", servers.pg_port, "verify-full")):
             target, _ = Target.objects.update_or_create(name=name, defaults=dict(
                 engine=engine, host="localhost", port=port, database=tls_servers.DATABASE, user=DB_USER, tls_mode=mode,
                 tls_ca=servers.ca_pem, tls_cert=servers.client_cert_pem))

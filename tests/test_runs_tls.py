@@ -1,4 +1,4 @@
-"""Runs against TLS-only servers (issue 22): the suite's own MariaDB (3422) and PostgreSQL (5452), which refuse
+"""Runs against TLS-only servers (issue 22): the suite's own MariaDB and PostgreSQL (on free ports), which refuse
 plaintext (require_secure_transport=ON; hostssl only), with a CA and a server certificate naming `localhost`
 made by openssl at test time (tests/tls_servers.py). A real Celery worker runs real sysbench and pgbench.
 
@@ -20,7 +20,7 @@ from .runs_support import (
     purge_queues, start_worker, stop_worker, tool_processes,
     wait_final, wait_for,
 )
-from .tls_servers import DATABASE, MARIADB_PORT, PASSWORD, PG_PORT, USER, TLSServers
+from .tls_servers import DATABASE, PASSWORD, USER, TLSServers
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 QUEUE = "tls-test"  # its own worker (its own TMPDIR), never the session's
@@ -55,7 +55,7 @@ def tls_worker(django_db_setup, bench_users, servers, worker_tmp):
 
 
 def make_target(servers, engine, name, host="localhost", mode="verify-full", ca=None, client_cert=True):
-    target = Target(name=name, engine=engine, host=host, port=MARIADB_PORT if engine == "mysql" else PG_PORT,
+    target = Target(name=name, engine=engine, host=host, port=servers.mariadb_port if engine == "mysql" else servers.pg_port,
                     database=DATABASE, user=USER, tls_mode=mode, tls_ca=servers.ca_pem if ca is None else ca,
                     tls_cert=servers.client_cert_pem if client_cert else "", queue=QUEUE)
     target.set_password(PASSWORD)
@@ -93,7 +93,7 @@ def assert_no_secret(servers, *texts):
 # --- the target form: TLS material validated on save ----------------------------------------------------
 def test_it_refuses_a_private_key_pasted_as_the_ca_certificate(servers, client, operator_user):
     client.force_login(operator_user)
-    form = {"name": "tls-form", "engine": "postgresql", "host": "localhost", "port": PG_PORT, "database": DATABASE,
+    form = {"name": "tls-form", "engine": "postgresql", "host": "localhost", "port": servers.pg_port, "database": DATABASE,
             "user": USER, "password": PASSWORD, "tls_mode": "verify-full", "queue": QUEUE}
     response = client.post("/runs/targets/new/", {**form, "tls_ca": servers.client_key_pem})
     assert response.status_code == 200
@@ -217,7 +217,7 @@ def test_a_tool_that_goes_on_after_its_first_error_is_stopped_and_the_run_fails(
     pk = launch(operator_api, target, "pgbench-ro-quick", duration_s=60, threads=2)
     wait_for(lambda: Run.objects.get(pk=pk).samples.filter(step=1, warmup=False).exists(), timeout=120,
              message="the run step to report")
-    with psycopg.connect(host=str(servers.pg_socket_dir), port=PG_PORT, user="postgres", dbname="postgres", autocommit=True) as pg:
+    with psycopg.connect(host=str(servers.pg_socket_dir), port=servers.pg_port, user="postgres", dbname="postgres", autocommit=True) as pg:
         killed = pg.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND application_name = "
                             "'pgbench' ORDER BY pid LIMIT 1", [DATABASE]).fetchall()
     assert killed == [(True,)]

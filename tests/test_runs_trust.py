@@ -43,7 +43,8 @@ def field_value(html, name):
 
 # --- reproduce ---------------------------------------------------------------------------------------
 def test_reproduce_fills_the_rows_methodology_offers_only_its_engine_and_clears_the_sweep(client, staff_user, profiles):
-    maria, pg = make_target("maria", "mysql"), make_target("pg", "postgresql")
+    maria = make_target("maria", "mysql")
+    make_target("pg", "postgresql")  # another engine's target, which the form must not offer
     row = huawei_mysql80_row()
     client.force_login(staff_user)
     html = client.get(f"/runs/new/?reproduce={row.pk}").content.decode()

@@ -1,13 +1,15 @@
 """MariaDB and PostgreSQL instances of the test session's own, that accept TLS connections only, with a CA,
 a server certificate naming `localhost` and a client certificate made by openssl at test time.
 
-Each has its own data directory under a temporary directory and its own port (MariaDB 3422, PostgreSQL
-5452); only the processes started here are ever stopped. Usable by hand as well:
+Each has its own data directory under a temporary directory and its own port, a free one the system picks
+unless given (so a benchmark's servers and the suite's never collide); only the processes started here are
+ever stopped. Usable by hand as well:
 `.venv/bin/python -m tests.tls_servers /tmp/tls` starts both and waits."""
 
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -16,13 +18,18 @@ from pathlib import Path
 import psycopg
 import pymysql
 
-MARIADB_PORT = 3422
-PG_PORT = 5452
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 USER = "perfdash_tls"
 PASSWORD = "Tls-s3cr3t,#pw"
 DATABASE = "perfdash_tls"
 SERVER_NAME = "localhost"
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now (the system's pick)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def _run(argv, **kwargs):
@@ -54,6 +61,8 @@ def make_signed(directory, name, common_name, ca_key, ca_cert, san=None):
 @dataclass
 class TLSServers:
     root: Path
+    mariadb_port: int = 0  # 0: a free port, picked at start
+    pg_port: int = 0
     ca_pem: str = ""
     other_ca_pem: str = ""
     client_cert_pem: str = ""
@@ -90,7 +99,7 @@ class TLSServers:
               "--skip-test-db"])
         log = open(self.root / "mariadb.log", "w")
         self.procs["mariadb"] = subprocess.Popen(
-            ["mariadbd", "--no-defaults", "--user=root", f"--datadir={data}", f"--port={MARIADB_PORT}", "--bind-address=127.0.0.1",
+            ["mariadbd", "--no-defaults", "--user=root", f"--datadir={data}", f"--port={self.mariadb_port}", "--bind-address=127.0.0.1",
              f"--socket={self.mariadb_socket}", f"--pid-file={run / 'mysqld.pid'}", "--skip-name-resolve",
              "--require-secure-transport=ON", f"--ssl-ca={self.ca_file}", f"--ssl-cert={self.server_cert}", f"--ssl-key={key_copy}",
              "--performance-schema=ON", "--innodb-buffer-pool-size=64M", "--skip-log-bin"],
@@ -138,7 +147,7 @@ class TLSServers:
         shutil.chown(self.pg_socket_dir, "postgres")
         log = open(self.root / "postgresql.log", "w")
         self.procs["postgresql"] = subprocess.Popen(
-            ["runuser", "-u", "postgres", "--", str(PG_BIN / "postgres"), "-D", str(data), "-p", str(PG_PORT),
+            ["runuser", "-u", "postgres", "--", str(PG_BIN / "postgres"), "-D", str(data), "-p", str(self.pg_port),
              "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.pg_socket_dir}", "-c", "ssl=on",
              "-c", f"ssl_cert_file={self.server_cert}", "-c", f"ssl_key_file={self.server_key}", "-c", f"ssl_ca_file={self.ca_file}",
              "-c", "shared_buffers=32MB", "-c", "fsync=off", "-c", "max_connections=60"],
@@ -146,7 +155,7 @@ class TLSServers:
         deadline = time.monotonic() + 60
         while True:
             try:
-                conn = psycopg.connect(host=str(self.pg_socket_dir), port=PG_PORT, user="postgres", dbname="postgres", autocommit=True)
+                conn = psycopg.connect(host=str(self.pg_socket_dir), port=self.pg_port, user="postgres", dbname="postgres", autocommit=True)
                 break
             except psycopg.Error:
                 if self.procs["postgresql"].poll() is not None or time.monotonic() > deadline:
@@ -175,6 +184,8 @@ class TLSServers:
             proc.wait()
 
     def start(self):
+        self.mariadb_port = self.mariadb_port or free_port()
+        self.pg_port = self.pg_port or free_port()
         try:
             self.make_certificates()
             self.start_mariadb()
@@ -194,7 +205,7 @@ if __name__ == "__main__":
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop the servers on kill, too
     servers = TLSServers(Path(sys.argv[1])).start()
-    print("MariaDB on", MARIADB_PORT, "PostgreSQL on", PG_PORT, "certificates in", servers.root / "certs", flush=True)
+    print("MariaDB on", servers.mariadb_port, "PostgreSQL on", servers.pg_port, "certificates in", servers.root / "certs", flush=True)
     try:
         signal.pause()
     finally:
