@@ -4,12 +4,12 @@
 For each workload, the same small benchmark runs "by hand" (the tool started directly, with a command line
 written here from the tool's manual, NOT built by the dashboard's driver, so a wrong option in the driver
 shows up as a difference) and "through the dashboard" (POST /api/v1/runs/, a real Celery worker with -c 1,
-Redis). Each round runs it by hand twice (A, B) and through the dashboard once (D), in an order rotated
-round by round. Reports the TPS of each, and the dashboard's ratio to by hand (target >= 0.97). During those
-rounds the API is polled once a second, as the run page does. One dashboard run per workload before the
-counted rounds warms the worker up (a long-lived worker has its connections and imports) and polls every
-20 ms to time how long after the worker read an interval line the sample was visible through
-GET /api/v1/runs/{id}/samples/?after=.
+Redis). Each round runs it by hand twice (A, B) and through the dashboard once (D), in orders balanced over
+every 6 rounds (a Williams design, so what one run leaves for the next falls on every side alike). Reports the
+TPS of each, and the dashboard's ratio to by hand (target >= 0.97). During those rounds the API is polled once
+a second, as the run page does. One dashboard run per workload before the counted rounds warms the worker up
+(a long-lived worker has its connections and imports) and polls every 20 ms to time how long after the worker
+read an interval line the sample was visible through GET /api/v1/runs/{id}/samples/?after=.
 
 Dashboard runs carry the whole run insight, always on: server sampling (a separate connection reading
 SHOW GLOBAL STATUS / pg_stat_database + pg_stat_activity every report interval, and /proc/stat), the
@@ -116,6 +116,9 @@ def pgbench_by_hand(script, db, user, password):
     return float(line.split()[2])
 
 
+# A Williams design for three sides: within these rounds each side is in each position twice and directly
+# follows each other side twice.
+ORDERS = (("A", "B", "D"), ("B", "D", "A"), ("D", "A", "B"), ("A", "D", "B"), ("B", "A", "D"), ("D", "B", "A"))
 TICKS = os.sysconf("SC_CLK_TCK")
 TOOLS = {"pgbench", "sysbench"}
 
@@ -284,12 +287,15 @@ def main():
             # Not counted: warms the worker up, and is polled every 20 ms to time how soon a sample is visible.
             _, delays, _, _ = dashboard(target, profile, sizes, 0.02)
             for i in range(ROUNDS):
-                # Each round: the tool by hand twice (A, B) and once through the dashboard (D), the order rotated
-                # round by round (A B D, D A B, B D A) so no side always runs first. B against A is the control:
-                # the same command twice, i.e. how far this machine's noise alone moves a ratio.
+                # Each round: the tool by hand twice (A, B) and once through the dashboard (D), in the orders of a
+                # Williams design: over 6 rounds each side runs first, second and last twice, and follows each other
+                # side twice, so whatever one run leaves behind for the next (a checkpoint, autovacuum, a warm
+                # cache) falls on every side alike. (A plain rotation, A B D / D A B / B D A, made A follow D in
+                # nearly every round.) B against A is the control: the same command twice, i.e. how far this
+                # machine's noise alone moves a ratio.
                 # Watched as the run page watches it (one poll a second): polling every 20 ms in this process
                 # would take CPU from the benchmark on a 2-core machine.
-                order = ["A", "B", "D"][-(i % 3):] + ["A", "B", "D"][:-(i % 3)] if i % 3 else ["A", "B", "D"]
+                order = ORDERS[i % len(ORDERS)]
                 got = {}
                 for side in order:
                     if side == "D":
@@ -311,7 +317,7 @@ def main():
             servers.stop()
 
     print()
-    print(f"{ROUNDS} rounds per workload (by hand twice, dashboard once, order rotated), {THREADS} threads/clients, {SECONDS} s, report every 1 s; "
+    print(f"{ROUNDS} rounds per workload (by hand twice, dashboard once, orders balanced: a Williams design), {THREADS} threads/clients, {SECONDS} s, report every 1 s; "
           f"dashboard runs with server sampling, settings, sysbench --histogram / pgbench -l on; "
           f"{'TLS (MySQL verify-ca, PostgreSQL verify-full, both sides); ' if TLS else 'TLS off; '}"
           f"machine: {os.cpu_count()} cores, shared with other test suites (load average at the end: "
