@@ -3,7 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 from whitepaper import display
 
-from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_client_key_pem, validate_password
+from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_certificate_pem, validate_client_key_pem, validate_password
 from .params import NAMES, PARAMETERS, allowed_for, profile_defaults
 
 
@@ -21,6 +21,17 @@ def flavor_choice_label(flavor):
     return " · ".join(parts)
 
 
+# A PEM certificate chain or key is a few kB; a vendor's CA bundle some tens.
+PEM_FILE_MAX_BYTES = 64 * 1024
+# Each TLS text field and the file that may stand for it (the vendor's download: ca.pem, client-cert.pem, ...).
+PEM_FILES = {"tls_ca": ("tls_ca_file", validate_certificate_pem), "tls_cert": ("tls_cert_file", validate_certificate_pem),
+             "tls_key": ("tls_key_file", validate_client_key_pem)}
+
+
+def pem_file_field(label):
+    return forms.FileField(label=label, required=False, widget=forms.FileInput(attrs={"accept": ".pem,.crt,.cer,.key,.txt"}))
+
+
 class TargetForm(forms.ModelForm):
     password = forms.CharField(label=_("password"), required=False, strip=False,
                                widget=forms.PasswordInput(render_value=False), validators=[validate_password],
@@ -29,6 +40,11 @@ class TargetForm(forms.ModelForm):
                               validators=[validate_client_key_pem],
                               help_text=_("Stored encrypted, never shown again. Leave empty to keep the stored key."))
     remove_tls_key = forms.BooleanField(label=_("remove the stored client certificate and key"), required=False)
+    tls_ca_file = pem_file_field(_("… or the CA certificate file"))
+    tls_cert_file = pem_file_field(_("… or the client certificate file"))
+    tls_key_file = pem_file_field(_("… or the client key file"))
+    field_order = ["name", "engine", "host", "port", "database", "user", "password", "tls_mode", "tls_ca", "tls_ca_file", "tls_cert",
+                   "tls_cert_file", "tls_key", "tls_key_file", "remove_tls_key"]
 
     class Meta:
         model = Target
@@ -46,6 +62,35 @@ class TargetForm(forms.ModelForm):
 
     def clean_tls_mode(self):
         return self.cleaned_data.get("tls_mode") or "disable"
+
+    def clean(self):
+        """A file chosen for a TLS field is read as that field's PEM text, validated as pasted text is (the
+        upload handlers keep it in memory: runs/views.py)."""
+        cleaned = super().clean()
+        for name, (file_field, validate) in PEM_FILES.items():
+            upload = cleaned.get(file_field)
+            if not upload:
+                continue
+            if upload.size > PEM_FILE_MAX_BYTES:
+                self.add_error(file_field, _("The file is %(size)s bytes; a PEM file is at most %(max)s.") % {
+                    "size": upload.size, "max": PEM_FILE_MAX_BYTES})
+                continue
+            try:
+                text = upload.read().decode("ascii")
+            except UnicodeDecodeError:
+                self.add_error(file_field, _("This file is not PEM text (a binary DER file? Convert it with openssl, "
+                                             "e.g. openssl x509 -inform der -in ca.der -out ca.pem)."))
+                continue
+            if (cleaned.get(name) or "").strip() and cleaned[name].strip() != text.strip():
+                self.add_error(file_field, _("Give it once: pasted above or as a file, not both."))
+                continue
+            try:
+                validate(text)
+            except forms.ValidationError as exc:
+                self.add_error(file_field, exc)
+                continue
+            cleaned[name] = text
+        return cleaned
 
     def _post_clean(self):
         # The key is set before the model's clean() runs, which checks that certificate and key go together.

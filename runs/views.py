@@ -7,12 +7,15 @@ from functools import wraps
 import django_filters
 from django import forms
 from django.contrib import messages
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files.uploadhandler import MemoryFileUploadHandler
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
 from whitepaper.pages import wants_partial
@@ -63,10 +66,22 @@ def target_list(request):
     return render(request, "runs/target_list.html", {"targets": targets, "archived": archived})
 
 
+@csrf_exempt  # checked below, once the upload handlers are set (Django reads the body for the CSRF check)
 @operator_required
 def target_form(request, pk=None):
+    # Uploaded certificates and keys stay in memory, so a key never lands in a temporary file. (An upload bigger
+    # than FILE_UPLOAD_MAX_MEMORY_SIZE is not read at all: the form says so.)
+    request.upload_handlers = [MemoryFileUploadHandler(request)]
+    return _target_form(request, pk)
+
+
+@csrf_protect
+def _target_form(request, pk):
     target = get_object_or_404(Target, pk=pk) if pk else None
-    form = TargetForm(request.POST or None, instance=target)
+    form = TargetForm(request.POST or None, request.FILES or None, instance=target)
+    if request.method == "POST" and int(request.META.get("CONTENT_LENGTH") or 0) > settings.FILE_UPLOAD_MAX_MEMORY_SIZE:
+        form.add_error(None, _("The upload is larger than %(max)s bytes: a certificate or key file is a few kB.") % {
+            "max": settings.FILE_UPLOAD_MAX_MEMORY_SIZE})
     if request.method == "POST" and form.is_valid():
         target = form.save(commit=False)
         if not target.pk:
@@ -225,9 +240,17 @@ def _run_context(run):
             "server_settings": sorted((run.server_settings or {}).items()), "client_bound_pct": f"{CLIENT_BOUND_CPU_PCT:g}",
             "differences": differences, "faithful": is_faithful(differences) if differences else None,
             "waiting_for": run.waiting_for if run.state == RunState.QUEUED else None, "best_step": best_step,
+            "summary_threads": _as_int(measured.get("threads") or (run.params or {}).get("threads")),
             "parameters": run_parameters(run), "other_load": run.other_load,
             "other_load_tolerance": f"{OTHER_LOAD_TOLERANCE_PCT:g}", "log_tail": "\n".join(run.log.splitlines()[-40:]),
             "repeat": _repeat_context(run), "client_rows": client_rows(run)}
+
+
+def _as_int(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _repeat_context(run):

@@ -49,4 +49,6 @@ def test_create_a_run_watch_samples_arrive_and_see_it_succeed(committed, worker,
     assert run.state == RunState.SUCCEEDED
     page.wait_for_function(f"() => Number(document.getElementById('run-chart').dataset.samples) === {run.samples.count()}")
     assert page.inner_text("#summary-tps") == f"{run.summary['tps']:.2f}"
+    # The status part, swapped in by htmx when the run ended, leads with the same TPS.
+    assert page.inner_text("#run-status #headline-tps") == f"{run.summary['tps']:.2f}"
     assert PASSWORD not in page.content()

@@ -47,6 +47,7 @@ def test_sweep_run_page_reads_well_at_both_widths(committed, worker, live_server
         page.click(f"a[href='/runs/{run.pk}/']")
         page.wait_for_function(f"() => Number(document.getElementById('run-chart').dataset.samples) === {run.samples.count()}")
         assert page.inner_text("#best-step").startswith(f"Best step: {best_threads} threads.")
+        assert_headline_in_view(page, width, f"{max(reports):.2f}", f"best step, {best_threads} threads")
         # One TPS, QPS and p95 series per step; TPS on its own axis.
         labels = page.evaluate("() => Chart.getChart('run-chart').data.datasets.map(d => [d.label, d.yAxisID, d.data.length])")
         assert [(label, axis) for label, axis, _ in labels] == [
@@ -70,7 +71,21 @@ def test_sweep_run_page_reads_well_at_both_widths(committed, worker, live_server
         page.wait_for_url(f"{live_server.url}/runs/{run.pk}/")
         page.reload()
         assert page.inner_text("#run-state") == "succeeded"
+        # In Chinese: the same number, first on the screen too.
+        page.goto(f"{live_server.url}/runs/{run.pk}/?lang=zh-hans")
+        assert_headline_in_view(page, width, f"{max(reports):.2f}", f"最佳一轮，{best_threads} 线程")
         context.close()
+
+
+def assert_headline_in_view(page, width, tps, words):
+    """The run's TPS (the tool's own final report, the best step's in a sweep) is on the first screen, above the
+    charts, without scrolling sideways or down."""
+    assert page.inner_text("#headline-tps") == tps
+    assert words in page.inner_text("#run-headline")
+    box = page.locator("#headline-tps").bounding_box()
+    viewport = page.viewport_size
+    assert 0 <= box["x"] and box["x"] + box["width"] <= width and box["y"] + box["height"] <= viewport["height"], box
+    assert box["y"] < page.locator("#run-chart").bounding_box()["y"]
 
 
 def _page_for(browser, live_server, staff, width=1280):

@@ -7,11 +7,13 @@ Each tool run is a few seconds; the runs are made once and shared by the asserti
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from runs.models import Run, RunState, Target
@@ -117,6 +119,40 @@ def test_it_refuses_a_private_key_pasted_as_the_ca_certificate(servers, client, 
     html = client.post(f"/runs/targets/{target.pk}/test/", HTTP_HX_REQUEST="true").content.decode()
     assert "✔" in html and "PostgreSQL 15" in html, html
     assert "and verified: certificate chain and host name" in html and "TLSv1." in html
+
+
+def test_the_certificates_and_key_can_be_uploaded_as_the_vendors_files(servers, client, operator_user):
+    """The vendor's downloads (ca.pem, client-cert.pem, client-key.pem) chosen as files: read as the pasted text
+    is, validated the same way, each error beside the file's own field."""
+    client.force_login(operator_user)
+    form = {"name": "tls-upload", "engine": "postgresql", "host": "localhost", "port": servers.pg_port, "database": DATABASE,
+            "user": USER, "password": PASSWORD, "tls_mode": "verify-full", "queue": QUEUE}
+
+    def upload(name, text):
+        return SimpleUploadedFile(name, text if isinstance(text, bytes) else text.encode(), content_type="application/x-pem-file")
+
+    def field_errors(response, field):
+        return [str(e) for e in response.context["form"].errors.get(field, [])]
+
+    response = client.post("/runs/targets/new/", {**form, "tls_ca_file": upload("ca.pem", servers.client_key_pem)})
+    assert any("This is a private key, not a certificate" in e for e in field_errors(response, "tls_ca_file"))
+    der = subprocess.run(["openssl", "x509", "-outform", "der"], input=servers.ca_pem.encode(), capture_output=True, check=True).stdout
+    response = client.post("/runs/targets/new/", {**form, "tls_ca_file": upload("ca.der", der)})
+    assert any("not PEM text" in e and "openssl x509 -inform der" in e for e in field_errors(response, "tls_ca_file"))
+    response = client.post("/runs/targets/new/", {**form, "tls_ca": servers.other_ca_pem, "tls_ca_file": upload("ca.pem", servers.ca_pem)})
+    assert field_errors(response, "tls_ca_file") == ["Give it once: pasted above or as a file, not both."]
+    response = client.post("/runs/targets/new/", {**form, "tls_ca_file": upload("ca.pem", servers.ca_pem),
+                                                  "tls_cert_file": upload("client-cert.pem", servers.client_cert_pem),
+                                                  "tls_key_file": upload("client-key.pem", "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n")})
+    assert any("Not a PEM private key" in e for e in field_errors(response, "tls_key_file"))
+    assert not Target.objects.filter(name="tls-upload").exists()
+    response = client.post("/runs/targets/new/", {**form, "tls_ca_file": upload("ca.pem", servers.ca_pem),
+                                                  "tls_cert_file": upload("client-cert.pem", servers.client_cert_pem),
+                                                  "tls_key_file": upload("client-key.pem", servers.client_key_pem)})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    target = Target.objects.get(name="tls-upload")
+    assert (target.tls_ca, target.tls_cert, target.tls_key) == (servers.ca_pem, servers.client_cert_pem, servers.client_key_pem)
+    assert servers.client_key_pem not in target.tls_key_encrypted
 
 
 # --- runs that succeed with TLS -----------------------------------------------------------------------------
