@@ -136,7 +136,7 @@ def main():
         subprocess.run(["pgbench", "-i", "-q", "-s", str(SCALE), *conn], check=True, capture_output=True, env=env)
         extra = ["-l", "--log-prefix=latency-step1", f"--sampling-rate={RATE:g}"] if log else []
         with tempfile.TemporaryDirectory() as workdir:
-            out = subprocess.run(["pgbench", "-M", "prepared", "-v", "-r", "-P", "1", "-c", str(CLIENTS), "-j", str(CLIENTS),
+            out = subprocess.run(["pgbench", "-M", "prepared", "-v", "-P", "1", "-c", str(CLIENTS), "-j", str(CLIENTS),
                                   "-T", str(SECONDS), "-f", str(SCRIPT), "-D", f"scale={SCALE}", "-D", f"range={RANGE}", *extra, *conn],
                                  check=True, capture_output=True, text=True, env=env, cwd=workdir).stdout
         tps = float(next(ln for ln in out.splitlines() if ln.startswith("tps = ")).split()[2])
