@@ -4,6 +4,7 @@ request cancelling a run and a worker finishing it can never overwrite each othe
 
 import ipaddress
 import re
+import shlex
 import socket
 from datetime import timedelta
 
@@ -463,6 +464,25 @@ class Run(models.Model):
     def other_load(self):
         """The steps whose server counted other load beside the tool, beyond the stated tolerance (runs/insight.py)."""
         return steps_with_other_load((self.insight or {}).get("steps"))
+
+    @property
+    def latency_caveat(self):
+        """Why this run's latency figures are not to be trusted, or "": one rule for the run page, the API and the
+        export. Runs made before the pgbench driver stopped passing -r (runs/drivers/pgbench.py) carry the latency
+        pgbench 15 measures wrong when given -r and -P with more than one thread."""
+        for line in (self.command_line or "").splitlines():
+            try:
+                argv = shlex.split(line)
+            except ValueError:
+                continue
+            if not argv or argv[0] != "pgbench" or "-r" not in argv or "-P" not in argv or "-j" not in argv[:-1]:
+                continue
+            jobs = argv[argv.index("-j") + 1]
+            if jobs.isdigit() and int(jobs) > 1:
+                return _("pgbench ran with -r and -P on %(jobs)s threads (-j), where pgbench 15 measures every transaction's "
+                         "latency wrong, far below clients / TPS: this run's latency figures are not to be trusted. Its TPS "
+                         "is.") % {"jobs": jobs}
+        return ""
 
     def summary_latency(self):
         """The summary's latency line (ms): min, avg, max and p95 as the tool's final report prints them; where

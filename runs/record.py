@@ -14,7 +14,7 @@ from .insight import (
     OTHER_LOAD_TOLERANCE_PCT,
 )
 
-FORMAT, FORMAT_VERSION = "perfdash-run", 3  # 2: origin, regression, series, repeat_group; 3: network
+FORMAT, FORMAT_VERSION = "perfdash-run", 4  # 2: origin, regression, series, repeat_group; 3: network; 4: latency_caveat
 
 FIELDS = {
     "run": "id, state, reason, times (ISO 8601, UTC), worker, who asked, the catalogue row it reproduces / was published as",
@@ -35,6 +35,8 @@ FIELDS = {
     "summary": "the tool's own final report of the best step (per step under 'steps' for a sweep)",
     "latency": "p50_ms, p95_ms, p99_ms, max_ms (milliseconds) and histogram [[bucket ms, count], ...] on sysbench's "
                "bucket scale; for a sweep, all steps' histograms merged; method says where they come from",
+    "latency_caveat": "why the run's latency figures are not to be trusted (a pgbench run made with -r and -P on "
+                      "several threads, where pgbench 15 measures latency wrong), or empty",
     "steps": "per step: threads, latency (as above), server (server-side TPS = commits counted by the server / the "
              "tool's measured time, agreement_pct = 100 x server / tool TPS, buffer_hit_pct, running_avg, source), "
              "client (cpu_avg_pct of the host, busy_fraction = share of intervals above the threshold, bound)",
@@ -128,7 +130,7 @@ def run_record(run):
                     "methodology": profile.methodology.slug if profile.methodology_id else None},
         "network": {"round_trip": run.round_trip, "tls": run.tls},
         "overrides": run.overrides, "params": run.params, "command_line": run.command_line,
-        "summary": run.summary, "latency": (run.insight or {}).get("latency") or {},
+        "summary": run.summary, "latency": (run.insight or {}).get("latency") or {}, "latency_caveat": run.latency_caveat,
         "steps": (run.insight or {}).get("steps") or [], "client_bound": run.client_bound,
         "other_load": other_load_record(run),
         "samples": [{f: getattr(s, f) for f in SAMPLE_FIELDS} for s in run.samples.all()],

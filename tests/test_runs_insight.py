@@ -275,7 +275,7 @@ def test_the_exported_run_is_self_describing(worker, operator_api, targets, clie
     assert page.status_code == 200
     assert {k: v for k, v in json.loads(page.content).items() if k != "exported_at"} == {
         k: v for k, v in record.items() if k != "exported_at"}
-    assert record["format"] == "perfdash-run" and record["format_version"] == 3 and record["fields"]
+    assert record["format"] == "perfdash-run" and record["format_version"] == 4 and record["fields"]
     # Client host: the numbers the test reads from this machine (the worker runs here).
     with open("/proc/meminfo") as fh:
         mem_mb = int(next(ln for ln in fh if ln.startswith("MemTotal:")).split()[1]) // 1024

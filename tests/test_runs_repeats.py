@@ -129,7 +129,7 @@ def test_repeats_are_one_result_with_mean_and_standard_deviation(committed, work
 
     # The export of a repeat carries the group, the verdict and the series it was judged in.
     record = api.get(f"/api/v1/runs/{slowed[1].pk}/export/").json()
-    assert record["format_version"] == 3 and {"origin", "regression", "series", "repeat_group"} <= set(record["fields"])
+    assert record["format_version"] == 4 and {"origin", "regression", "series", "repeat_group"} <= set(record["fields"])
     assert record["repeat_group"]["runs"] == [{"id": r.pk, "state": "succeeded", "tps": r.summary["tps"]} for r in slowed]
     assert record["repeat_group"]["index"] == 2 and record["repeat_group"]["mean_tps"] == round(slowed_mean, 2)
     assert record["regression"]["regression"] is True and record["regression"]["trend"]["median"] == median

@@ -329,3 +329,38 @@ def test_run_parameters_are_the_same_list_on_the_form_the_page_and_the_api(clien
     shown = re.findall(r'data-param="([a-z_]+)"', page)
     assert shown == ["threads", "duration_s", "report_interval_s", "warmup_s", "tables", "rows_per_table", "prepared",
                      "workload"], shown
+
+
+# The command line of a real run made before the driver dropped -r (ro.sql, 2 clients, -j 2, against the TLS test
+# server): pgbench printed "latency average = 0.002 ms" at 79,356 TPS, where 2 clients / TPS is 0.0252 ms.
+BROKEN_LATENCY_COMMAND = (
+    "pgbench -i -q -s 1 -h localhost -p 55125 -U perfdash_tls perfdash_tls\n"
+    "pgbench -M prepared -P 1 -c 2 -j 2 -T 5 -v -r -f /w/runs/drivers/scripts/ro.sql -D scale=1 -D range=100000 "
+    "-l --log-prefix=latency-step1 --sampling-rate=0.027 -h localhost -p 55125 -U perfdash_tls perfdash_tls\n"
+    "pgbench -i -I d -h localhost -p 55125 -U perfdash_tls perfdash_tls")
+
+
+@pytest.mark.parametrize("command_line,caveat", [
+    (BROKEN_LATENCY_COMMAND, True),
+    (BROKEN_LATENCY_COMMAND.replace(" -r ", " "), False),  # as the driver runs pgbench now
+    (BROKEN_LATENCY_COMMAND.replace("-j 2", "-j 1"), False),  # one thread: pgbench measures right
+])
+def test_a_pgbench_run_made_with_r_and_P_on_several_threads_says_its_latency_is_not_to_be_trusted(
+        client, operator_user, operator_api, pg_target, profiles, command_line, caveat):
+    run = make_run(pg_target, profiles["pgbench-ro-quick"], operator_user, state=RunState.SUCCEEDED, command_line=command_line,
+                   summary={"step": 1, "threads": 2, "transactions": 395900, "tps": 79356.441111, "qps": 79356.441111,
+                            "latency_avg_ms": 0.002},
+                   insight={"steps": [{"step": 1, "threads": 2, "latency": {"p95_ms": 0.001, "method": "pgbench -l"}}],
+                            "latency": {"p95_ms": 0.001}})
+    client.force_login(operator_user)
+    html = client.get(f"/runs/{run.pk}/").content.decode()
+    headline = html.split('id="run-headline"', 1)[1].split("</p>", 1)[0]
+    assert "79356.44" in headline
+    assert ('id="run-latency-caveat"' in html) is caveat
+    assert ("p95" in headline) is not caveat  # a wrong p95 is not a headline figure
+    api = operator_api.get(f"/api/v1/runs/{run.pk}/").json()
+    assert bool(api["latency_caveat"]) is caveat
+    exported = json.loads(client.get(f"/runs/{run.pk}/export.json").content)
+    assert exported["latency_caveat"] == api["latency_caveat"]
+    if caveat:
+        assert "-r and -P on 2 threads" in api["latency_caveat"] and "Its TPS is." in api["latency_caveat"]

@@ -124,6 +124,9 @@ class RunSerializer(serializers.ModelSerializer):
         "null until a step has been measured."))
     latency = serializers.SerializerMethodField(help_text=(
         "The run's latency in ms: p50_ms, p95_ms, p99_ms, max_ms, count, method, histogram [[bucket ms, count]]."))
+    latency_caveat = serializers.CharField(read_only=True, help_text=(
+        "Why the run's latency figures are not to be trusted (a pgbench run made with -r and -P on several threads), "
+        "or empty."))
     insight = serializers.JSONField(read_only=True, help_text=(
         "Per step: latency (ms), server (server-side TPS, agreement_pct with the tool's TPS in %, buffer_hit_pct, "
         "running_avg), client (cpu_avg_pct, busy_fraction, bound)."))
@@ -157,7 +160,7 @@ class RunSerializer(serializers.ModelSerializer):
                   "requested_by", "created_at", "started_at", "finished_at", "worker", "client_host", "client_cores",
                   "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
                   "command_line", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
-                  "retraction_reason", "client_bound", "latency", "insight", "client_info", "server_settings_hash",
+                  "retraction_reason", "client_bound", "latency", "latency_caveat", "insight", "client_info", "server_settings_hash",
                   "regression", "trend", "repeats", "repeat_group", "clients", "round_trip", "tls", "other_load",
                   "leftover_tables"]
         read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats", "reproduces")]
