@@ -122,19 +122,24 @@ def _step_tps(run):
     return {s.get("threads") or (run.params or {}).get("threads"): s.get("tps") for s in steps}
 
 
+def _trusted_latency(run):
+    """The run's latency, unless Run.latency_caveat says it was measured wrong (then nothing to compare)."""
+    return {} if run.latency_caveat else (run.insight or {}).get("latency") or {}
+
+
 def results(runs, base_index):
     """Per run: TPS, QPS, p95 (ms) as measured and in % against the baseline; per thread count (sweeps
     matched by thread count): TPS and % against the baseline's TPS at the same count."""
     base = runs[base_index]
-    base_summary, base_latency = base.summary or {}, (base.insight or {}).get("latency") or {}
+    base_summary, base_latency = base.summary or {}, _trusted_latency(base)
     per_run = []
     for run in runs:
-        summary, lat = run.summary or {}, (run.insight or {}).get("latency") or {}
+        summary, lat = run.summary or {}, _trusted_latency(run)
         per_run.append({
             "run": run.pk, "state": run.state, "is_base": run is base, "tps": summary.get("tps"), "qps": summary.get("qps"),
             "p95_ms": lat.get("p95_ms"), "tps_pct": pct(summary.get("tps"), base_summary.get("tps")),
             "qps_pct": pct(summary.get("qps"), base_summary.get("qps")), "p95_pct": pct(lat.get("p95_ms"), base_latency.get("p95_ms")),
-            "client_bound": run.client_bound,
+            "client_bound": run.client_bound, "latency_caveat": run.latency_caveat,
         })
     step_tps = [_step_tps(r) for r in runs]
     counts = sorted({t for s in step_tps for t in s if t is not None})
@@ -146,11 +151,12 @@ def results(runs, base_index):
 def samples(runs):
     """The tool's interval samples of every run (warm-up left out), grouped by run and step, in one query."""
     out = {r.pk: {} for r in runs}
+    untrusted = {r.pk for r in runs if r.latency_caveat}  # their latency measured wrong: drawn as gaps
     rows = (Sample.objects.filter(run__in=[r.pk for r in runs], warmup=False).order_by("run_id", "step", "id")
             .values_list("run_id", "step", "threads", "t", "tps", "latency_p95_ms", "latency_avg_ms"))
     for run_id, step, threads, t, tps, p95, avg in rows:
         series = out[run_id].setdefault(step, {"step": step, "threads": threads, "points": []})
-        series["points"].append([t, tps, p95 if p95 is not None else avg])
+        series["points"].append([t, tps, None if run_id in untrusted else p95 if p95 is not None else avg])
     # sysbench prints each interval's p95, pgbench its average latency.
     return [{"run": r.pk, "latency": "p95" if r.profile.tool == "sysbench" else "avg", "steps": list(out[r.pk].values())}
             for r in runs]

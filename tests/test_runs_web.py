@@ -364,3 +364,15 @@ def test_a_pgbench_run_made_with_r_and_P_on_several_threads_says_its_latency_is_
     assert exported["latency_caveat"] == api["latency_caveat"]
     if caveat:
         assert "-r and -P on 2 threads" in api["latency_caveat"] and "Its TPS is." in api["latency_caveat"]
+
+
+def test_compare_leaves_out_a_latency_measured_wrong(client, operator_user, pg_target, profiles):
+    def run(command_line, p95):
+        return make_run(pg_target, profiles["pgbench-ro-quick"], operator_user, state=RunState.SUCCEEDED, command_line=command_line,
+                        summary={"tps": 80000.0, "qps": 80000.0}, insight={"latency": {"p95_ms": p95}})
+    good, broken = run(BROKEN_LATENCY_COMMAND.replace(" -r ", " "), 0.031), run(BROKEN_LATENCY_COMMAND, 0.001)
+    client.force_login(operator_user)
+    html = client.get(f"/runs/compare/?run={good.pk}&run={broken.pk}&base={good.pk}").content.decode()
+    row = html.split(f'<tr data-run="{broken.pk}"', 1)[1].split("</tr>", 1)[0]
+    assert "0.001" not in row and "latency not to be trusted" in row  # not a "-97 %" against the baseline
+    assert "0.031" in html.split(f'<tr data-run="{good.pk}"', 1)[1].split("</tr>", 1)[0]
