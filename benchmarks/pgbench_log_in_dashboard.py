@@ -6,7 +6,7 @@ dashboard with its run step's log on and off, beside pgbench by hand with and wi
 PostgreSQL of tests/tls_servers.py (fsync off: the machine's CPU, not the disk, bounds it), and the dashboard logged
 every transaction there (-l, --sampling-rate=1). Each round here runs, in an order rotated round by round:
 
-  H    pgbench by hand: runs_overhead.py's command (Alibaba's: -M prepared -v -r -P 1 -f rw.sql ...)
+  H    pgbench by hand: runs_overhead.py's command (Alibaba's without -r: -M prepared -v -P 1 -f rw.sql ...)
   HL   the same with the dashboard's log: -l --log-prefix=latency-step1 --sampling-rate=RATE, in a temporary directory
   D    a dashboard run (POST /api/v1/runs/, a real Celery worker with -c 1, server sampling, the API polled once a
        second as the run page does), its run step logging as the driver's sampling rule says
@@ -14,13 +14,15 @@ every transaction there (-l, --sampling-rate=1). Each round here runs, in an ord
   D0   the same dashboard run with its run step's log off (nothing else changed)
 
 so D / D0 is what the log costs the dashboard, HL / H what it costs by hand, D0 / H what the rest of the
-dashboard costs. The worker is this script started with --worker: Celery's own worker, with the pgbench driver's
+dashboard costs. SIDES=probe runs H, D and DP instead: DP is D with its run step's server sampling off (the probe
+connection never opened; the CPU readings stay), so D / DP is what server sampling costs. The worker is this script started with --worker: Celery's own worker, with the pgbench driver's
 log_prefix (and, with DASH_RATE=1, sampling_rate) replaced by ones that read a flag file this script writes before
 each dashboard run. For each ratio: the geometric mean over the rounds and its 95 % confidence interval.
 pgbench's own CPU is read with /usr/bin/time around each run step (the worker's and by hand): per transaction.
 
 Usage:  .venv/bin/python benchmarks/pgbench_log_in_dashboard.py [ROUNDS] [SECONDS] [CLIENTS] [SCALE]
-        RATE=1 (default) the by-hand log's rate; DASH_RATE=1 makes D log at RATE too (else the driver's rule).
+        RATE=1 (default) the by-hand log's rate; DASH_RATE=1 makes D log at RATE too (else the driver's rule);
+        SIDES=probe (see above).
 Starts its own TLS servers (tests/tls_servers.py); uses runs_overhead.py's database and Redis db 11.
 """
 
@@ -42,6 +44,10 @@ os.environ["REDIS_URL"] = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 FLAG = os.environ.setdefault("PERFDASH_LOG_FLAG", str(Path(tempfile.gettempdir()) / f"perfdash-log-flag-{os.getpid()}"))
 RATE = float(os.environ.get("RATE", "1"))
+SIDES = os.environ.get("SIDES", "log")  # 'probe': H, D and DP (server sampling off) instead of H, HL, D, D0
+RATIOS = (("D", "D0", "what the log costs the dashboard"), ("HL", "H", "what the log costs by hand"),
+          ("D0", "H", "what the rest of the dashboard costs"), ("D", "H", "the dashboard as it runs"),
+          ("DP", "H", "the dashboard without server sampling"), ("D", "DP", "what server sampling costs"))
 
 
 def worker_main():
@@ -57,6 +63,16 @@ def worker_main():
         return Path(FLAG).read_text().strip() if Path(FLAG).exists() else "on"
 
     pgbench.log_prefix = lambda index: "" if flag() == "off" else prefix(index)
+    from runs import execution, sampling
+
+    open_probe = execution.Execution.open_probe
+
+    def probe_or_not(self):  # 'noprobe': the run step's server sampling off (its CPU readings stay)
+        if flag() == "noprobe":
+            raise sampling.ProbeFailed("switched off by benchmarks/pgbench_log_in_dashboard.py")
+        return open_probe(self)
+
+    execution.Execution.open_probe = probe_or_not
     if os.environ.get("DASH_RATE") == "1":
         pgbench.sampling_rate = lambda *args, **kwargs: RATE
     else:
@@ -149,8 +165,8 @@ def main():
                               stderr=subprocess.DEVNULL, start_new_session=True)
     time.sleep(4)
 
-    def dashboard(log):
-        Path(FLAG).write_text("on" if log else "off")
+    def dashboard(log, probe=True):
+        Path(FLAG).write_text(("on" if probe else "noprobe") if log else "off")
         response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "pgbench-rw-quick", "overrides": {
             "threads": CLIENTS, "duration_s": SECONDS, "scale": SCALE, "range": RANGE}}, format="json")
         assert response.status_code == 201, response.content
@@ -160,11 +176,13 @@ def main():
         run = Run.objects.get(pk=run_id)
         assert run.state == "succeeded", run.reason
         step = run.insight["steps"][0]
-        assert run.server_samples.exists() and step["server"].get("tps"), "server sampling did not run"
+        assert (run.server_samples.exists() and bool(step["server"].get("tps"))) == probe, "server sampling on or off as asked"
         assert ("-l" in run.command_line.split()) == log, run.command_line
         return run.summary["tps"], run.summary["transactions"], (step.get("latency") or {}).get("method") or "no log"
 
-    sides = {"H": lambda: by_hand(False), "HL": lambda: by_hand(True), "D": lambda: dashboard(True), "D0": lambda: dashboard(False)}
+    sides = {"H": lambda: by_hand(False), "HL": lambda: by_hand(True), "D": lambda: dashboard(True), "D0": lambda: dashboard(False),
+             "DP": lambda: dashboard(True, probe=False)}
+    sides = {k: sides[k] for k in (("H", "D", "DP") if SIDES == "probe" else ("H", "HL", "D", "D0"))}
     got = {k: [] for k in sides}
     cpu = {k: [] for k in sides}
     how = {}
@@ -173,15 +191,15 @@ def main():
         dashboard(True)  # not counted: warms the worker up
         for i in range(ROUNDS):
             names = list(sides)
-            order = names[i % 4:] + names[:i % 4]
+            order = names[i % len(names):] + names[:i % len(names)]
             for side in order:
                 tps, done, how[side] = sides[side]()
                 seconds, switches = last_time()
                 got[side].append(tps)
                 cpu[side].append(1e6 * seconds / done)
             print(f"round {i + 1:2d} ({' '.join(order)}): " + "  ".join(f"{k} {got[k][-1]:8.1f}" for k in sides) +
-                  f"   D/D0 {got['D'][-1] / got['D0'][-1]:.3f}  HL/H {got['HL'][-1] / got['H'][-1]:.3f}  D0/H {got['D0'][-1] / got['H'][-1]:.3f}"
-                  f"  D/H {got['D'][-1] / got['H'][-1]:.3f}   pgbench CPU/tx " + " ".join(f"{k} {cpu[k][-1]:.1f}" for k in sides) +
+                  "   " + "  ".join(f"{a}/{b} {got[a][-1] / got[b][-1]:.3f}" for a, b, _ in RATIOS if a in got and b in got) +
+                  "   pgbench CPU/tx " + " ".join(f"{k} {cpu[k][-1]:.1f}" for k in sides) +
                   f" us   load {open('/proc/loadavg').read().split()[0]}", flush=True)
     finally:
         os.killpg(worker.pid, 15)
@@ -193,8 +211,7 @@ def main():
     print(f"rw.sql on the TLS-only PostgreSQL (verify-full), {CLIENTS} clients, scale {SCALE}, {SECONDS} s, {ROUNDS} rounds, "
           f"order rotated; logs: " + ", ".join(f"{k} {v}" for k, v in how.items()) +
           f"; machine: {os.cpu_count()} cores (load average at the end: {' '.join(open('/proc/loadavg').read().split()[:3])})")
-    for a, b, meaning in (("D", "D0", "what the log costs the dashboard"), ("HL", "H", "what the log costs by hand"),
-                          ("D0", "H", "what the rest of the dashboard costs"), ("D", "H", "the dashboard as it runs")):
+    for a, b, meaning in [r for r in RATIOS if r[0] in got and r[1] in got]:
         g, low, high = paired_ratio(got[b], got[a])
         diffs = [x - y for x, y in zip(cpu[a], cpu[b])]
         print(f"{a:2s}/{b:2s} TPS: geometric mean {g:.3f} (95 % CI {low:.3f}-{high:.3f}); pgbench CPU per transaction "
