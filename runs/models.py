@@ -7,6 +7,7 @@ import re
 import shlex
 import socket
 from datetime import timedelta
+from functools import cached_property
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -465,7 +466,7 @@ class Run(models.Model):
         """The steps whose server counted other load beside the tool, beyond the stated tolerance (runs/insight.py)."""
         return steps_with_other_load((self.insight or {}).get("steps"))
 
-    @property
+    @cached_property  # read several times a page; the command line is fixed once the run has started
     def latency_caveat(self):
         """Why this run's latency figures are not to be trusted, or "": one rule for the run page, the API and the
         export. Runs made before the pgbench driver stopped passing -r (runs/drivers/pgbench.py) carry the latency

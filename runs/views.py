@@ -240,17 +240,10 @@ def _run_context(run):
             "server_settings": sorted((run.server_settings or {}).items()), "client_bound_pct": f"{CLIENT_BOUND_CPU_PCT:g}",
             "differences": differences, "faithful": is_faithful(differences) if differences else None,
             "waiting_for": run.waiting_for if run.state == RunState.QUEUED else None, "best_step": best_step,
-            "summary_threads": _as_int(measured.get("threads") or (run.params or {}).get("threads")),
+            "summary_threads": measured.get("threads") or (run.params or {}).get("threads"),
             "parameters": run_parameters(run), "other_load": run.other_load,
             "other_load_tolerance": f"{OTHER_LOAD_TOLERANCE_PCT:g}", "log_tail": "\n".join(run.log.splitlines()[-40:]),
             "repeat": _repeat_context(run), "client_rows": client_rows(run)}
-
-
-def _as_int(value):
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _repeat_context(run):

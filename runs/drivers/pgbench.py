@@ -184,7 +184,6 @@ SUMMARY_PATTERNS = {
 INTEGER_FIELDS = {"transactions", "errors", "clients", "jobs", "duration_s", "scale"}
 TPS_NEW_RE = re.compile(r"^tps = ([\d.]+) \(without initial connection time\)", re.MULTILINE)
 TPS_OLD_RE = re.compile(r"^tps = ([\d.]+) \(excluding connections establishing\)", re.MULTILINE)
-STATEMENT_RE = re.compile(r"^\s+([\d.]+)\s+(?:\d+\s+)?(?!\\)(\S.*)$")
 
 
 def parse_summary(stdout, stderr=""):
@@ -199,15 +198,8 @@ def parse_summary(stdout, stderr=""):
     match = TPS_NEW_RE.search(stdout) or TPS_OLD_RE.search(stdout)
     if match:
         summary["tps"] = float(match.group(1))
-    # QPS = TPS x SQL statements per transaction: as pgbench lists them with -r (a report of runs made with it),
-    # else as our script has them (transaction type: the script's path on the worker).
-    statements = None
-    if "statement latencies" in stdout:
-        block = stdout.split("statement latencies", 1)[1].splitlines()[1:]
-        listed = [ln for ln in block if ln.strip() and not ln.strip().split(None, 2)[-1].startswith("\\")]
-        statements = len([ln for ln in listed if re.match(r"^\s+[\d.]+\s+(\d+\s+)?[A-Za-z]", ln)]) or None
-    if statements is None:
-        statements = STATEMENTS_PER_TRANSACTION.get(Path(summary.get("transaction_type", "")).name)
+    # QPS = TPS x the SQL commands of a transaction, as our script has them (transaction type: its path on the worker).
+    statements = STATEMENTS_PER_TRANSACTION.get(Path(summary.get("transaction_type", "")).name)
     if statements and "tps" in summary:
         summary["statements_per_transaction"] = statements
         summary["qps"] = round(summary["tps"] * statements, 6)
