@@ -6,8 +6,12 @@ written here from the tool's manual, NOT built by the dashboard's driver, so a w
 shows up as a difference) and "through the dashboard" (POST /api/v1/runs/, a real Celery worker with -c 1,
 Redis). Each round runs it by hand twice (A, B) and through the dashboard once (D), in orders balanced over
 every 6 rounds (a Williams design, so what one run leaves for the next falls on every side alike). Reports the
-TPS of each, and the dashboard's ratio to by hand (target >= 0.97). During those rounds the API is polled once
-a second, as the run page does. One dashboard run per workload before the counted rounds warms the worker up
+TPS of each, and the dashboard's ratio to by hand (target >= 0.97). During those rounds nobody watches the
+dashboard's run (WATCH=none: this script reads its state from the database every 2 s), as nobody watches the
+tool run by hand; WATCH=page watches it as an open run page does (samples and server samples through the API
+every second, the status and report partials every 2 s), which measures what a viewer costs on top: on this
+machine the web server shares the 2 cores with the tool and the database under test. One dashboard run per
+workload before the counted rounds warms the worker up
 (a long-lived worker has its connections and imports) and polls every 20 ms to time how long after the worker
 read an interval line the sample was visible through GET /api/v1/runs/{id}/samples/?after=.
 
@@ -24,7 +28,7 @@ a ratio. The ratio of medians is printed beside them.
 
 Each dashboard run also reports an independent bound that noise cannot blur: the CPU the Celery worker's own
 processes used (from /proc, tools excluded), the PostgreSQL backends serving the dashboard's database and the
-server probe, plus this process's CPU answering the polls, while the tool's run
+server probe, plus this process's CPU watching the run (answering the polls with WATCH=page), while the tool's run
 step was running (from the first sample seen to the last), as a share of the machine's CPU over that time.
 On a CPU-bound benchmark that is the most the dashboard can take from the tool.
 
@@ -67,6 +71,7 @@ TABLES, ROWS = 1, 10000
 SCALE, RANGE = 1, 100_000
 SCRIPTS = ROOT / "runs" / "drivers" / "scripts"
 TLS = os.environ.get("TLS") == "1"
+WATCH = os.environ.get("WATCH", "none")  # how the counted dashboard runs are watched: none | page (see dashboard())
 # Where the by-hand commands connect: the machine's servers, or (TLS=1) the TLS-only ones started here.
 MYSQL_AT = {"host": "127.0.0.1", "port": 3306, "ssl_dir": None}
 PG_AT = {"host": "127.0.0.1", "port": 5432, "env": {}}
@@ -190,7 +195,7 @@ def main():
     from django.contrib.auth.models import User
     from rest_framework.test import APIClient
 
-    from runs.models import Run, Target
+    from runs.models import Run, Sample, Target
 
     user, _ = User.objects.get_or_create(username="bench-operator", defaults={"is_staff": True})
     targets = {}
@@ -228,6 +233,7 @@ def main():
         targets[engine] = target
     api = APIClient()
     api.force_authenticate(user)
+    api.force_login(user)  # the run page's partials (WATCH=page) are pages, not API
 
     workloads = {
         "sysbench": (lambda: sysbench_by_hand(MYSQL_DB, DB_USER, PASSWORD), targets["mysql"], "sysbench-oltp-rw-mysql-quick",
@@ -244,38 +250,55 @@ def main():
                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     time.sleep(4)
 
-    def dashboard(target, profile, sizes, poll_s):
+    def dashboard(target, profile, sizes, watch):
+        """One dashboard run, watched as `watch` says: "fast" (the API every 20 ms, to time how soon a sample is
+        visible), "none" (nobody watching: its samples and state read from the database every 2 s, as cheaply as
+        can be) or "page" (as an open run page watches it: samples and server samples through the API every
+        second, the status and report partials every 2 s)."""
         pids = worker_pids(worker.pid)
         response = api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": {
             "threads": THREADS, "duration_s": SECONDS, **sizes}}, format="json")
         assert response.status_code == 201, response.content
-        run_id, after, seen, window = response.json()["id"], 0, {}, []
+        run_id, after, server_after, seen, window, page_at = response.json()["id"], 0, 0, {}, [], 0.0
+        page_url = Run.objects.get(pk=run_id).get_absolute_url()
         while True:
-            body = api.get(f"/api/v1/runs/{run_id}/samples/?after={after}").json()
+            if watch == "none":
+                new = list(Sample.objects.filter(run_id=run_id, id__gt=after).values_list("id", flat=True))
+                state = Run.objects.filter(pk=run_id).values_list("state", flat=True).get()
+            else:
+                body = api.get(f"/api/v1/runs/{run_id}/samples/?after={after}").json()
+                new, state = [sample["id"] for sample in body["results"]], body["state"]
+            if watch == "page":
+                body = api.get(f"/api/v1/runs/{run_id}/server-samples/?after={server_after}").json()
+                server_after = max([server_after] + [sample["id"] for sample in body["results"]])
+                if time.monotonic() - page_at >= 2:
+                    page_at = time.monotonic()
+                    for part in ("status", "report"):
+                        assert api.get(f"{page_url}?part={part}", HTTP_HX_REQUEST="true").status_code == 200
             now = time.time()
-            for sample in body["results"]:
-                seen[sample["id"]] = now
-                after = sample["id"]
-            if body["results"] and body["state"] == "running":
+            for sample_id in new:
+                seen[sample_id] = now
+                after = sample_id
+            if new and state == "running":
                 if not window:  # the PostgreSQL backends serving the dashboard: its own database and the probe
                     pids = pids + backend_pids()
                 # (dashboard CPU, this process's CPU, wall time) whenever a new interval line arrived: the first and
                 # the last of these bracket the tool's run step.
                 window.append((cpu_seconds(pids), time.process_time(), time.monotonic()))
-            if body["state"] in ("succeeded", "failed", "cancelled") and not body["results"]:
+            if state in ("succeeded", "failed", "cancelled") and not new:
                 break
-            time.sleep(poll_s)
+            time.sleep({"fast": 0.02, "none": 2.0, "page": 1.0}[watch])
         run = Run.objects.get(pk=run_id)
         assert run.state == "succeeded", run.reason
         (w0, a0, t0), (w1, a1, t1) = window[0], window[-1]
-        worker_cpu, api_cpu = w1 - w0, a1 - a0  # the API's part: this process answering the polls, as the web would
+        worker_cpu, api_cpu = w1 - w0, a1 - a0  # this process watching the run (with WATCH=page: the web's part)
         worker_share = 100 * (worker_cpu + api_cpu) / ((t1 - t0) * os.cpu_count())
         delays = [seen[s.id] - s.received_at.timestamp() for s in run.samples.all()]
         server = (run.insight.get("steps") or [{}])[0].get("server") or {}
         latency = (run.insight.get("steps") or [{}])[0].get("latency") or {}
         evidence = (f"server samples {run.server_samples.count()}, server TPS agreement {server.get('agreement_pct')} %, "
                     f"latency from {latency.get('method')} (p99 {latency.get('p99_ms')} ms), client-bound {run.client_bound}, "
-                    f"during the step: worker and its database backends CPU {worker_cpu:.2f} s + API polls {api_cpu:.2f} s over {t1 - t0:.1f} s = "
+                    f"during the step: worker and its database backends CPU {worker_cpu:.2f} s + watching {api_cpu:.2f} s over {t1 - t0:.1f} s = "
                     f"{worker_share:.1f} % of the machine's")
         assert run.server_samples.exists() and server.get("tps"), "server sampling did not run"
         return run.summary["tps"], delays, evidence, worker_share
@@ -286,7 +309,7 @@ def main():
             by_hand, target, profile, sizes = workloads[name]
             hand, dash = [], []
             # Not counted: warms the worker up, and is polled every 20 ms to time how soon a sample is visible.
-            _, delays, _, _ = dashboard(target, profile, sizes, 0.02)
+            _, delays, _, _ = dashboard(target, profile, sizes, "fast")
             for i in range(ROUNDS):
                 # Each round: the tool by hand twice (A, B) and once through the dashboard (D), in the orders of a
                 # Williams design: over 6 rounds each side runs first, second and last twice, and follows each other
@@ -294,13 +317,12 @@ def main():
                 # cache) falls on every side alike. (A plain rotation, A B D / D A B / B D A, made A follow D in
                 # nearly every round.) B against A is the control: the same command twice, i.e. how far this
                 # machine's noise alone moves a ratio.
-                # Watched as the run page watches it (one poll a second): polling every 20 ms in this process
-                # would take CPU from the benchmark on a 2-core machine.
+                # Watched as WATCH says (polling every 20 ms in this process would take CPU from the benchmark).
                 order = ORDERS[i % len(ORDERS)]
                 got = {}
                 for side in order:
                     if side == "D":
-                        got["D"], _, evidence, share = dashboard(target, profile, sizes, 1.0)
+                        got["D"], _, evidence, share = dashboard(target, profile, sizes, WATCH)
                     else:
                         got[side] = by_hand()
                 hand.append((got["A"], got["B"]))
@@ -321,6 +343,7 @@ def main():
     print(f"{ROUNDS} rounds per workload (by hand twice, dashboard once, orders balanced: a Williams design), {THREADS} threads/clients, {SECONDS} s, report every 1 s; "
           f"dashboard runs with server sampling, settings, sysbench --histogram / pgbench -l on; "
           f"{'TLS (MySQL verify-ca, PostgreSQL verify-full, both sides); ' if TLS else 'TLS off; '}"
+          f"dashboard runs watched: {WATCH} ({'as an open run page watches them' if WATCH == 'page' else 'nobody watching'}); "
           f"machine: {os.cpu_count()} cores, shared with other test suites (load average at the end: "
           f"{' '.join(open('/proc/loadavg').read().split()[:3])})")
     for name, (hand, dash, delays) in results.items():
@@ -335,7 +358,7 @@ def main():
               f"(95 % CI {c_low:.3f}-{c_high:.3f}); sample visible after median {statistics.median(delays_ms):.0f} ms, "
               f"max {delays_ms[-1]:.0f} ms")
     for name, values in shares.items():
-        print(f"{name:11s} the dashboard's CPU (worker, its PostgreSQL backends, API polls) while the tool ran, as a share of the machine's CPU: "
+        print(f"{name:11s} the dashboard's CPU (worker, its PostgreSQL backends, watching the run) while the tool ran, as a share of the machine's CPU: "
               f"median {statistics.median(values):.1f} %, max {max(values):.1f} % (the most the dashboard can take from a "
               f"CPU-bound tool; ratio 0.97 = 3 %)")
 
