@@ -7,7 +7,8 @@ shows up as a difference) and "through the dashboard" (POST /api/v1/runs/, a rea
 Redis). Each round runs it by hand twice (A, B) and through the dashboard once (D), in orders balanced over
 every 6 rounds (a Williams design, so what one run leaves for the next falls on every side alike). Reports the
 TPS of each, and the dashboard's ratio to by hand (target >= 0.97). During those rounds nobody watches the
-dashboard's run (WATCH=none: this script reads its state from the database every 2 s), as nobody watches the
+dashboard's run (WATCH=none: this script reads its state from the database every 2 s, or a quarter of a shorter
+step), as nobody watches the
 tool run by hand; WATCH=page watches it as an open run page does (samples and server samples through the API
 every second, the status and report partials every 2 s), which measures what a viewer costs on top: on this
 machine the web server shares the 2 cores with the tool and the database under test. One dashboard run per
@@ -71,7 +72,12 @@ TABLES, ROWS = 1, 10000
 SCALE, RANGE = 1, 100_000
 SCRIPTS = ROOT / "runs" / "drivers" / "scripts"
 TLS = os.environ.get("TLS") == "1"
-WATCH = os.environ.get("WATCH", "none")  # how the counted dashboard runs are watched: none | page (see dashboard())
+# How often a dashboard run is looked at, by how it is watched (see dashboard()); WATCH picks it for the counted runs.
+# Unwatched, every 2 s, or often enough to see a short step's samples arrive at least twice (the CPU window).
+POLL_S = {"fast": 0.02, "none": min(2.0, SECONDS / 4), "page": 1.0}
+WATCH = os.environ.get("WATCH", "none")
+if WATCH not in ("none", "page"):
+    sys.exit(f"WATCH={WATCH!r}: expected none (nobody watches the counted dashboard runs) or page (as an open run page does)")
 # Where the by-hand commands connect: the machine's servers, or (TLS=1) the TLS-only ones started here.
 MYSQL_AT = {"host": "127.0.0.1", "port": 3306, "ssl_dir": None}
 PG_AT = {"host": "127.0.0.1", "port": 5432, "env": {}}
@@ -287,9 +293,10 @@ def main():
                 window.append((cpu_seconds(pids), time.process_time(), time.monotonic()))
             if state in ("succeeded", "failed", "cancelled") and not new:
                 break
-            time.sleep({"fast": 0.02, "none": 2.0, "page": 1.0}[watch])
+            time.sleep(POLL_S[watch])
         run = Run.objects.get(pk=run_id)
         assert run.state == "succeeded", run.reason
+        assert len(window) >= 2 and window[-1][2] > window[0][2], "the step was too short to bracket its CPU window: give it 4 s or more"
         (w0, a0, t0), (w1, a1, t1) = window[0], window[-1]
         worker_cpu, api_cpu = w1 - w0, a1 - a0  # this process watching the run (with WATCH=page: the web's part)
         worker_share = 100 * (worker_cpu + api_cpu) / ((t1 - t0) * os.cpu_count())
