@@ -8,8 +8,7 @@ Redis). Each round runs it by hand twice (A, B) and through the dashboard once (
 every 6 rounds (a Williams design, so what one run leaves for the next falls on every side alike). Reports the
 TPS of each, and the dashboard's ratio to by hand (target >= 0.97). During those rounds nobody watches the
 dashboard's run (WATCH=none: this script reads its state from the database every 2 s, or a quarter of a shorter
-step), as nobody watches the
-tool run by hand; WATCH=page watches it as an open run page does (samples and server samples through the API
+step), as nobody watches the tool run by hand; WATCH=page watches it as an open run page does (samples and server samples through the API
 every second, the status and report partials every 2 s), which measures what a viewer costs on top: on this
 machine the web server shares the 2 cores with the tool and the database under test. One dashboard run per
 workload before the counted rounds warms the worker up
