@@ -10,7 +10,7 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from .metrics import METRICS_BY_NAME, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
+from .metrics import METRICS_BY_NAME, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL, qps_definitions
 from .display import date, edition_name, memory_ratio_text, metric_shown, same_in, vendor_name
 from .pages import family_name, origin_name
 from .queries import SERIES_FIELDS, field_value
@@ -91,11 +91,6 @@ def point(result):
         p[name] = number(getattr(result, name))
     p["qps_normalised"] = number(result.qps_normalised)
     return p
-
-
-def qps_definitions(results):
-    """The QPS definitions (statements per transaction) among these rows."""
-    return sorted({r.qps_definition for r in results} - {None})
 
 
 def available_metrics(results, wanted=None):

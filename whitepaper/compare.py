@@ -18,6 +18,7 @@ from . import display
 from .charts import percent_difference
 from .editions import attach_older_editions
 from .filters import ExplorerFilter
+from .metrics import qps_definitions
 from .models import PublishedResult
 from .pages import family_name, origin_name
 from .queries import methodology_differences_data, to_param
@@ -227,7 +228,7 @@ def comparison(sel, baseline=0, metric="tps", internal=False):
     attach_older_editions(newest, metric, PublishedResult.objects.visible(internal))
     baseline = baseline if 0 <= baseline < len(selections) else 0
     valid = [s for s in selections if s["rows"]]
-    spt = sorted({r.table.methodology.statements_per_transaction for s in valid for r in s["rows"]} - {None})
+    spt = qps_definitions(r for s in valid for r in s["rows"])
     methodologies = {r.table.methodology.pk: r.table.methodology for s in valid for r in s["rows"]}
     return {
         "selections": selections, "baseline": baseline, "metric": metric, "valid": valid,

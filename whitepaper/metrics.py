@@ -44,3 +44,9 @@ QPS_NORMALISED_STATEMENTS = 18
 QPS_NORMALISED_LABEL = _("QPS, normalised to 18 statements per transaction")
 QPS_PUBLISHED_LABEL = _("QPS as published")
 METRIC_NAMES = [m.name for m in METRICS]
+
+
+def qps_definitions(results):
+    """The QPS definitions (statements per transaction) among these rows' QPS figures: two or more and
+    "QPS definitions differ" (charts, compare). Rows without QPS define nothing."""
+    return sorted({r.qps_definition for r in results} - {None})

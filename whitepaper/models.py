@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from .metrics import METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
-from .queries import DOCUMENT_ORDER, PublishedResultQuerySet, version_order_key
+from .queries import DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, DocumentQuerySet, PublishedResultQuerySet, version_order_key
 
 MEMORY_RATIO_RE = re.compile(r"^1:[1-9][0-9]*$")
 
@@ -82,8 +82,10 @@ class Document(models.Model):
     # Bumped by every write to the document or anything in it (whitepaper/freshness.py): Last-Modified, caches.
     changed_at = models.DateTimeField(auto_now_add=True)
 
+    objects = DocumentQuerySet.as_manager()
+
     class Meta:
-        ordering = ["-published", "-slug"]  # newest first: queries.document_newness
+        ordering = list(DOCUMENTS_NEWEST_FIRST)  # newest first: queries.document_newness
 
     def __str__(self):
         edition = f" ({self.edition})" if self.edition else ""

@@ -75,7 +75,14 @@ SORTS = {
 }
 # "Newer" between two documents: the later date, then the later slug. The one definition: in SQL
 # (NEWEST_DOCUMENT_FIRST, DOCUMENT_ORDER, `newest_rank`) and in Python (`document_newness`).
-NEWEST_DOCUMENT_FIRST = ("-table__document__published", "-table__document__slug")
+DOCUMENTS_NEWEST_FIRST = ("-published", "-slug")
+NEWEST_DOCUMENT_FIRST = tuple(f"-table__document__{field.lstrip('-')}" for field in DOCUMENTS_NEWEST_FIRST)
+
+
+class DocumentQuerySet(models.QuerySet):
+    def newest_first(self):
+        """Documents in "newer" order, newest first: every list of documents (pages, API, drafting) asks this."""
+        return self.order_by(*DOCUMENTS_NEWEST_FIRST)
 
 
 def document_newness(document):

@@ -20,7 +20,7 @@ from . import charts, display, editions
 from .export import iter_csv_lines
 from .filters import ExplorerFilter, ResultFilter, include_internal
 from .forms import COMPARE_METRICS, SIZING_METRICS, SizingForm
-from .metrics import METRIC_NAMES, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
+from .metrics import METRIC_NAMES, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL, qps_definitions
 from .freshness import catalogue_stamp
 from .models import Document, Engine, EngineVersion, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, origin_name, wants_partial
@@ -51,8 +51,8 @@ def home(request):
                 .order_by("engine__name", "version"))
     engines = [(engine, sorted(vs, key=lambda v: version_sort_key(v.version)))
                for engine, vs in groupby(versions, key=lambda v: v.engine)]
-    # Newest first (queries.document_newness); an aggregate query ignores Meta.ordering, so it is said here.
-    documents = Document.objects.select_related("vendor").annotate(n_tables=Count("tables")).order_by("-published", "-slug")
+    # An aggregate query ignores Meta.ordering, so the order is asked for here.
+    documents = Document.objects.select_related("vendor").annotate(n_tables=Count("tables")).newest_first()
     if not toggle["include_internal"]:
         documents = documents.filter(vendor__origin=Origin.VENDOR)
     return render(request, "whitepaper/home.html", {
@@ -214,7 +214,7 @@ def engine_index(request, engine):
         n_results=Count("results", distinct=True), n_documents=Count("results__table__document", distinct=True)),
         key=lambda v: version_sort_key(v.version))
     documents = (Document.objects.select_related("vendor").filter(tables__results__in=visible).distinct()
-                 .order_by("-published", "-slug"))  # newest first (queries.document_newness)
+                 .newest_first())
     return render(request, "whitepaper/engine.html", {
         "engine": engine_obj, "versions": versions, "documents": documents, **toggle})
 
@@ -473,7 +473,7 @@ def explore(request):
         if len(engines) > 1:
             context["version_engines"] = pgettext("list separator", ", ").join(engines)
     context["compare_series_url"] = compare_series_url(request.GET, results)
-    context["qps_definitions"] = charts.qps_definitions(results)
+    context["qps_definitions"] = qps_definitions(results)
     context["computed_cols"] = COMPUTED_COLUMNS
     context["qps_normalised_shown"] = "qps_normalised" in cols
     params = request.GET.copy()

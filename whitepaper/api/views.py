@@ -53,7 +53,7 @@ class VendorViewSet(CatalogueViewSet):
                     retrieve=extend_schema(summary="A document with its tables",
                                            responses={200: s.DocumentSerializer, **COMMON_ERRORS}))
 class DocumentViewSet(CatalogueViewSet):
-    queryset = (Document.objects.select_related("vendor").order_by("-published", "slug")
+    queryset = (Document.objects.select_related("vendor").newest_first()
                 .prefetch_related("methodologies",
                                   Prefetch("tables", ResultTable.objects.select_related("methodology", "document")
                                            .order_by("position"))))

@@ -23,7 +23,7 @@ def previous_edition(parsed):
     """The newest stored document of the same vendor and family published before the draft."""
     vendor, topic = document_family(parsed.document["slug"])
     candidates = (Document.objects.filter(vendor__slug=vendor, published__lt=parsed.document["published"])
-                  .exclude(slug=parsed.document["slug"]).order_by("-published", "-slug").select_related("vendor"))
+                  .exclude(slug=parsed.document["slug"]).newest_first().select_related("vendor"))
     return next((d for d in candidates if document_family(d.slug) == (vendor, topic)), None)
 
 
