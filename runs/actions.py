@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 
 from . import history
 from .access import TargetAccess
-from .models import ACTIVE_STATES, Run, RunState
+from .models import ACTIVE_STATES, ClientState, Run, RunClient, RunState
 
 MAX_REASON_CHARS = 5000
 
@@ -69,3 +69,33 @@ def _end(run, state, **fields):
         history.record_judgement(run)
     return moved
 
+
+
+# --- a multi-client run's clients (runs/multiclient.py, runs/tasks.py) ------------------------------------------
+
+def client_arrive(client, **where):
+    """waiting -> arrived: a worker took client 2..N's message (`where`: host, cores, worker, worker_pid). False for a
+    redelivered or duplicate message."""
+    return client.transition(ClientState.ARRIVED, **where)
+
+
+def client_ready(client, step_key, **where):
+    """The client waits at the barrier for `step_key`, running (client 1 from waiting, the others once arrived)."""
+    if client.state == ClientState.RUNNING:
+        client.set(ready_for=step_key, **where)
+        return True
+    return client.transition(ClientState.RUNNING, ready_for=step_key, **where)
+
+
+def client_end(client, state, reason=""):
+    """A client's final state, with its reason (the target's secrets masked, clamped like a run's). False when the
+    client had already ended."""
+    assert state in (ClientState.DONE, ClientState.FAILED, ClientState.STOPPED)
+    reason = TargetAccess.of(client.run.target).clean(str(reason))[:MAX_REASON_CHARS]
+    return client.transition(state, reason=reason)
+
+
+def stop_unstarted_clients(run):
+    """Clients no worker took before the run ended are stopped, saying so."""
+    return RunClient.objects.filter(run=run, state=ClientState.WAITING).update(
+        state=ClientState.STOPPED, reason="It never started: no worker took it before the run ended.")

@@ -725,6 +725,13 @@ class ClientState(models.TextChoices):
 
 
 CLIENT_FINAL_STATES = [ClientState.DONE, ClientState.FAILED, ClientState.STOPPED]
+# Which client state may follow which (runs/actions.py makes each move): client 1 starts running at once, the
+# others arrive first; a final state is never left.
+CLIENT_TRANSITIONS = {
+    ClientState.WAITING: {ClientState.ARRIVED, ClientState.RUNNING, ClientState.FAILED, ClientState.STOPPED},
+    ClientState.ARRIVED: {ClientState.RUNNING, ClientState.DONE, ClientState.FAILED, ClientState.STOPPED},
+    ClientState.RUNNING: {ClientState.DONE, ClientState.FAILED, ClientState.STOPPED},
+}
 
 
 class RunClient(models.Model):
@@ -760,11 +767,24 @@ class RunClient(models.Model):
         return self.state in CLIENT_FINAL_STATES
 
     def set(self, **fields):
-        """Write fields and the heartbeat (the row in the database is what the other clients read)."""
+        """Write fields other than the state, and the heartbeat (the row in the database is what the other
+        clients read). The state moves only through transition (runs/actions.py)."""
+        assert "state" not in fields, "a client's state changes through runs.actions"
+        self._write(RunClient.objects.filter(pk=self.pk), fields)
+
+    def transition(self, to, **fields):
+        """Move to state `to` only if the row is still in a state that may precede it (CLIENT_TRANSITIONS), with
+        `fields`. True when this call made the move; the row in the database decides, not this object."""
+        sources = [s for s, targets in CLIENT_TRANSITIONS.items() if to in targets]
+        return self._write(RunClient.objects.filter(pk=self.pk, state__in=sources), {**fields, "state": to})
+
+    def _write(self, rows, fields):
         fields["heartbeat_at"] = timezone.now()
-        RunClient.objects.filter(pk=self.pk).update(**fields)
-        for name, value in fields.items():
-            setattr(self, name, value)
+        moved = rows.update(**fields)
+        if moved:
+            for name, value in fields.items():
+                setattr(self, name, value)
+        return bool(moved)
 
     def lost(self, now=None):
         """Silent for longer than RUNS_CLIENT_LOST_SECONDS while it should be reporting."""

@@ -15,7 +15,6 @@ from django.utils import timezone
 
 from . import actions, clients, insight
 from .dispatch import enqueue_client
-from .drivers import redact
 from .models import ClientSample, ClientState, Run, RunClient, RunState, Sample
 from .params import client_count, client_params, thread_steps
 
@@ -103,8 +102,8 @@ class Team:
         """Client 1, prepared: the clients' rows, then a message per other client on the target's pool queue."""
         rows = clients.create_clients(self.run, self.count)
         self.client = rows[0]
-        self.client.set(state=ClientState.RUNNING, host=HOST, cores=os.cpu_count(), worker=self.run.worker,
-                        worker_pid=os.getpid())
+        actions.client_ready(self.client, "", host=HOST, cores=os.cpu_count(), worker=self.run.worker,
+                             worker_pid=os.getpid())
         for row in rows[1:]:
             enqueue_client(self.run, row.index)
         ex.add_log(f"[dashboard] {self.count} client hosts: waiting for clients 2-{self.count} on queue "
@@ -117,7 +116,7 @@ class Team:
         if self.client is None:  # the lead, prepared: now the other clients may come
             self.dispatch(ex)
         key = clients.step_key(step)
-        self.client.set(ready_for=key, state=ClientState.RUNNING)
+        actions.client_ready(self.client, key)
         limit = settings.RUNS_CLIENT_ARRIVAL_SECONDS
         deadline = time.monotonic() + (limit if self.lead else 2 * limit)
         while True:
@@ -244,9 +243,8 @@ class Team:
         if self.client is None:  # it failed before any client was dispatched
             return reason
         state = ClientState.FAILED if reason else (ClientState.STOPPED if ex.cancelled else ClientState.DONE)
-        self.client.set(state=state, reason=redact(reason, ex.secrets)[:5000])
-        RunClient.objects.filter(run=self.run, state=ClientState.WAITING).update(
-            state=ClientState.STOPPED, reason="It never started: no worker took it before the run ended.")
+        actions.client_end(self.client, state, reason)
+        actions.stop_unstarted_clients(self.run)
         deadline = time.monotonic() + settings.RUNS_CLIENT_LOST_SECONDS + 10
         while time.monotonic() < deadline:
             others = list(RunClient.objects.filter(run=self.run).exclude(pk=self.client.pk))
@@ -261,16 +259,16 @@ class Team:
         if self.lead:
             actions.fail(self.run, reason)
         else:
-            self.client.set(state=ClientState.FAILED, reason=redact(reason, ex.secrets)[:5000])
+            actions.client_end(self.client, ClientState.FAILED, reason)
         return "failed"
 
     def finish_member(self, ex, reason):
         """Clients 2..N after their last step: their own state, which client 1 reads before it cleans up."""
         if reason:
-            self.client.set(state=ClientState.FAILED, reason=reason[:5000])
+            actions.client_end(self.client, ClientState.FAILED, reason)
             return "failed"
         if ex.cancelled or ex.stop_cause:
-            self.client.set(state=ClientState.STOPPED, reason=ex.stop_cause or "The run was cancelled.")
+            actions.client_end(self.client, ClientState.STOPPED, ex.stop_cause or "The run was cancelled.")
             return "stopped"
-        self.client.set(state=ClientState.DONE)
+        actions.client_end(self.client, ClientState.DONE)
         return "done"

@@ -11,7 +11,6 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
-from django.utils import timezone
 
 from . import actions, reconciler, schedules
 from .execution import Execution
@@ -80,12 +79,11 @@ def run_client(self, run_id, index):
     client = RunClient.objects.select_related("run__target", "run__profile").filter(run_id=run_id, index=index).first()
     if client is None or client.is_final or client.run.is_final:
         return "nothing to do"
-    claimed = RunClient.objects.filter(pk=client.pk, state=ClientState.WAITING).update(
-        state=ClientState.ARRIVED, host=HOST, cores=os.cpu_count(), worker=self.request.hostname or HOST,
-        worker_pid=os.getpid(), heartbeat_at=timezone.now())
+    claimed = actions.client_arrive(client, host=HOST, cores=os.cpu_count(), worker=self.request.hostname or HOST,
+                                    worker_pid=os.getpid())
     if not claimed:  # redelivered after its worker died, or a duplicate
         if client.lost() or (client.host == HOST and client.worker_pid and not reconciler.pid_alive(client.worker_pid)):
-            client.set(state=ClientState.FAILED, reason=f"Its worker ({client.worker}, pid {client.worker_pid}) died.")
+            actions.client_end(client, ClientState.FAILED, f"Its worker ({client.worker}, pid {client.worker_pid}) died.")
             return "failed: worker lost"
         return "already running"
     client.refresh_from_db()
@@ -95,8 +93,7 @@ def run_client(self, run_id, index):
     except Exception as exc:  # noqa: BLE001 - any bug must end the client failed, which stops the run
         log.exception("run %s client %s crashed", run_id, index)
         _reopen_database()
-        client.set(state=ClientState.FAILED, reason=execution.access.clean(
-            f"Internal error in the worker: {exc.__class__.__name__}: {exc}")[:5000])
+        actions.client_end(client, ClientState.FAILED, f"Internal error in the worker: {exc.__class__.__name__}: {exc}")
         raise
 
 
