@@ -46,3 +46,83 @@ def test_the_schema_documents_both_schemes(client):
     runs_list = schema["paths"]["/api/v1/runs/"]["get"]
     # Each scheme alone is enough (a list of alternatives, not one requirement naming both).
     assert {"bearerAuth": []} in runs_list["security"] and {"tokenAuth": []} in runs_list["security"]
+
+
+# --- Point 1: run settings typed whatever the entry point --------------------------------------------
+
+@pytest.fixture
+def mysql_target(db):
+    from runs.models import Target
+
+    from .runs_support import PASSWORD
+
+    target = Target(name="maria-37", engine="mysql", host="127.0.0.1", port=3306, database="sbtest", user="bench")
+    target.set_password(PASSWORD)
+    target.save()
+    return target
+
+
+def overrides_schema(client):
+    schema = client.get(f"{API}/schema/?format=json").json()
+    return schema["components"]["schemas"]["RunOverrides"]
+
+
+def assert_typed_as_the_schema_says(client, overrides):
+    import jsonschema
+
+    jsonschema.validate(overrides, overrides_schema(client))
+
+
+def test_a_run_launched_from_the_form_reads_typed_in_the_api(client, operator_user, operator_token, mysql_target, profiles):
+    client.force_login(operator_user)
+    response = client.post("/runs/new/", {"target": mysql_target.pk, "profile": profiles["sysbench-oltp-rw-mysql-quick"].pk,
+                                          "threads": "4", "duration_s": "5", "thread_sweep": "2, 4, 8"})
+    assert response.status_code == 302, response.context["form"].errors if response.context else response
+    client.logout()
+    run = client.get(f"{API}/runs/", HTTP_AUTHORIZATION=f"Bearer {operator_token}").json()["results"][0]
+    # Only what differs from the profile is an override; each typed as the schema says.
+    assert run["overrides"] == {"threads": 4, "duration_s": 5, "thread_sweep": [2, 4, 8]}
+    assert_typed_as_the_schema_says(client, run["overrides"])
+    assert run["params"]["thread_sweep"] == [2, 4, 8] and run["params"]["threads"] == 4
+
+
+def test_text_values_sent_to_the_api_are_stored_typed(client, operator_token, mysql_target, profiles):
+    response = client.post(f"{API}/runs/", {"target": mysql_target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
+                                            "overrides": {"threads": "6", "thread_sweep": "3 6", "prepared": "false"}},
+                           content_type="application/json", HTTP_AUTHORIZATION=f"Token {operator_token}")
+    assert response.status_code == 201, response.content
+    assert response.json()["overrides"] == {"threads": 6, "thread_sweep": [3, 6], "prepared": False}
+    stored = client.get(f"{API}/runs/{response.json()['id']}/", HTTP_AUTHORIZATION=f"Token {operator_token}").json()
+    assert_typed_as_the_schema_says(client, stored["overrides"])
+
+
+def test_a_schedule_stores_its_overrides_typed(client, staff_user, mysql_target, profiles):
+    token = Token.objects.create(user=staff_user).key
+    response = client.post(f"{API}/schedules/", {"name": "nightly-37", "target": mysql_target.pk,
+                                                 "profile": "sysbench-oltp-rw-mysql-quick", "cron": "0 3 * * *",
+                                                 "overrides": {"threads": "8", "thread_sweep": "4, 8"}},
+                           content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert response.status_code == 201, response.content
+    assert response.json()["overrides"] == {"threads": 8, "thread_sweep": [4, 8]}
+
+
+def test_the_migration_types_stored_runs_settings(client, operator_user, operator_token, mysql_target, profiles):
+    import importlib
+
+    from django.apps import apps
+
+    from runs.models import Run
+
+    profile = profiles["sysbench-oltp-rw-mysql-quick"]
+    # As the web form stored them before issue 37 (and one value no parser accepts, which is kept as it was).
+    old = Run.objects.create(target=mysql_target, profile=profile, requested_by=operator_user,
+                             overrides={"threads": "4", "duration_s": " 5", "thread_sweep": "2, 4, 8", "prepared": "on"},
+                             params=profile.resolve({"threads": 4, "duration_s": 5, "thread_sweep": [2, 4, 8]}))
+    odd = Run.objects.create(target=mysql_target, profile=profile, requested_by=operator_user,
+                             overrides={"threads": "lots"}, params=profile.resolve({}))
+    migration = importlib.import_module("runs.migrations.0014_i37_typed_overrides")
+    migration.forwards(apps, None)
+    run = client.get(f"{API}/runs/{old.pk}/", HTTP_AUTHORIZATION=f"Token {operator_token}").json()
+    assert run["overrides"] == {"threads": 4, "duration_s": 5, "thread_sweep": [2, 4, 8], "prepared": True}
+    assert_typed_as_the_schema_says(client, run["overrides"])
+    assert Run.objects.get(pk=odd.pk).overrides == {"threads": "lots"}
