@@ -126,3 +126,21 @@ def test_the_migration_types_stored_runs_settings(client, operator_user, operato
     assert run["overrides"] == {"threads": 4, "duration_s": 5, "thread_sweep": [2, 4, 8], "prepared": True}
     assert_typed_as_the_schema_says(client, run["overrides"])
     assert Run.objects.get(pk=odd.pk).overrides == {"threads": "lots"}
+
+
+# --- Point 5: a run's url is its API URL, html_url its page ---------------------------------------------
+
+def test_a_runs_url_is_its_absolute_api_url_and_html_url_its_page(client, operator_token, mysql_target, profiles):
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {operator_token}"}
+    created = client.post(f"{API}/runs/", {"target": mysql_target.pk, "profile": "sysbench-oltp-rw-mysql-quick"},
+                          content_type="application/json", **auth).json()
+    run_id = created["id"]
+    assert created["url"] == f"http://testserver/api/v1/runs/{run_id}/"
+    assert created["html_url"] == f"http://testserver/runs/{run_id}/"
+    listed = client.get(f"{API}/runs/", **auth).json()["results"][0]
+    assert (listed["url"], listed["html_url"]) == (created["url"], created["html_url"])
+    # A token client follows `url` to the run itself (it was the page: a 302 to the login page).
+    followed = client.get(listed["url"], **auth)
+    assert followed.status_code == 200 and followed.json()["id"] == run_id
+    schema = client.get(f"{API}/schema/?format=json").json()["components"]["schemas"]["Run"]["properties"]
+    assert schema["url"]["format"] == "uri" and schema["html_url"]["format"] == "uri"
