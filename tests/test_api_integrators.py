@@ -5,6 +5,8 @@ Atom feed."""
 import pytest
 from rest_framework.authtoken.models import Token
 
+pytestmark = pytest.mark.django_db
+
 API = "/api/v1"
 ACCEPTED_CHALLENGE = 'Bearer realm="api", Token realm="api"'
 
@@ -144,3 +146,81 @@ def test_a_runs_url_is_its_absolute_api_url_and_html_url_its_page(client, operat
     assert followed.status_code == 200 and followed.json()["id"] == run_id
     schema = client.get(f"{API}/schema/?format=json").json()["components"]["schemas"]["Run"]["properties"]
     assert schema["url"]["format"] == "uri" and schema["html_url"]["format"] == "uri"
+
+
+# --- Point 6: the smaller items ----------------------------------------------------------------------
+
+def test_every_operation_declares_the_json_414(client):
+    schema = client.get(f"{API}/schema/?format=json").json()
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            response = operation["responses"].get("414")
+            assert response is not None, (method, path)
+            media = response["content"]["application/json"]
+            assert media["example"]["code"] == "request_line_too_long", (method, path)
+
+
+@pytest.mark.parametrize("path", [f"{API}/results/?format=csv&engine=ppas", f"{API}/results/csv/?engine=ppas"])
+@pytest.mark.parametrize("paging", ["page_size=1", "page=2", "pagination=cursor"])
+def test_both_csvs_refuse_pages_alike(client, path, paging):
+    response = client.get(f"{path}&{paging}")
+    assert response.status_code == 400 and response["Content-Type"] == "application/json"
+    name = paging.split("=")[0]
+    assert response.json()["errors"] == {name: [
+        "The CSV holds every matching row: page, page_size, pagination and cursor are for JSON pages."]}
+
+
+def find_result(client, query, **printed):
+    rows = client.get(f"{API}/results/?{query}&page_size=500").json()["results"]
+    matches = [r for r in rows if all(r["printed"][k] == v for k, v in printed.items())]
+    assert len(matches) == 1, matches
+    return matches[0]
+
+
+def test_computed_columns_are_in_json_too_and_selectable(client):
+    # Huawei 2023, table 1-1 (MySQL general-purpose, CPU:memory = 1:2): 1 core, 2 GB, TPS 157, QPS 3140 as printed.
+    # Huawei's QPS counts 20 statements per transaction: normalised to 18, 3140 x 18 / 20 = 2826.00.
+    row = find_result(client, "document=huawei-2023-08-03-rds&vcpus=1&memory_gb=2", tps="157", qps="3140")
+    assert row["qps_normalised"] == 2826.0 and row["memory_ratio_derived"] is None  # the table states 1:2
+    # Alibaba 2019, rds.mysql.s2.xlarge: 2 cores, 8 GB, grouped by no memory ratio: derived 1:4.
+    alibaba = find_result(client, "flavor=rds.mysql.s2.xlarge", tps="307")
+    assert alibaba["memory_ratio_derived"] == "1:4"
+    page = client.get(f"{API}/results/?flavor=rds.mysql.s2.xlarge&fields=id&fields=memory_ratio_derived&fields=qps_normalised").json()
+    assert page["results"] == [{"id": alibaba["id"], "memory_ratio_derived": "1:4", "qps_normalised": alibaba["qps_normalised"]}]
+    csv = client.get(f"{API}/results/csv/?document=huawei-2023-08-03-rds&vcpus=1&memory_gb=2&fields=id&fields=qps_normalised")
+    assert f"{row['id']},2826.00" in b"".join(csv.streaming_content).decode().splitlines()
+
+
+def test_the_sizing_target_says_per_minute_for_tpm(client):
+    schema = client.get(f"{API}/schema/?format=json").json()
+    target = next(p for p in schema["paths"]["/api/v1/sizing/"]["get"]["parameters"] if p["name"] == "target")
+    assert "tpm: transactions per minute" in target["description"]
+    answer = client.get(f"{API}/sizing/?engine=sqlserver&metric=tpm&target=100000").json()
+    assert answer["unit"] == "TPC-C transactions per minute"
+
+
+def test_a_format_a_json_endpoint_lacks_names_only_accepted_formats(client):
+    response = client.get(f"{API}/spec/?engine=mysql&version=8.0&family=dedicated&vcpus=16&memory_gb=64&format=csv")
+    assert response.status_code == 400
+    assert response.json()["errors"]["format"] == ["Unknown format 'csv'; accepted: json."]
+    assert client.get(f"{API}/spec/?engine=mysql&version=8.0&family=dedicated&vcpus=16&memory_gb=64&format=api").status_code == 400
+
+
+@pytest.mark.parametrize("query,parameter,message", [
+    ("engine=MySQL", "engine", "Unknown engine 'MySQL'. Did you mean 'mysql'?"),
+    ("vendor=Huawei", "vendor", "Unknown vendor 'Huawei'. Did you mean 'huawei'?"),
+    ("family=通用型", "family", "Unknown instance family '通用型'. Did you mean 'general'?"),
+    ("family=鲲鹏通用增强型", "family", "Unknown instance family '鲲鹏通用增强型'. Did you mean 'kunpeng-general-enhanced'?"),
+    ("engine=oracle", "engine", "Unknown engine 'oracle'."),
+])
+def test_a_name_or_a_slug_in_another_case_gets_a_hint(client, query, parameter, message):
+    response = client.get(f"{API}/results/?{query}")
+    assert response.status_code == 400
+    assert response.json()["errors"] == {parameter: [message]}
+
+
+def test_the_spec_lookup_hints_too(client):
+    response = client.get(f"{API}/spec/?engine=MySQL&version=8.0&family=独享型&vcpus=16&memory_gb=64")
+    assert response.status_code == 400
+    assert response.json()["errors"] == {"engine": ["Unknown engine 'MySQL'. Did you mean 'mysql'?"],
+                                         "family": ["Unknown instance family '独享型'. Did you mean 'dedicated'?"]}
