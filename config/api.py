@@ -184,6 +184,9 @@ def schema_postprocess(result, generator, request, public):
             if {} in operation.get("security", []):
                 del operation["security"]
             responses = operation.setdefault("responses", {})
+            if "Error" in schemas:  # answered by gunicorn (config/gunicorn_conf.py) before Django sees the request
+                responses.setdefault("414", ref("Error", "The request line (method, path and query) is over 8,190 bytes: "
+                                                "shorten the filters (the server answers before the API sees them)."))
             if "Throttled" in schemas:
                 responses.setdefault("429", ref("Throttled", "Too many anonymous requests; retry after Retry-After seconds."))
             if method not in ("get", "head", "options") and "ParameterErrors" in schemas:

@@ -156,6 +156,7 @@ ERROR_EXAMPLES = {
             "errors": {"vendor": ["Several values match: alibaba, huawei; give one."]}},
     "413": {"detail": "The request body is 2000000 bytes; the limit is 1048576 bytes (API_MAX_BODY_BYTES).",
             "code": "payload_too_large", "errors": {}},
+    "414": {"detail": "Request Line is too large (8191 > 8190)", "code": "request_line_too_long", "errors": {}},
     "429": {"detail": "Too many requests: try again in 12 seconds.", "code": "throttled", "errors": {},
             "retry_after": 12},
 }

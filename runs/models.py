@@ -23,7 +23,7 @@ from django.utils.translation import gettext_lazy as _
 from . import crypto
 from .cron import schedule_errors
 from .insight import other_load as steps_with_other_load
-from .params import expected_seconds, resolve_params
+from .params import expected_seconds, resolve_params, typed_overrides
 
 OPERATORS_GROUP = "benchmark operators"
 # A launch may ask for this many runs of one set-up at most (they queue one after another on the target).
@@ -633,6 +633,8 @@ class Schedule(models.Model):
         errors = schedule_errors(self)
         if errors:
             raise ValidationError(errors)
+        if self.profile_id:  # stored typed, as a run's (the form's JSON may say "threads": "8")
+            self.overrides = typed_overrides(self.profile, self.overrides)
 
     def recent_states(self, runs=None):
         """States of the schedule's last runs, newest first (runs: the prefetched runs, newest first)."""

@@ -142,6 +142,38 @@ def profile_defaults(profile):
     return values
 
 
+def parse_value(parameter, value, errors):
+    """One override's value, typed (int, list of ints, bool, or None where empty means the default), whatever
+    sent it: the form's text ("4", "2, 4, 8", "on") or the API's JSON (4, [2, 4, 8], true). A bad value adds
+    its message to `errors` under the parameter's name and gives None."""
+    if parameter.kind == "sweep":
+        return _sweep(value, errors)
+    if parameter.kind == "bool":
+        return _bool(parameter.name, value, errors)
+    if value in (None, "") and parameter.empty_means_default:
+        return None
+    return _int(parameter.name, value, errors)
+
+
+def parse_overrides(tool, overrides):
+    """The one parser of a run's settings (form, API, schedules, stored rows): (the overrides a profile of this
+    tool takes, each typed by parse_value; {field: message} for unknown fields and bad values)."""
+    allowed = allowed_for(tool)
+    errors = {}
+    unknown = sorted(set(overrides) - allowed)
+    if unknown:
+        errors["overrides"] = _("Unknown field(s) for a %(tool)s profile: %(fields)s. Allowed: %(allowed)s.") % {
+            "tool": tool, "fields": ", ".join(str(u)[:40] for u in unknown), "allowed": ", ".join(sorted(allowed))}
+    typed = {name: parse_value(BY_NAME[name], value, errors) for name, value in overrides.items() if name in allowed}
+    return typed, errors
+
+
+def typed_overrides(profile, overrides):
+    """The overrides as stored: each value typed (`{"threads": 4, "thread_sweep": [2, 4, 8]}`, never the text a
+    form sent). Call it on overrides resolve_params accepted."""
+    return parse_overrides(profile.tool, overrides or {})[0]
+
+
 def resolve_params(profile, overrides):
     if not profile.runnable:
         raise ValidationError({"profile": _("%(tool)s cannot run on these workers; the profile is for reference only.")
@@ -151,24 +183,9 @@ def resolve_params(profile, overrides):
     if not isinstance(overrides, dict):
         raise ValidationError({"overrides": _("overrides must be an object of field: value.")})
     allowed = allowed_for(profile.tool)
-    errors = {}
-    unknown = sorted(set(overrides) - allowed)
-    if unknown:
-        errors["overrides"] = _("Unknown field(s) for a %(tool)s profile: %(fields)s. Allowed: %(allowed)s.") % {
-            "tool": profile.tool, "fields": ", ".join(str(u)[:40] for u in unknown), "allowed": ", ".join(sorted(allowed))}
+    typed, errors = parse_overrides(profile.tool, overrides)
     params = profile_defaults(profile)
-    for name, value in overrides.items():
-        if name not in allowed:
-            continue
-        kind = BY_NAME[name].kind
-        if kind == "sweep":
-            params[name] = _sweep(value, errors)
-        elif kind == "bool":
-            params[name] = _bool(name, value, errors)
-        elif value in (None, "") and BY_NAME[name].empty_means_default:
-            params[name] = None
-        else:
-            params[name] = _int(name, value, errors)
+    params.update(typed)
     if not errors:
         if params["report_interval_s"] > params["duration_s"]:
             errors["report_interval_s"] = _("report_interval_s (%(r)s) must not exceed duration_s (%(d)s).") % {

@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from .clients import pool_limit
 from .dispatch import enqueue, workers_consuming
 from .models import MAX_REPEATS, RepeatGroup, Run
-from .params import ascii_int, client_count, thread_steps
+from .params import ascii_int, client_count, thread_steps, typed_overrides
 
 
 def parse_repeats(value, errors):
@@ -65,9 +65,10 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
                 "n": client_count(params), "queue": target.queue, "workers": available}]
     if errors:
         raise ValidationError(errors)
+    overrides = typed_overrides(profile, overrides)  # stored typed whatever sent them (the form sends text)
     with transaction.atomic():
         group = RepeatGroup.objects.create(count=repeats) if repeats > 1 else None
-        runs = [Run.objects.create(target=target, profile=profile, overrides=overrides or {}, params=params,
+        runs = [Run.objects.create(target=target, profile=profile, overrides=overrides, params=params,
                                    requested_by=user, reproduces=reproduces, schedule=schedule,
                                    step_count=len(thread_steps(params)), repeat_group=group,
                                    repeat_index=index if group else None)

@@ -131,7 +131,7 @@ def test_bad_parameters_share_the_shape(client):
 
 
 def test_writes_without_credentials_share_the_shape(client):
-    # 401 with WWW-Authenticate: Token (the runs API checks tokens first: issue 10).
+    # 401 with WWW-Authenticate naming Bearer and Token (the runs API checks tokens first: issues 10, 37).
     assert_error(client.post(f"{API}/runs/", {}, content_type="application/json"), 401, "not_authenticated")
 
 

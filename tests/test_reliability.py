@@ -53,7 +53,7 @@ def test_a_10_mb_body_is_a_json_413_naming_the_limit(client, staff_token):
 def test_anonymous_runs_api_is_a_401_with_a_token_challenge(db, client):
     for url in ("/api/v1/runs/", "/api/v1/runs/1/", "/api/v1/targets/", "/api/v1/profiles/"):
         response = client.get(url)
-        assert response.status_code == 401 and response["WWW-Authenticate"] == "Token", url
+        assert response.status_code == 401 and response["WWW-Authenticate"] == 'Bearer realm="api", Token realm="api"', url
     assert client.post("/api/v1/runs/", {}, content_type="application/json").status_code == 401
 
 

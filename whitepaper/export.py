@@ -124,7 +124,7 @@ def result_row(result, columns=None):
         "statements_per_transaction": _or_empty(result.table.methodology.statements_per_transaction),
         "origin": result.origin,
         "qps_normalised": _or_empty(result.qps_normalised),
-        "memory_ratio_derived": flavor.ratio if flavor.ratio_is_derived else "",
+        "memory_ratio_derived": flavor.memory_ratio_derived,
     }
     row.update({m.name: _metric_cell(result, m) for m in METRICS})
     return [row[c] for c in columns or EXPORT_COLUMNS]

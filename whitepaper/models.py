@@ -217,6 +217,12 @@ class Flavor(models.Model):
         """The memory ratio as the document groups it, else derived from vCPUs and memory (ratio_is_derived)."""
         return self.memory_ratio or derived_memory_ratio(self.vcpus, self.memory_gb)
 
+    @property
+    def memory_ratio_derived(self):
+        """The ratio derived from the size where the document groups the flavour by none, else '' (the export's
+        column of that name, and the API's field)."""
+        return self.ratio if self.ratio_is_derived else ""
+
     def __str__(self):
         size = f"{self.vcpus} vCPU / {self.memory_gb} GB"
         return f"{self.spec_code} ({size})" if self.spec_code else size

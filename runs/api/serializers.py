@@ -1,6 +1,8 @@
 import re
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
@@ -115,7 +117,8 @@ class RunSerializer(serializers.ModelSerializer):
                                            "must be the row's).")
     published_result = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True,
                                                           help_text="The catalogue row this run was published as, if any.")
-    url = serializers.CharField(source="get_absolute_url", read_only=True)
+    url = serializers.SerializerMethodField(help_text="The run's API URL (absolute).")
+    html_url = serializers.SerializerMethodField(help_text="The run's page (absolute; staff and operators, logged in).")
     progress_percent = serializers.SerializerMethodField()
     eta_seconds = serializers.SerializerMethodField()
     waiting_for = serializers.SerializerMethodField(help_text="A queued run: the run of the same target it waits for (null otherwise).")
@@ -156,7 +159,7 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "url", "target", "profile", "overrides", "params", "state", "reason", "cancel_requested",
+        fields = ["id", "url", "html_url", "target", "profile", "overrides", "params", "state", "reason", "cancel_requested",
                   "requested_by", "created_at", "started_at", "finished_at", "worker", "client_host", "client_cores",
                   "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
                   "command_line", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
@@ -164,6 +167,20 @@ class RunSerializer(serializers.ModelSerializer):
                   "regression", "trend", "repeats", "repeat_group", "clients", "round_trip", "tls", "other_load",
                   "leftover_tables"]
         read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats", "reproduces")]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, run):
+        # The versioning scheme's reverse: rest_framework's would copy the request's ?format= into the link.
+        request = self.context.get("request")
+        scheme = getattr(request, "versioning_scheme", None)
+        if scheme is None:
+            return reverse("v1:run-detail", kwargs={"pk": run.pk})
+        return scheme.reverse("run-detail", kwargs={"pk": run.pk}, request=request)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_html_url(self, run):
+        request = self.context.get("request")
+        return request.build_absolute_uri(run.get_absolute_url()) if request else run.get_absolute_url()
 
     def get_progress_percent(self, run) -> int | None:
         return run.progress()[0]

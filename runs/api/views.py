@@ -15,12 +15,13 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import mixins, permissions, serializers, status, viewsets
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from config.api import error_body
+from config.authentication import BearerOrTokenAuthentication
 from config.permissions import MethodIsAllowed
 from whitepaper.api.pagination import CatalogPagination
 
@@ -46,7 +47,7 @@ FIELD_ERRORS = OpenApiResponse(
                 "{\"target\": [\"Invalid pk \\\"99\\\" - object does not exist.\"]}; a malformed or too deeply nested "
                 "JSON body is {\"detail\": ...}.",
 )
-UNAUTHENTICATED = OpenApiResponse(ERROR, description="No credentials (or bad ones): log in or send `Authorization: Token <key>`.")
+UNAUTHENTICATED = OpenApiResponse(ERROR, description="No credentials (or bad ones): log in or send `Authorization: Bearer <key>` (or `Token <key>`); `WWW-Authenticate` names both schemes.")
 FORBIDDEN = OpenApiResponse(ERROR, description="Authenticated, but not staff or a benchmark operator "
                                                "(or, to cancel, not the run's owner).")
 NOT_FOUND = OpenApiResponse(ERROR, description="No such object, or a page past the last one.")
@@ -117,9 +118,9 @@ class IsOperator(permissions.BasePermission):
 
 
 class OperatorAPIMixin:
-    # Token first: an anonymous request is a 401 with `WWW-Authenticate: Token` (DRF answers 403 when
-    # the first scheme is the session, which has no challenge).
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    # Token first: an anonymous request is a 401 whose `WWW-Authenticate` names Bearer and Token (DRF
+    # answers 403 when the first scheme is the session, which has no challenge).
+    authentication_classes = [BearerOrTokenAuthentication, SessionAuthentication]
     permission_classes = [MethodIsAllowed, IsOperator]
     pagination_class = CatalogPagination  # {count, next, previous, results}; page, page_size (at most 500)
 

@@ -293,7 +293,8 @@ class SizingSerializer(serializers.Serializer):
     vendor = serializers.CharField(allow_null=True, help_text="null: every vendor.")
     metric = serializers.ChoiceField(choices=[m for m, _label in SIZING_METRICS])
     unit = serializers.CharField()
-    target = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False)
+    target = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False,
+                                      help_text="The value to reach, in `unit` (per minute for tpm, per second otherwise).")
     latest = serializers.BooleanField(help_text="true: each flavour's newest published figure answers (default); "
                                                 "false: every edition's figure may answer.")
     answers = SizingAnswerSerializer(many=True, help_text="Per vendor, engine version, family, memory ratio, "
@@ -316,7 +317,9 @@ class SizingView(CatalogueCaching, APIView):
                 "tps (default), qps, tpm, ro_qps or rw_qps (the export's columns); a metric no document publishes "
                 "for the engine and version is a 400 naming the published ones.")),
             OpenApiParameter("target", {"type": "number", "minimum": 0, "maximum": 99999999999999.99}, required=True,
-                             description="The value to reach (transactions or queries per second)."),
+                             description="The value to reach, in the metric's unit (the answer's `unit`): tps: transactions "
+                                         "per second; qps, ro_qps, rw_qps: queries per second; tpm: transactions per minute "
+                                         "(TPC-C)."),
             _include_internal_parameter(),
             OpenApiParameter("latest", bool, description=(
                 "true (default): each flavour's newest published figure answers, an older edition's other number is "

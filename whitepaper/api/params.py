@@ -9,10 +9,12 @@ from rest_framework.filters import BaseFilterBackend
 from ..filters import ResultFilter
 from ..metrics import METRICS_BY_NAME
 from ..queries import SORTS, unknown_sort_terms
+from ..suggestions import did_you_mean
 from .pagination import MAX_PAGE_SIZE, positive_int_param
 
 ALWAYS_ALLOWED = {"format", "page", "page_size"}
 EMPTY_VALUE = "Empty value; give a value or leave the parameter out."
+CSV_HAS_NO_PAGES = "The CSV holds every matching row: page, page_size, pagination and cursor are for JSON pages."
 
 
 def repeatable_params(filterset):
@@ -35,8 +37,8 @@ def check_params(params, allowed, *, filterset=None, required=(), checks=(), rep
                    if any(v.strip() == "" for v in getlist(name)) and name not in errors})
     errors.update({name: ["This parameter is required."] for name in required if name not in params})
     if filterset is not None and not filterset.is_valid():
-        errors.update({name: [str(m) for m in messages] for name, messages in filterset.errors.items()
-                       if name not in errors})
+        errors.update({name: _with_hints(name, messages, filterset.form.errors.as_data().get(name, []))
+                       for name, messages in filterset.errors.items() if name not in errors})
     for check in checks:
         try:
             check(params)
@@ -45,15 +47,26 @@ def check_params(params, allowed, *, filterset=None, required=(), checks=(), rep
     return errors
 
 
+def _with_hints(name, messages, errors):
+    """The messages of one parameter, an unknown value's followed by the slug it probably meant."""
+    texts = [str(m) for m in messages]
+    for index, error in enumerate(errors[:len(texts)]):
+        if error.code == "unknown" and (hint := did_you_mean(name, (error.params or {}).get("value"))):
+            texts[index] = f"{texts[index]} {hint}"
+    return texts
+
+
 class StrictQueryBackend(DjangoFilterBackend):
     """The endpoint's FilterSet (DjangoFilterBackend's, so the schema lists its parameters), applied
     only after every parameter of the request passed `check_params`."""
 
     def filter_queryset(self, request, queryset, view):
         listing = view.action in ("list", "csv")
-        paged = view.action == "list"  # /results/csv/: every matching row as CSV, no pages, no format
+        # Every matching row as CSV, no pages: /results/csv/ (no format either) and ?format=csv alike.
+        csv = view.action == "csv" or getattr(getattr(request, "accepted_renderer", None), "format", None) == "csv"
+        paged = view.action == "list" and not csv
         filterset = self.get_filterset(request, queryset, view) if listing else None
-        allowed = set(ALWAYS_ALLOWED) if paged or not listing else set()
+        allowed = set(ALWAYS_ALLOWED) if view.action == "list" or not listing else set()
         repeatable = repeatable_params(filterset)
         checks = []
         if listing:
@@ -72,6 +85,10 @@ class StrictQueryBackend(DjangoFilterBackend):
                     if getattr(backend, "repeatable", False):
                         repeatable.add(backend.param)
         errors = check_params(request.query_params, allowed, filterset=filterset, checks=checks, repeatable=repeatable)
+        if csv:
+            paginator = getattr(view, "pagination_class", None)
+            paging = {"page", "page_size", getattr(paginator, "mode_param", "page"), getattr(paginator, "cursor_param", "page")}
+            errors.update({name: [CSV_HAS_NO_PAGES] for name in sorted(paging & set(request.query_params))})
         if errors:
             raise ValidationError(errors)
         return filterset.qs if filterset is not None else queryset

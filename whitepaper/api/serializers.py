@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import _reverse, reverse
 
+from ..export import COLUMN_INFO
 from ..metrics import METRICS, METRICS_BY_NAME
 from ..models import (Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, Origin, PublishedResult,
                       ResultTable, Vendor)
@@ -343,6 +344,13 @@ class FlavorSummarySerializer(FlavorSerializer):
         fields = ["url", "id", "family", "spec_code", "vcpus", "memory_gb", "storage", "memory_ratio"]
 
 
+class NullWhenEmptyCharField(serializers.CharField):
+    """Text stored as '' when there is none, answered as null."""
+
+    def to_representation(self, value):
+        return None if value in ("", None) else super().to_representation(value)
+
+
 class NullWhenEmptyChoiceField(serializers.ChoiceField):
     """A choice stored as '' when not stated, answered as null (typed: the enum or null)."""
 
@@ -369,6 +377,13 @@ class ResultSerializer(serializers.ModelSerializer):
         read_only=True, help_text="True where the document says IOPS depends on the EVS disk and gives no number.")
     tps_per_core = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, read_only=True,
                                             allow_null=True, help_text="TPS per vCPU (transactions per second per vCPU).")
+    # The CSV's computed columns, with the column dictionary's words (export.COLUMN_INFO: one definition).
+    qps_normalised = serializers.DecimalField(max_digits=20, decimal_places=2, coerce_to_string=False, read_only=True,
+                                              allow_null=True, help_text=COLUMN_INFO["qps_normalised"][2].replace(
+                                                  "empty without both", "null without both"))
+    memory_ratio_derived = NullWhenEmptyCharField(source="flavor.memory_ratio_derived", read_only=True, allow_null=True,
+                                                 help_text=COLUMN_INFO["memory_ratio_derived"][2].replace(
+                                                     "empty where", "null where"))
     printed = PrintedSerializer(source="*", read_only=True)
     document = DocumentSummarySerializer(source="table.document", read_only=True)
     table = TableSummarySerializer(read_only=True)
@@ -389,5 +404,6 @@ class ResultSerializer(serializers.ModelSerializer):
     class Meta:
         model = PublishedResult
         fields = ["url", "id", "origin", "vendor", "engine", "version", "version_url", "flavor", "deployment", "edition",
-                  *[m.name for m in METRICS], "iops_depends_on_disk", "tps_per_core", "printed",
+                  *[m.name for m in METRICS], "iops_depends_on_disk", "tps_per_core", "qps_normalised",
+                  "memory_ratio_derived", "printed",
                   "document", "table", "position", "methodology"]

@@ -1,0 +1,226 @@
+"""The API as analysts and integrators use it (issue 37): Bearer tokens beside Token, typed run settings,
+absolute run URLs, the smaller consistency items, one rate-limit count per client, `updated_since` and the
+Atom feed."""
+
+import pytest
+from rest_framework.authtoken.models import Token
+
+pytestmark = pytest.mark.django_db
+
+API = "/api/v1"
+ACCEPTED_CHALLENGE = 'Bearer realm="api", Token realm="api"'
+
+
+@pytest.fixture
+def operator_token(operator_user):
+    return Token.objects.create(user=operator_user).key
+
+
+# --- Point 4: Authorization: Bearer beside Token --------------------------------------------------
+
+@pytest.mark.parametrize("scheme", ["Bearer", "Token", "bearer"])
+def test_it_accepts_a_bearer_token_as_well_as_token(client, operator_token, scheme):
+    response = client.get(f"{API}/runs/", HTTP_AUTHORIZATION=f"{scheme} {operator_token}")
+    assert response.status_code == 200, response.content[:300]
+    assert response.json()["count"] == 0
+
+
+@pytest.mark.parametrize("authorization", [None, "Bearer wrong", "Token wrong", "Basic dXNlcjpwYXNz"])
+def test_a_401_names_the_schemes_accepted(client, db, authorization):
+    headers = {"HTTP_AUTHORIZATION": authorization} if authorization else {}
+    response = client.get(f"{API}/runs/", **headers)
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == ACCEPTED_CHALLENGE
+    assert response.json()["code"] in ("not_authenticated", "authentication_failed")
+
+
+def test_a_bad_bearer_token_on_a_public_read_is_a_401_too(client, db):
+    response = client.get(f"{API}/vendors/", HTTP_AUTHORIZATION="Bearer wrong")
+    assert response.status_code == 401 and response["WWW-Authenticate"] == ACCEPTED_CHALLENGE
+
+
+def test_the_schema_documents_both_schemes(client):
+    schema = client.get(f"{API}/schema/?format=json").json()
+    schemes = schema["components"]["securitySchemes"]
+    assert schemes["bearerAuth"] == {"type": "http", "scheme": "bearer",
+                                     "description": schemes["bearerAuth"]["description"]}
+    assert schemes["tokenAuth"]["type"] == "apiKey" and schemes["tokenAuth"]["name"] == "Authorization"
+    runs_list = schema["paths"]["/api/v1/runs/"]["get"]
+    # Each scheme alone is enough (a list of alternatives, not one requirement naming both).
+    assert {"bearerAuth": []} in runs_list["security"] and {"tokenAuth": []} in runs_list["security"]
+
+
+# --- Point 1: run settings typed whatever the entry point --------------------------------------------
+
+@pytest.fixture
+def mysql_target(db):
+    from runs.models import Target
+
+    from .runs_support import PASSWORD
+
+    target = Target(name="maria-37", engine="mysql", host="127.0.0.1", port=3306, database="sbtest", user="bench")
+    target.set_password(PASSWORD)
+    target.save()
+    return target
+
+
+def overrides_schema(client):
+    schema = client.get(f"{API}/schema/?format=json").json()
+    return schema["components"]["schemas"]["RunOverrides"]
+
+
+def assert_typed_as_the_schema_says(client, overrides):
+    import jsonschema
+
+    jsonschema.validate(overrides, overrides_schema(client))
+
+
+def test_a_run_launched_from_the_form_reads_typed_in_the_api(client, operator_user, operator_token, mysql_target, profiles):
+    client.force_login(operator_user)
+    response = client.post("/runs/new/", {"target": mysql_target.pk, "profile": profiles["sysbench-oltp-rw-mysql-quick"].pk,
+                                          "threads": "4", "duration_s": "5", "thread_sweep": "2, 4, 8"})
+    assert response.status_code == 302, response.context["form"].errors if response.context else response
+    client.logout()
+    run = client.get(f"{API}/runs/", HTTP_AUTHORIZATION=f"Bearer {operator_token}").json()["results"][0]
+    # Only what differs from the profile is an override; each typed as the schema says.
+    assert run["overrides"] == {"threads": 4, "duration_s": 5, "thread_sweep": [2, 4, 8]}
+    assert_typed_as_the_schema_says(client, run["overrides"])
+    assert run["params"]["thread_sweep"] == [2, 4, 8] and run["params"]["threads"] == 4
+
+
+def test_text_values_sent_to_the_api_are_stored_typed(client, operator_token, mysql_target, profiles):
+    response = client.post(f"{API}/runs/", {"target": mysql_target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
+                                            "overrides": {"threads": "6", "thread_sweep": "3 6", "prepared": "false"}},
+                           content_type="application/json", HTTP_AUTHORIZATION=f"Token {operator_token}")
+    assert response.status_code == 201, response.content
+    assert response.json()["overrides"] == {"threads": 6, "thread_sweep": [3, 6], "prepared": False}
+    stored = client.get(f"{API}/runs/{response.json()['id']}/", HTTP_AUTHORIZATION=f"Token {operator_token}").json()
+    assert_typed_as_the_schema_says(client, stored["overrides"])
+
+
+def test_a_schedule_stores_its_overrides_typed(client, staff_user, mysql_target, profiles):
+    token = Token.objects.create(user=staff_user).key
+    response = client.post(f"{API}/schedules/", {"name": "nightly-37", "target": mysql_target.pk,
+                                                 "profile": "sysbench-oltp-rw-mysql-quick", "cron": "0 3 * * *",
+                                                 "overrides": {"threads": "8", "thread_sweep": "4, 8"}},
+                           content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert response.status_code == 201, response.content
+    assert response.json()["overrides"] == {"threads": 8, "thread_sweep": [4, 8]}
+
+
+def test_the_migration_types_stored_runs_settings(client, operator_user, operator_token, mysql_target, profiles):
+    import importlib
+
+    from django.apps import apps
+
+    from runs.models import Run
+
+    profile = profiles["sysbench-oltp-rw-mysql-quick"]
+    # As the web form stored them before issue 37 (and one value no parser accepts, which is kept as it was).
+    old = Run.objects.create(target=mysql_target, profile=profile, requested_by=operator_user,
+                             overrides={"threads": "4", "duration_s": " 5", "thread_sweep": "2, 4, 8", "prepared": "on"},
+                             params=profile.resolve({"threads": 4, "duration_s": 5, "thread_sweep": [2, 4, 8]}))
+    odd = Run.objects.create(target=mysql_target, profile=profile, requested_by=operator_user,
+                             overrides={"threads": "lots"}, params=profile.resolve({}))
+    migration = importlib.import_module("runs.migrations.0014_i37_typed_overrides")
+    migration.forwards(apps, None)
+    run = client.get(f"{API}/runs/{old.pk}/", HTTP_AUTHORIZATION=f"Token {operator_token}").json()
+    assert run["overrides"] == {"threads": 4, "duration_s": 5, "thread_sweep": [2, 4, 8], "prepared": True}
+    assert_typed_as_the_schema_says(client, run["overrides"])
+    assert Run.objects.get(pk=odd.pk).overrides == {"threads": "lots"}
+
+
+# --- Point 5: a run's url is its API URL, html_url its page ---------------------------------------------
+
+def test_a_runs_url_is_its_absolute_api_url_and_html_url_its_page(client, operator_token, mysql_target, profiles):
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {operator_token}"}
+    created = client.post(f"{API}/runs/", {"target": mysql_target.pk, "profile": "sysbench-oltp-rw-mysql-quick"},
+                          content_type="application/json", **auth).json()
+    run_id = created["id"]
+    assert created["url"] == f"http://testserver/api/v1/runs/{run_id}/"
+    assert created["html_url"] == f"http://testserver/runs/{run_id}/"
+    listed = client.get(f"{API}/runs/", **auth).json()["results"][0]
+    assert (listed["url"], listed["html_url"]) == (created["url"], created["html_url"])
+    # A token client follows `url` to the run itself (it was the page: a 302 to the login page).
+    followed = client.get(listed["url"], **auth)
+    assert followed.status_code == 200 and followed.json()["id"] == run_id
+    schema = client.get(f"{API}/schema/?format=json").json()["components"]["schemas"]["Run"]["properties"]
+    assert schema["url"]["format"] == "uri" and schema["html_url"]["format"] == "uri"
+
+
+# --- Point 6: the smaller items ----------------------------------------------------------------------
+
+def test_every_operation_declares_the_json_414(client):
+    schema = client.get(f"{API}/schema/?format=json").json()
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            response = operation["responses"].get("414")
+            assert response is not None, (method, path)
+            media = response["content"]["application/json"]
+            assert media["example"]["code"] == "request_line_too_long", (method, path)
+
+
+@pytest.mark.parametrize("path", [f"{API}/results/?format=csv&engine=ppas", f"{API}/results/csv/?engine=ppas"])
+@pytest.mark.parametrize("paging", ["page_size=1", "page=2", "pagination=cursor"])
+def test_both_csvs_refuse_pages_alike(client, path, paging):
+    response = client.get(f"{path}&{paging}")
+    assert response.status_code == 400 and response["Content-Type"] == "application/json"
+    name = paging.split("=")[0]
+    assert response.json()["errors"] == {name: [
+        "The CSV holds every matching row: page, page_size, pagination and cursor are for JSON pages."]}
+
+
+def find_result(client, query, **printed):
+    rows = client.get(f"{API}/results/?{query}&page_size=500").json()["results"]
+    matches = [r for r in rows if all(r["printed"][k] == v for k, v in printed.items())]
+    assert len(matches) == 1, matches
+    return matches[0]
+
+
+def test_computed_columns_are_in_json_too_and_selectable(client):
+    # Huawei 2023, table 1-1 (MySQL general-purpose, CPU:memory = 1:2): 1 core, 2 GB, TPS 157, QPS 3140 as printed.
+    # Huawei's QPS counts 20 statements per transaction: normalised to 18, 3140 x 18 / 20 = 2826.00.
+    row = find_result(client, "document=huawei-2023-08-03-rds&vcpus=1&memory_gb=2", tps="157", qps="3140")
+    assert row["qps_normalised"] == 2826.0 and row["memory_ratio_derived"] is None  # the table states 1:2
+    # Alibaba 2019, rds.mysql.s2.xlarge: 2 cores, 8 GB, grouped by no memory ratio: derived 1:4.
+    alibaba = find_result(client, "flavor=rds.mysql.s2.xlarge", tps="307")
+    assert alibaba["memory_ratio_derived"] == "1:4"
+    page = client.get(f"{API}/results/?flavor=rds.mysql.s2.xlarge&fields=id&fields=memory_ratio_derived&fields=qps_normalised").json()
+    assert page["results"] == [{"id": alibaba["id"], "memory_ratio_derived": "1:4", "qps_normalised": alibaba["qps_normalised"]}]
+    csv = client.get(f"{API}/results/csv/?document=huawei-2023-08-03-rds&vcpus=1&memory_gb=2&fields=id&fields=qps_normalised")
+    assert f"{row['id']},2826.00" in b"".join(csv.streaming_content).decode().splitlines()
+
+
+def test_the_sizing_target_says_per_minute_for_tpm(client):
+    schema = client.get(f"{API}/schema/?format=json").json()
+    target = next(p for p in schema["paths"]["/api/v1/sizing/"]["get"]["parameters"] if p["name"] == "target")
+    assert "tpm: transactions per minute" in target["description"]
+    answer = client.get(f"{API}/sizing/?engine=sqlserver&metric=tpm&target=100000").json()
+    assert answer["unit"] == "TPC-C transactions per minute"
+
+
+def test_a_format_a_json_endpoint_lacks_names_only_accepted_formats(client):
+    response = client.get(f"{API}/spec/?engine=mysql&version=8.0&family=dedicated&vcpus=16&memory_gb=64&format=csv")
+    assert response.status_code == 400
+    assert response.json()["errors"]["format"] == ["Unknown format 'csv'; accepted: json."]
+    assert client.get(f"{API}/spec/?engine=mysql&version=8.0&family=dedicated&vcpus=16&memory_gb=64&format=api").status_code == 400
+
+
+@pytest.mark.parametrize("query,parameter,message", [
+    ("engine=MySQL", "engine", "Unknown engine 'MySQL'. Did you mean 'mysql'?"),
+    ("vendor=Huawei", "vendor", "Unknown vendor 'Huawei'. Did you mean 'huawei'?"),
+    ("family=通用型", "family", "Unknown instance family '通用型'. Did you mean 'general'?"),
+    ("family=鲲鹏通用增强型", "family", "Unknown instance family '鲲鹏通用增强型'. Did you mean 'kunpeng-general-enhanced'?"),
+    ("engine=oracle", "engine", "Unknown engine 'oracle'."),
+])
+def test_a_name_or_a_slug_in_another_case_gets_a_hint(client, query, parameter, message):
+    response = client.get(f"{API}/results/?{query}")
+    assert response.status_code == 400
+    assert response.json()["errors"] == {parameter: [message]}
+
+
+def test_the_spec_lookup_hints_too(client):
+    response = client.get(f"{API}/spec/?engine=MySQL&version=8.0&family=独享型&vcpus=16&memory_gb=64")
+    assert response.status_code == 400
+    assert response.json()["errors"] == {"engine": ["Unknown engine 'MySQL'. Did you mean 'mysql'?"],
+                                         "family": ["Unknown instance family '独享型'. Did you mean 'dedicated'?"]}
