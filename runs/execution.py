@@ -114,7 +114,9 @@ class Execution:
             raise SetupFailed(f"{run.profile.tool} is not available on worker {HOST}: {exc}") from None
         try:
             setup = self.access.tool_setup(driver, workdir)
-        except Unsupported as exc:
+            # The last gate before a tool: the named workloads only, parameters of their kind (runs/drivers).
+            steps = driver.plan(setup.conn, {**self.params, "workload": run.profile.workload}, workdir)
+        except (Unsupported, NotRunnable) as exc:
             raise SetupFailed(str(exc)) from None
         if self.lead:
             try:
@@ -129,7 +131,6 @@ class Execution:
             self.record_fingerprint(version.stdout + version.stderr)
         self.secret_files = setup.pipe_files
         self.disk_files = write_private_files(setup.disk_files)
-        steps = driver.plan(setup.conn, {**self.params, "workload": run.profile.workload}, workdir)
         if self.lead:
             run.beat(command_line=redact("\n".join(shlex.join(s.argv) for s in steps), self.secrets))
         else:
