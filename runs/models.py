@@ -228,10 +228,15 @@ class Target(models.Model):
             from cryptography import x509
             from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_private_key
 
-            cert = x509.load_pem_x509_certificates(self.tls_cert.encode())[0]
-            key = load_pem_private_key(self.tls_key.encode(), password=None)
+            try:
+                cert = x509.load_pem_x509_certificates(self.tls_cert.encode())[0]
+                key = load_pem_private_key(self.tls_key.encode(), password=None)
+            except (ValueError, TypeError):
+                # Not a certificate (a private key pasted there) or not a key: the field's own validator says so
+                # (clean() runs after the fields' validators, whatever they found).
+                cert = key = None
             der = (Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
-            if cert.public_key().public_bytes(*der) != key.public_key().public_bytes(*der):
+            if cert is not None and cert.public_key().public_bytes(*der) != key.public_key().public_bytes(*der):
                 errors["tls_key"] = [_("The client key does not belong to the client certificate.")]
         if errors:
             raise ValidationError(errors)

@@ -84,6 +84,12 @@ def ascii_int(value):
     raise ValueError(value)
 
 
+def non_ascii_digits(text):
+    """The digits of `text` other than ASCII 0-9 ("٣", "２", "𝟐"): the one rule for digits is that only ASCII ones
+    count (ascii_int refuses the rest), wherever a number is typed, a cron's too."""
+    return [c for c in str(text) if not c.isascii() and (c.isdigit() or c.isnumeric())]
+
+
 def _int(name, value, errors):
     lo, hi = LIMITS[name]
     if isinstance(value, bool) or value is None or value == "":
