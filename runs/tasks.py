@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from . import actions, reconciler, schedules
 from .execution import Execution
-from .leftovers import fail_dead_run
+from .leftovers import fail_dead_run, fail_keeping_tables
 from .models import ClientState, Run, RunClient, RunState
 from .multiclient import HOST, Team, coordination
 from .workdir import remove_stale_workdirs
@@ -57,20 +57,31 @@ def run_benchmark(self, run_id):
             run.beat()  # a worker holds its message: the reconciler leaves it alone
             raise self.retry(countdown=settings.RUNS_WAIT_RETRY_SECONDS, max_retries=None)
         return "not claimed"
+    execution = None
     try:
-        return Execution(run, coordination(run)).execute()
+        execution = Execution(run, coordination(run))
+        return execution.execute()
     except (OperationalError, InterfaceError) as exc:
         # The connection died under us (database restarted, pg_terminate_backend): the tool is already
         # stopped (the runner kills it on the way out); record why on a fresh connection.
         log.warning("run %s: %s", run_id, database_error_reason(exc))
         _reopen_database()
-        actions.fail(run, database_error_reason(exc))
+        _fail_after(run, execution, database_error_reason(exc))
         return "failed: database connection lost"
     except Exception as exc:  # noqa: BLE001 - any bug must end the run failed, never 'running' forever
         log.exception("run %s crashed", run_id)
         _reopen_database()
-        actions.fail(run, f"Internal error in the worker: {exc.__class__.__name__}: {exc}")
+        _fail_after(run, execution, f"Internal error in the worker: {exc.__class__.__name__}: {exc}")
         raise
+
+
+def _fail_after(run, execution, reason):
+    """Fail a run its engine could not end; once a tool step had begun and no cleanup ended it, its tables are named
+    on the run for "drop them" (the cleanup never ran)."""
+    if execution is not None and execution.tables_may_remain:
+        fail_keeping_tables(run, reason, "the run ended before its cleanup")
+    else:
+        actions.fail(run, reason)
 
 
 @shared_task(bind=True, name="runs.run_client", acks_late=True, reject_on_worker_lost=True)

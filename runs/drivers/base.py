@@ -141,6 +141,8 @@ def judge_step(driver, step, outcome, limit_s, secrets, host=""):
     if outcome.stopped == "timeout":
         threads = "" if host else f" with {step.threads or '-'} threads"
         return f"{step.phase} step{threads} exceeded its time limit ({limit_s} s); the tool was stopped.", {}
+    if outcome.returncode is not None and outcome.returncode < 0:  # killed by a signal we did not send
+        return redact(f"{step.phase} failed{on}: {crash_reason(driver, outcome)}", secrets), {}
     if outcome.returncode != 0:
         why = driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
         return redact(f"{step.phase} failed{on}: {why}", secrets), {}
@@ -150,6 +152,17 @@ def judge_step(driver, step, outcome, limit_s, secrets, host=""):
     if not summary.get("tps") and summary.get("tps") != 0:
         return f"{step.phase} step printed no final report{on}", summary
     return "", summary
+
+
+def crash_reason(driver, outcome):
+    """A tool killed by a signal (sysbench on PostgreSQL dies of SIGSEGV when the server goes): the signal and its
+    last error line, or its last line when it printed no error ("sysbench crashed (signal 11) after: FATAL: ...")."""
+    streams = [("stderr", outcome.stderr), ("stdout", outcome.stdout)]
+    lines = [(name, ln.strip()) for name, text in streams for ln in (text or "").splitlines() if ln.strip()]
+    errors = [ln for name, ln in lines if driver.is_error_line(ln, name)]
+    last = errors[-1] if errors else (lines[-1][1] if lines else "")
+    binary = getattr(driver, "BINARY", "the tool")
+    return f"{binary} crashed (signal {-outcome.returncode})" + (f" after: {last[:500]}" if last else " before any output")
 
 
 def to_float(value):
