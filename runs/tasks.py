@@ -8,7 +8,7 @@ import logging
 import os
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_process_init, worker_ready
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 from django.utils import timezone
@@ -47,6 +47,7 @@ def run_benchmark(self, run_id):
     if run.state != RunState.QUEUED:
         # Redelivered after a worker died, or a duplicate message: never start the benchmark twice.
         if reconciler.worker_is_gone(run):
+            remove_stale_workdirs()  # whoever fails a dead run removes what it left on this host
             fail_dead_run(run, f"The worker running this run ({run.worker or '?'}, pid {run.worker_pid}) on "
                                f"{run.client_host or '?'} died while the run was {run.get_state_display()}.")
             return "failed: worker lost"
@@ -118,7 +119,10 @@ def reconcile_runs():
 
 
 @worker_ready.connect
+@worker_process_init.connect
 def _clean_up_after_dead_runs(**kwargs):
+    """At the worker's start, and at each pool process's: a pool process killed mid-run (kill -9, the OOM killer) is
+    replaced at once, and its replacement removes the dead run's work directory (a decrypted TLS client key with it)."""
     removed = remove_stale_workdirs()
     if removed:
         log.warning("removed %d work directories of dead runs: %s", len(removed), ", ".join(removed))

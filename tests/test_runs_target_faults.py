@@ -135,3 +135,22 @@ def test_a_lost_dashboard_database_names_the_tables_it_left(servers, fault_worke
     assert "Its tables may be left on the target (the run ended before its cleanup): sbtest1" in run.reason
     wait_for(lambda: not tools_of(worker_tmp, run_id), timeout=15, message="no tool left")
 
+
+def key_files(worker_tmp):
+    """Files in the worker's TMPDIR that hold TLS material (the client key above all), with their directories."""
+    return sorted(str(p) for p in Path(worker_tmp).rglob("*") if "perfdash" in p.name or p.name.endswith(".pem"))
+
+
+def test_a_killed_pool_process_leaves_no_client_key_on_disk(servers, fault_worker, worker_tmp, committed, operator_api):
+    """kill -9 of the pool process running a TLS run: the worker's next pool process removes the dead run's work
+    directory (its decrypted client-key.pem) as it starts, and fails the run, well within 60 s."""
+    run_id = launch(operator_api, make_target(servers, "postgresql"), "sysbench-oltp-rw-postgresql-quick", duration_s=60, threads=2)
+    wait_for(lambda: measuring(run_id), timeout=120, message="the run step to report transactions")
+    assert any(p.endswith("/client-key.pem") for p in key_files(worker_tmp))  # where the key lives while the run is alive
+    pool_pid = Run.objects.get(pk=run_id).worker_pid
+    assert pool_pid and pool_pid != fault_worker.pid
+    os.kill(pool_pid, signal.SIGKILL)
+    wait_for(lambda: not key_files(worker_tmp), timeout=60, message="no TLS file left 60 s after the pool process died")
+    run = wait_final(run_id, timeout=60)
+    assert run.state == RunState.FAILED and "died" in run.reason
+    assert not tools_of(worker_tmp, run_id)
