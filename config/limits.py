@@ -4,7 +4,9 @@ document is a RecursionError, i.e. a 500, and a 10 MB body a bare HTML 400)."""
 
 import codecs
 
+from django import forms
 from django.conf import settings
+from django.forms.fields import InvalidJSONInput
 from django.http import JsonResponse
 from django.utils.translation import gettext as _
 from rest_framework import status
@@ -37,6 +39,32 @@ def depth_exceeds(data, limit):
                 return True
             stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
     return False
+
+
+class LimitedJSONFormField(forms.JSONField):
+    """JSON typed into a page's or the admin's form, held to the API's limit: nested deeper than API_MAX_JSON_DEPTH
+    is a form error naming the field (Python's parser raises RecursionError, a 500, past ~1,000 levels)."""
+
+    def to_python(self, value):
+        try:
+            data = super().to_python(value)
+        except RecursionError:
+            raise forms.ValidationError(too_deep_message(), code="too_deep") from None
+        if depth_exceeds(data, settings.API_MAX_JSON_DEPTH):
+            raise forms.ValidationError(too_deep_message(), code="too_deep")
+        return data
+
+    def bound_data(self, data, initial):
+        try:
+            return super().bound_data(data, initial)
+        except RecursionError:  # shown again as typed, with the error above
+            return InvalidJSONInput(data)
+
+    def has_changed(self, initial, data):
+        try:
+            return super().has_changed(initial, data)
+        except RecursionError:
+            return True
 
 
 class LimitedJSONParser(JSONParser):

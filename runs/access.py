@@ -33,6 +33,7 @@ import psycopg
 import pymysql
 
 from .drivers import CA_FILE, CERT_FILE, KEY_FILE, Connection, redact
+from .workdir import TLS_DIR_PREFIX
 
 TIMEOUT_S = 5
 TLS_MODES = ("disable", "require", "verify-ca", "verify-full")
@@ -128,7 +129,7 @@ class TargetAccess:
         if not files:
             yield {}
             return
-        directory = tempfile.mkdtemp(prefix="perfdash-tls-")
+        directory = tempfile.mkdtemp(prefix=TLS_DIR_PREFIX)  # a killed process's: removed by the next worker start
         try:
             paths = {}
             for name, content in files.items():

@@ -54,9 +54,11 @@ def cancel(run, user):
     return bool(moved)
 
 
-def finish_cancelled(run, reason):
-    """The worker stopped a run whose cancel was asked for, and cleaned up."""
-    return _end(run, RunState.CANCELLED, reason=reason)
+def finish_cancelled(run, reason, **fields):
+    """The worker stopped a run whose cancel was asked for, and cleaned up (`fields`: the tables a cleanup could not
+    drop)."""
+    reason = TargetAccess.of(run.target).clean(str(reason))
+    return _end(run, RunState.CANCELLED, reason=reason[:MAX_REASON_CHARS], **fields)
 
 
 def _end(run, state, **fields):

@@ -1,5 +1,8 @@
 from django import forms
 from django.contrib import admin
+from django.db import models
+
+from config.limits import LimitedJSONFormField
 
 from .models import BenchmarkProfile, Run, Sample, Schedule, Target, validate_password
 from .schedules import save_schedule
@@ -26,8 +29,13 @@ class TargetAdmin(admin.ModelAdmin):
     readonly_fields = ["server_version", "version_checked_at"]
 
 
+# JSON typed into the admin is held to the API's depth limit (a form error, never a RecursionError).
+JSON_LIMITS = {models.JSONField: {"form_class": LimitedJSONFormField}}
+
+
 @admin.register(BenchmarkProfile)
 class BenchmarkProfileAdmin(admin.ModelAdmin):
+    formfield_overrides = JSON_LIMITS
     list_display = ["slug", "tool", "engine", "workload", "quick", "threads", "duration_s"]
     list_filter = ["tool", "engine", "quick"]
 
@@ -49,6 +57,7 @@ class ScheduleAdmin(admin.ModelAdmin):
     """Validated by the model (Schedule.clean) like the page and the API; saving writes the beat entry,
     deleting (one or a selection) removes it (runs.models._drop_beat_entry)."""
 
+    formfield_overrides = JSON_LIMITS
     list_display = ["name", "target", "profile", "cron", "repeats", "enabled", "last_error"]
     list_filter = ["enabled"]
     readonly_fields = ["last_error", "created_by", "created_at"]

@@ -9,7 +9,7 @@ from celery.schedules import crontab
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
-from .params import expected_seconds
+from .params import expected_seconds, non_ascii_digits
 
 CRON_FIELDS = ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")
 # How far ahead the shortest gap between due times is looked for: a year and a bit covers every pattern of
@@ -19,6 +19,10 @@ PERIOD_HORIZON_DAYS = 400
 
 def parse_cron(expression):
     """'m h dom mon dow' -> the crontab fields, checked by Celery's own parser. ValidationError names `cron`."""
+    if non_ascii_digits(expression or ""):
+        # Celery's parser reads them (int("٣") is 3) and the beat entry would keep them as typed.
+        raise ValidationError({"cron": [_("Write the cron's numbers with the digits 0-9 (found %(digits)s).") % {
+            "digits": " ".join(dict.fromkeys(non_ascii_digits(expression)))}]})
     parts = (expression or "").split()
     if len(parts) != 5:
         raise ValidationError({"cron": [_("Give five fields: minute hour day-of-month month day-of-week (e.g. '0 3 * * *').")]})

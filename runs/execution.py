@@ -80,6 +80,7 @@ class Execution:
         self.sampler = None  # runs/sampling.Sampler of the step running now
         self.stored_readings = 0
         self.insight_steps = []
+        self.tables_dropped = False  # the cleanup ran to its end (a tool step before it may have left tables)
 
     # --- the run ---------------------------------------------------------------------------------------
     def execute(self):
@@ -114,7 +115,9 @@ class Execution:
             raise SetupFailed(f"{run.profile.tool} is not available on worker {HOST}: {exc}") from None
         try:
             setup = self.access.tool_setup(driver, workdir)
-        except Unsupported as exc:
+            # The last gate before a tool: the named workloads only, parameters of their kind (runs/drivers).
+            steps = driver.plan(setup.conn, {**self.params, "workload": run.profile.workload}, workdir)
+        except (Unsupported, NotRunnable) as exc:
             raise SetupFailed(str(exc)) from None
         if self.lead:
             try:
@@ -129,7 +132,6 @@ class Execution:
             self.record_fingerprint(version.stdout + version.stderr)
         self.secret_files = setup.pipe_files
         self.disk_files = write_private_files(setup.disk_files)
-        steps = driver.plan(setup.conn, {**self.params, "workload": run.profile.workload}, workdir)
         if self.lead:
             run.beat(command_line=redact("\n".join(shlex.join(s.argv) for s in steps), self.secrets))
         else:
@@ -185,18 +187,31 @@ class Execution:
             actions.start_cleanup(run)
         if not self.cancelled and run.cancel_is_requested():
             self.cancelled, self.cancelled_during = True, self.where()
+        not_dropped = ""  # why the cleanup did not drop the tables: then they are named on the run for "drop them"
         for step in cleanup:
             outcome = self.run_step(step, env, workdir, stoppable=False)
-            if outcome.returncode != 0 and not reason and not self.cancelled:
-                why = self.driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
-                reason = f"cleanup failed: {why}"
+            if outcome.returncode != 0 or outcome.stopped:
+                why, _summary = judge_step(self.driver, step, outcome, self.time_limit(step), self.secrets)
+                not_dropped = why or f"cleanup failed: exit status {outcome.returncode}"
+                if not reason and not self.cancelled:
+                    reason = not_dropped
+        self.tables_dropped = bool(cleanup) and not not_dropped
         remove_files(self.disk_files)
         self.flush(force=True)
         if self.cancelled or run.cancel_is_requested():
             during = self.cancelled_during or _("cleaning up")
+            if not_dropped:
+                actions.finish_cancelled(run, _("Cancelled while %(where)s; the tool was stopped, but its tables could not be "
+                                                "dropped (%(error)s): %(tables)s; the run page offers to drop them.") % {
+                    "where": during, "error": not_dropped, "tables": ", ".join(leftovers.benchmark_tables(run))},
+                    leftover_tables=leftovers.benchmark_tables(run))
+                return "cancelled"
             actions.finish_cancelled(run, _("Cancelled while %(where)s; the tool was stopped and its tables dropped.") % {
                 "where": during})
             return "cancelled"
+        if reason and not_dropped:  # the target stopped, or the cleanup itself failed: its tables may be there
+            leftovers.fail_keeping_tables(run, reason, not_dropped)
+            return "failed"
         if reason:
             actions.fail(run, reason)
             return "failed"
@@ -237,6 +252,11 @@ class Execution:
             self.add_log(f"[dashboard] {step.phase} stopped ({outcome.stopped})")
         self.flush(force=True)
         return outcome
+
+    @property
+    def tables_may_remain(self):
+        """A tool step began (reset, prepare or later: the lead's tables may be on the target) and no cleanup ended it."""
+        return self.lead and self.step is not None and not self.tables_dropped
 
     # --- while the tool runs ---------------------------------------------------------------------------
     def on_tool_start(self, proc):

@@ -1,6 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from config.limits import LimitedJSONFormField
 from whitepaper import display
 
 from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_certificate_pem, validate_client_key_pem, validate_password
@@ -208,6 +209,7 @@ class ScheduleForm(forms.ModelForm):
         labels = {"overrides": _("overrides (JSON)")}
         help_texts = {"overrides": _('e.g. {"threads": 8, "duration_s": 60}')}
         widgets = {"overrides": forms.Textarea(attrs={"rows": 2})}
+        field_classes = {"overrides": LimitedJSONFormField}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -22,6 +22,8 @@ from django.utils.translation import gettext_lazy as _
 
 from . import crypto
 from .cron import schedule_errors
+from .drivers import workloads
+from .drivers.base import HOST_RE, IDENT_RE
 from .insight import other_load as steps_with_other_load
 from .params import expected_seconds, resolve_params, typed_overrides
 
@@ -29,12 +31,8 @@ OPERATORS_GROUP = "benchmark operators"
 # A launch may ask for this many runs of one set-up at most (they queue one after another on the target).
 MAX_REPEATS = 10
 
-# Hostnames (RFC 1123 labels) and IPv4/IPv6 literals only: nothing a tool could read as an option.
-HOST_RE = re.compile(
-    r"^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
-    r"|^[0-9A-Fa-f:]{2,39}$"
-)
-IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
+# Hostnames (RFC 1123 labels) and IPv4/IPv6 literals only, identifiers: nothing a tool could read as an option
+# (the drivers check the same patterns again before a value reaches a tool: runs/drivers/base.Connection).
 
 validate_host = RegexValidator(HOST_RE, _("Enter a hostname or an IP address (letters, digits, dots, hyphens; no spaces or shell characters)."))
 validate_identifier = RegexValidator(IDENT_RE, _("Use letters, digits, _ or $, starting with a letter or _ (at most 63 characters)."))
@@ -230,10 +228,15 @@ class Target(models.Model):
             from cryptography import x509
             from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_private_key
 
-            cert = x509.load_pem_x509_certificates(self.tls_cert.encode())[0]
-            key = load_pem_private_key(self.tls_key.encode(), password=None)
+            try:
+                cert = x509.load_pem_x509_certificates(self.tls_cert.encode())[0]
+                key = load_pem_private_key(self.tls_key.encode(), password=None)
+            except (ValueError, TypeError):
+                # Not a certificate (a private key pasted there) or not a key: the field's own validator says so
+                # (clean() runs after the fields' validators, whatever they found).
+                cert = key = None
             der = (Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
-            if cert.public_key().public_bytes(*der) != key.public_key().public_bytes(*der):
+            if cert is not None and cert.public_key().public_bytes(*der) != key.public_key().public_bytes(*der):
                 errors["tls_key"] = [_("The client key does not belong to the client certificate.")]
         if errors:
             raise ValidationError(errors)
@@ -293,6 +296,23 @@ class BenchmarkProfile(models.Model):
     @property
     def runnable(self):
         return self.tool in (Tool.SYSBENCH, Tool.PGBENCH)
+
+    def workload_refusal(self):
+        """Why this profile's workload may not run ("" when it may): only the named workloads the tool bundles or
+        the project ships (runs/drivers: each driver's WORKLOADS). Anything else (a path, an option, an unknown
+        name) the tool would read as a script of its own to run, or as an option."""
+        allowed = workloads(self.tool)
+        if self.workload in allowed:
+            return ""
+        return _("%(workload)s is not a workload %(tool)s runs here: choose one of %(allowed)s (a path, an option or "
+                 "another name is refused: the tool would run it as its script).") % {
+            "workload": repr(str(self.workload)[:60]), "tool": self.tool, "allowed": ", ".join(allowed) or "-"}
+
+    def clean(self):
+        super().clean()
+        why = self.workload_refusal()
+        if why:
+            raise ValidationError({"workload": why})
 
     def resolve(self, overrides):
         """The parameters of a run: the profile's, with the overrides validated. Raises ValidationError

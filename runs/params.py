@@ -84,6 +84,12 @@ def ascii_int(value):
     raise ValueError(value)
 
 
+def non_ascii_digits(text):
+    """The digits of `text` other than ASCII 0-9 ("٣", "２", "𝟐"): the one rule for digits is that only ASCII ones
+    count (ascii_int refuses the rest), wherever a number is typed, a cron's too."""
+    return [c for c in str(text) if not c.isascii() and (c.isdigit() or c.isnumeric())]
+
+
 def _int(name, value, errors):
     lo, hi = LIMITS[name]
     if isinstance(value, bool) or value is None or value == "":
@@ -178,6 +184,10 @@ def resolve_params(profile, overrides):
     if not profile.runnable:
         raise ValidationError({"profile": _("%(tool)s cannot run on these workers; the profile is for reference only.")
                                % {"tool": profile.get_tool_display()}})
+    refusal = profile.workload_refusal()
+    if refusal:  # stored around the profile's validation (the admin refuses it): never given to the tool
+        raise ValidationError({"profile": _("Profile %(slug)s cannot run: its workload %(why)s") % {
+            "slug": profile.slug, "why": refusal}})
     if overrides is None:
         overrides = {}
     if not isinstance(overrides, dict):
@@ -216,6 +226,27 @@ def resolve_params(profile, overrides):
         params.pop("client_hosts")  # one client: the parameters of a run as before multi-client runs existed
     params.update(tool=profile.tool, workload=profile.workload, engine=profile.engine)
     return params
+
+
+def argv_problems(params):
+    """The stored parameters a tool would be given that are not what resolve_params lets through (a row written
+    around it): the names of those fields. The drivers refuse to plan with any (runs/drivers/base.py)."""
+    bad = []
+    for name, value in params.items():
+        parameter = BY_NAME.get(name)
+        if parameter is None or value is None:
+            continue
+        if parameter.kind == "bool":
+            ok = isinstance(value, bool)
+        elif parameter.kind == "sweep":
+            ok = isinstance(value, list) and len(value) <= MAX_SWEEP and all(
+                isinstance(v, int) and not isinstance(v, bool) and LIMITS["threads"][0] <= v <= LIMITS["threads"][1] for v in value)
+        else:
+            lo, hi = parameter.limits
+            ok = isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+        if not ok:
+            bad.append(name)
+    return bad
 
 
 def thread_steps(params):

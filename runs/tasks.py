@@ -8,13 +8,13 @@ import logging
 import os
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_process_init, worker_ready
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 
 from . import actions, reconciler, schedules
 from .execution import Execution
-from .leftovers import fail_dead_run
+from .leftovers import fail_dead_run, fail_keeping_tables
 from .models import ClientState, Run, RunClient, RunState
 from .multiclient import HOST, Team, coordination
 from .workdir import remove_stale_workdirs
@@ -46,6 +46,7 @@ def run_benchmark(self, run_id):
     if run.state != RunState.QUEUED:
         # Redelivered after a worker died, or a duplicate message: never start the benchmark twice.
         if reconciler.worker_is_gone(run):
+            remove_stale_workdirs()  # whoever fails a dead run removes what it left on this host
             fail_dead_run(run, f"The worker running this run ({run.worker or '?'}, pid {run.worker_pid}) on "
                                f"{run.client_host or '?'} died while the run was {run.get_state_display()}.")
             return "failed: worker lost"
@@ -56,20 +57,31 @@ def run_benchmark(self, run_id):
             run.beat()  # a worker holds its message: the reconciler leaves it alone
             raise self.retry(countdown=settings.RUNS_WAIT_RETRY_SECONDS, max_retries=None)
         return "not claimed"
+    execution = None
     try:
-        return Execution(run, coordination(run)).execute()
+        execution = Execution(run, coordination(run))
+        return execution.execute()
     except (OperationalError, InterfaceError) as exc:
         # The connection died under us (database restarted, pg_terminate_backend): the tool is already
         # stopped (the runner kills it on the way out); record why on a fresh connection.
         log.warning("run %s: %s", run_id, database_error_reason(exc))
         _reopen_database()
-        actions.fail(run, database_error_reason(exc))
+        _fail_after(run, execution, database_error_reason(exc))
         return "failed: database connection lost"
     except Exception as exc:  # noqa: BLE001 - any bug must end the run failed, never 'running' forever
         log.exception("run %s crashed", run_id)
         _reopen_database()
-        actions.fail(run, f"Internal error in the worker: {exc.__class__.__name__}: {exc}")
+        _fail_after(run, execution, f"Internal error in the worker: {exc.__class__.__name__}: {exc}")
         raise
+
+
+def _fail_after(run, execution, reason):
+    """Fail a run its engine could not end; once a tool step had begun and no cleanup ended it, its tables are named
+    on the run for "drop them" (the cleanup never ran)."""
+    if execution is not None and execution.tables_may_remain:
+        fail_keeping_tables(run, reason, "the run ended before its cleanup")
+    else:
+        actions.fail(run, reason)
 
 
 @shared_task(bind=True, name="runs.run_client", acks_late=True, reject_on_worker_lost=True)
@@ -104,7 +116,10 @@ def reconcile_runs():
 
 
 @worker_ready.connect
+@worker_process_init.connect
 def _clean_up_after_dead_runs(**kwargs):
+    """At the worker's start, and at each pool process's: a pool process killed mid-run (kill -9, the OOM killer) is
+    replaced at once, and its replacement removes the dead run's work directory (a decrypted TLS client key with it)."""
     removed = remove_stale_workdirs()
     if removed:
         log.warning("removed %d work directories of dead runs: %s", len(removed), ", ".join(removed))

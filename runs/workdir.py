@@ -46,10 +46,25 @@ def remove_files(paths):
             pass
 
 
+# The dashboard's own TLS connections write their files into perfdash-tls-* for the moment of connecting
+# (runs/access.py); one older than this outlived the process that was connecting.
+TLS_DIR_PREFIX = "perfdash-tls-"
+TLS_DIR_STALE_S = 60
+
+
 def remove_stale_workdirs(tmpdir=None):
-    """Work directories of runs whose process is gone (its lock is free): removed. Returns their paths."""
+    """Work directories of runs whose process is gone (its lock is free), and TLS directories of connections made
+    long ago: removed. Returns their paths."""
     removed = []
-    for path in Path(tmpdir or tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}*-*"):
+    root = Path(tmpdir or tempfile.gettempdir())
+    for path in root.glob(f"{TLS_DIR_PREFIX}*"):
+        try:
+            if path.is_dir() and time.time() - path.stat().st_mtime > TLS_DIR_STALE_S:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(str(path))
+        except OSError:
+            continue
+    for path in root.glob(f"{WORKDIR_PREFIX}*-*"):
         if not path.is_dir() or not re.fullmatch(rf"{WORKDIR_PREFIX}\d+-.+", path.name):
             continue
         try:

@@ -21,6 +21,7 @@ PGBENCH_MEANING = {
     "-i": ("initialize", False), "-I": ("init-steps", True), "-q": ("quiet", False), "-s": ("scale", True),
     "-M": ("protocol", True), "-P": ("progress", True), "-c": ("client", True), "-j": ("jobs", True),
     "-T": ("time", True), "-v": ("vacuum-all", False), "-r": ("report-per-command", False), "-f": ("file", True), "-D": ("define", True),
+    "-b": ("builtin", True),
     "-h": ("host", True), "-p": ("port", True), "-U": ("username", True),
     "-l": ("log", False),  # "write transaction times to log file"
 }
@@ -49,7 +50,7 @@ def help_text(*argv):
     return done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("workload", ["ro", "rw", "tpcb"])
+@pytest.mark.parametrize("workload", pgbench.WORKLOADS)
 def test_every_pgbench_option_is_the_documented_one(workload):
     helptext = help_text("pgbench", "--help")
     steps = pgbench.plan(PG, {**PG_PARAMS, "workload": workload}, "/w")
@@ -79,18 +80,19 @@ def test_every_pgbench_option_is_the_documented_one(workload):
         assert positional == ["sbtest"], (step.phase, positional)
 
 
+@pytest.mark.parametrize("workload", sysbench.WORKLOADS)
 @pytest.mark.parametrize("conn", [MY, PG], ids=["mysql", "pgsql"])
-def test_every_sysbench_option_is_the_documented_one(conn):
-    helptext = help_text("sysbench", "--help") + help_text("sysbench", "oltp_read_write", "help")
+def test_every_sysbench_option_is_the_documented_one(conn, workload):
+    helptext = help_text("sysbench", "--help") + help_text("sysbench", workload, "help")
     normalized = helptext.replace("_", "-")  # lua script options print as --table_size; sysbench accepts both
-    for step in sysbench.plan(conn, SB_PARAMS, "/w"):
+    for step in sysbench.plan(conn, {**SB_PARAMS, "workload": workload}, "/w"):
         options = [a.split("=", 1)[0] for a in step.argv[1:] if a.startswith("--")]
         for option in options:
             assert option in SYSBENCH_MEANING, f"{step.phase}: sysbench option {option} is not one we meant to pass"
             line = next((ln for ln in normalized.splitlines() if ln.strip().startswith((option + "=", option + "[="))), "")
             assert SYSBENCH_MEANING[option].lower() in line.lower(), f"sysbench help for {option}: {line.strip()!r}"
         command = {"reset": "cleanup", "prepare": "prepare", "warmup": "run", "run": "run", "cleanup": "cleanup"}[step.phase]
-        assert [a for a in step.argv[1:] if not a.startswith("--")] == ["oltp_read_write", command]
+        assert [a for a in step.argv[1:] if not a.startswith("--")] == [workload, command]
     # The config file carries the connection; each of its keys is a documented option of the driver.
     prefix = {"mysql": "mysql", "postgresql": "pgsql"}[conn.engine]
     config = sysbench.secret_files(conn, "pw")["sysbench.cfg"]

@@ -95,8 +95,9 @@ class TLSServers:
         key_copy = run / "server.key"
         shutil.copy(self.server_key, key_copy)
         os.chmod(key_copy, 0o600)
-        _run(["mariadb-install-db", "--no-defaults", "--user=root", f"--datadir={data}", "--auth-root-authentication-method=normal",
-              "--skip-test-db"])
+        if not (data / "mysql").exists():  # started again after a test stopped it: the same data
+            _run(["mariadb-install-db", "--no-defaults", "--user=root", f"--datadir={data}", "--auth-root-authentication-method=normal",
+                  "--skip-test-db"])
         log = open(self.root / "mariadb.log", "w")
         self.procs["mariadb"] = subprocess.Popen(
             ["mariadbd", "--no-defaults", "--user=root", f"--datadir={data}", f"--port={self.mariadb_port}", "--bind-address=127.0.0.1",

@@ -2,6 +2,7 @@
 tools' output. Nothing here starts a process or touches the database; runs/runner.py does.
 
 A driver module provides:
+  WORKLOADS                                          the workload names a profile may give (nothing else reaches argv)
   plan(conn, params, workdir) -> list[Step]          the commands of a run, in order
   secret_files(conn, password) -> {name: content}    written 0600 into the run's private workdir
   secret_env(conn, password) -> {name: value}        added to the tool's environment only
@@ -20,8 +21,10 @@ from .base import (  # noqa: F401 - the drivers' shared parts, imported from the
     CERT_FILE,
     KEY_FILE,
     MASK,
+    BadArgument,
     Connection,
     NotRunnable,
+    checked_workload,
     Step,
     judge_step,
     libpq_tls_env,
@@ -35,3 +38,10 @@ DRIVERS = {"sysbench": sysbench, "pgbench": pgbench, "hammerdb": hammerdb}
 
 def get_driver(tool):
     return DRIVERS[tool]
+
+
+def workloads(tool):
+    """The workloads a profile of `tool` may name (each driver's WORKLOADS: what the tool bundles or the project
+    ships), () for an unknown tool."""
+    driver = DRIVERS.get(tool)
+    return tuple(driver.WORKLOADS) if driver else ()

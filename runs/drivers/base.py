@@ -5,6 +5,16 @@ says what a driver provides)."""
 import re
 from dataclasses import dataclass, field
 
+# What a tool may be given as a host, a database or a user (the target's form validates with the same patterns):
+# host names (RFC 1123 labels) and IPv4/IPv6 literals, SQL identifiers; nothing a tool could read as an option.
+HOST_RE = re.compile(
+    r"^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
+    r"|^[0-9A-Fa-f:]{2,39}$"
+)
+IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
+ENGINES = ("mysql", "postgresql")
+TLS_MODE_NAMES = ("disable", "require", "verify-ca", "verify-full")
+
 # The files a tool reads its TLS material from, in the run's work directory: Debian's sysbench 1.0.20 loads
 # exactly these names from its working directory (--mysql-ssl=on has no path options); libpq is pointed at them.
 CA_FILE, CERT_FILE, KEY_FILE = "cacert.pem", "client-cert.pem", "client-key.pem"
@@ -20,6 +30,24 @@ class Connection:
     database: str
     user: str
     tls_mode: str = "disable"  # libpq's names: disable | require | verify-ca | verify-full (runs/access.py)
+
+    def __post_init__(self):
+        # Every value here reaches a tool's argv or config: checked at this last gate too, whatever was stored.
+        problems = []
+        if self.engine not in ENGINES:
+            problems.append("engine")
+        if not isinstance(self.host, str) or not HOST_RE.match(self.host):
+            problems.append("host")
+        if isinstance(self.port, bool) or not isinstance(self.port, int) or not 1 <= self.port <= 65535:
+            problems.append("port")
+        for name in ("database", "user"):
+            if not isinstance(getattr(self, name), str) or not IDENT_RE.match(getattr(self, name)):
+                problems.append(name)
+        if self.tls_mode not in TLS_MODE_NAMES:
+            problems.append("tls_mode")
+        if problems:
+            raise BadArgument(f"The target's {', '.join(problems)} cannot be given to a tool: "
+                              "not a host name, address, port or identifier. Correct the target.")
 
 
 @dataclass(frozen=True)
@@ -49,7 +77,32 @@ def libpq_tls_files(tls):
 
 
 class NotRunnable(Exception):
-    """The tool cannot run on these workers (HammerDB)."""
+    """The tool cannot run on these workers (HammerDB), or cannot run what it was asked to (a workload it does
+    not bundle)."""
+
+
+class BadArgument(NotRunnable):
+    """A value that would reach a tool's argv is not of its kind (a stored target that bypassed validation)."""
+
+
+def checked_params(params):
+    """The run's parameters if every one is of its kind and within its limits (runs/params.py), else BadArgument."""
+    from ..params import argv_problems
+
+    bad = argv_problems(params)
+    if bad:
+        raise BadArgument(f"The run's parameter(s) {', '.join(bad)} are not whole numbers within their limits; "
+                          "launch the run again.")
+    return params
+
+
+def checked_workload(allowed, workload):
+    """The workload if it is one of `allowed` (a driver's WORKLOADS: what the tool bundles or the project ships), else NotRunnable:
+    a path or any other name would be read by the tool as a script of its own (sysbench runs Lua, os.execute
+    included) or as an option."""
+    if workload not in allowed:
+        raise NotRunnable(f"Workload {str(workload)[:60]!r} is not one this tool runs: choose one of {', '.join(allowed)}.")
+    return workload
 
 
 MASK = "********"
@@ -88,6 +141,8 @@ def judge_step(driver, step, outcome, limit_s, secrets, host=""):
     if outcome.stopped == "timeout":
         threads = "" if host else f" with {step.threads or '-'} threads"
         return f"{step.phase} step{threads} exceeded its time limit ({limit_s} s); the tool was stopped.", {}
+    if outcome.returncode is not None and outcome.returncode < 0:  # killed by a signal we did not send
+        return redact(f"{step.phase} failed{on}: {crash_reason(driver, outcome)}", secrets), {}
     if outcome.returncode != 0:
         why = driver.failure_reason(outcome.stdout, outcome.stderr) or f"exit status {outcome.returncode}"
         return redact(f"{step.phase} failed{on}: {why}", secrets), {}
@@ -97,6 +152,17 @@ def judge_step(driver, step, outcome, limit_s, secrets, host=""):
     if not summary.get("tps") and summary.get("tps") != 0:
         return f"{step.phase} step printed no final report{on}", summary
     return "", summary
+
+
+def crash_reason(driver, outcome):
+    """A tool killed by a signal (sysbench on PostgreSQL dies of SIGSEGV when the server goes): the signal and its
+    last error line, or its last line when it printed no error ("sysbench crashed (signal 11) after: FATAL: ...")."""
+    streams = [("stderr", outcome.stderr), ("stdout", outcome.stdout)]
+    lines = [(name, ln.strip()) for name, text in streams for ln in (text or "").splitlines() if ln.strip()]
+    errors = [ln for name, ln in lines if driver.is_error_line(ln, name)]
+    last = errors[-1] if errors else (lines[-1][1] if lines else "")
+    binary = getattr(driver, "BINARY", "the tool")
+    return f"{binary} crashed (signal {-outcome.returncode})" + (f" after: {last[:500]}" if last else " before any output")
 
 
 def to_float(value):

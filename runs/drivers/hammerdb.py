@@ -7,6 +7,7 @@ and this stub refuses to plan a run with a clear reason instead of pretending.
 from .base import NotRunnable
 
 BINARY = "hammerdbcli"
+WORKLOADS = ("tpcc",)
 REASON = "HammerDB TPC-C cannot run on these workers (HammerDB and SQL Server are not installed)."
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..params import thread_steps
 from . import latency
-from .base import Connection, Step, libpq_tls_env, libpq_tls_files, to_float
+from .base import Connection, Step, checked_params, checked_workload, libpq_tls_env, libpq_tls_files, to_float
 
 BINARY = "pgbench"
 # The per-transaction log (-l) of a run step is sampled (--sampling-rate) so that it costs the run little
@@ -33,9 +33,14 @@ LOG_BUDGET = 500_000
 # client measured here: 141,289 TPS with 2 clients on loopback, TLS off); rw.sql and the built-in TPC-B-like are
 # seven each (BEGIN, five statements, END), so a client cannot run them faster than a seventh of that (the
 # fastest seen, 5,900 a client against the TLS-only server with fsync off, is about half).
-MAX_TPS_PER_CLIENT = {"ro": 75_000, "rw": 11_000, "tpcb": 11_000}
+# select-only is one round trip like ro.sql; simple-update five (BEGIN, UPDATE, SELECT, INSERT, END).
+MAX_TPS_PER_CLIENT = {"ro": 75_000, "rw": 11_000, "tpcb": 11_000, "select-only": 75_000, "simple-update": 15_000}
 SCRIPTS_DIR = Path(__file__).resolve().parent / "scripts"
 SCRIPTS = {"ro": SCRIPTS_DIR / "ro.sql", "rw": SCRIPTS_DIR / "rw.sql"}
+# pgbench's built-in scripts (pgbench -b list): tpcb is its default, tpcb-like, given without -b as before.
+BUILTINS = {"tpcb": "", "select-only": "select-only", "simple-update": "simple-update"}
+# The only workloads a profile may name: the project's scripts (a path is never taken from a profile) and the builtins.
+WORKLOADS = (*SCRIPTS, *BUILTINS)
 
 
 def sql_commands(script_text):
@@ -122,7 +127,9 @@ def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None,
         "-j", str(jobs),
         "-T", str(int(duration_s)),
     ]
-    workload = params.get("workload", "tpcb")
+    workload = checked_workload(WORKLOADS, params.get("workload", "tpcb"))
+    if BUILTINS.get(workload):
+        argv += ["-b", BUILTINS[workload]]
     if workload in SCRIPTS:
         # Alibaba's command line: pgbench -M prepared -v -r -P 1 -f ./ro.sql -c N -j N -T 120 -D scale= -D range=
         # (-v vacuums all four tables first), without -r, which only adds per-statement latencies to the report:
@@ -137,6 +144,8 @@ def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None,
 
 
 def plan(conn, params, workdir):
+    checked_params(params)
+    checked_workload(WORKLOADS, params.get("workload", "tpcb"))
     steps = [Step("prepare", build_argv("prepare", conn, params))]
     for index, threads in enumerate(thread_steps(params), start=1):
         if params.get("warmup_s"):

@@ -9,9 +9,14 @@ import re
 
 from ..params import thread_steps
 from . import latency
-from .base import Connection, Step, libpq_tls_env, libpq_tls_files, to_float
+from .base import Connection, Step, checked_params, checked_workload, libpq_tls_env, libpq_tls_files, to_float
 
 BINARY = "sysbench"
+# The OLTP tests sysbench 1.0 bundles (its manual's list, /usr/share/sysbench/oltp_*.lua), given by name only.
+# sysbench reads any other argument in this place as a Lua script of its own to run (a path, or a file of that
+# name in its working directory): os.execute included, as the worker's user, who holds the encryption key.
+WORKLOADS = ("oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_insert",
+             "oltp_delete", "oltp_update_index", "oltp_update_non_index")
 DB_DRIVER = {"mysql": "mysql", "postgresql": "pgsql"}
 
 INTERVAL_RE = re.compile(
@@ -115,7 +120,7 @@ def _base(conn, params, workdir, threads):
 
 
 def build_argv(phase, conn, params, workdir, threads=None, duration_s=None):
-    workload = params.get("workload") or "oltp_read_write"
+    workload = checked_workload(WORKLOADS, params.get("workload") or "oltp_read_write")
     if phase == "prepare":
         # Loading with several threads, one table each at most, as the whitepapers' prepare step does.
         return _base(conn, params, workdir, min(int(params["tables"]), 8)) + [workload, "prepare"]
@@ -133,6 +138,7 @@ def build_argv(phase, conn, params, workdir, threads=None, duration_s=None):
 
 
 def plan(conn, params, workdir):
+    checked_params(params)
     # "reset" drops tables a previous run left behind (a killed worker never reached its cleanup);
     # sysbench's cleanup is a no-op when there are none. (pgbench -i drops old tables itself.)
     steps = [Step("reset", build_argv("cleanup", conn, params, workdir)), Step("prepare", build_argv("prepare", conn, params, workdir))]

@@ -1,0 +1,156 @@
+"""A target that fails a run after its prepare began (issue 34): the run records the tables it may have left, and
+a tool killed by a signal says so with its last line. Against a PostgreSQL and a MariaDB of the test's own
+(tests/tls_servers.py: TLS-only, free ports), which the tests stop and start again; a real worker with its own
+TMPDIR runs real sysbench and pgbench."""
+
+import os
+import shutil
+import signal
+import tempfile
+from pathlib import Path
+
+import psycopg
+import pytest
+from django.db import connection
+
+from runs.models import Run, RunState, Sample, Target
+
+from .runs_support import purge_queues, start_worker, stop_worker, tool_processes, wait_final, wait_for
+from .tls_servers import DATABASE, PASSWORD, USER, TLSServers
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+QUEUE = "target-faults"
+PGBENCH_TABLES = ["pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history"]  # pgbench -i makes these
+
+
+@pytest.fixture(scope="module")
+def servers():
+    root = Path(tempfile.mkdtemp(prefix="perfdash-fault-servers-"))  # PostgreSQL runs as postgres: not pytest's tmp
+    started = TLSServers(root).start()
+    yield started
+    started.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def worker_tmp(tmp_path_factory):
+    path = tmp_path_factory.mktemp("fault-worker-tmp")
+    os.chmod(path, 0o700)
+    return path
+
+
+@pytest.fixture(scope="module")
+def fault_worker(django_db_setup, bench_users, servers, worker_tmp):
+    purge_queues()
+    proc = start_worker(queues=QUEUE, concurrency=1, name="runs-faults", env={"TMPDIR": str(worker_tmp)})
+    yield proc
+    stop_worker(proc)
+    purge_queues()
+
+
+def make_target(servers, engine):
+    target = Target(name=f"fault-{engine}", engine=engine, host="localhost",
+                    port=servers.mariadb_port if engine == "mysql" else servers.pg_port, database=DATABASE, user=USER,
+                    tls_mode="verify-ca", tls_ca=servers.ca_pem, tls_cert=servers.client_cert_pem, queue=QUEUE)
+    target.set_password(PASSWORD)
+    target.set_tls_key(servers.client_key_pem)
+    target.save()
+    return target
+
+
+def launch(operator_api, target, profile, **overrides):
+    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": overrides}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def measuring(run_id):
+    """The run step is reporting transactions."""
+    return Run.objects.get(pk=run_id).state == RunState.RUNNING and Sample.objects.filter(run_id=run_id, tps__gt=0).exists()
+
+
+def tools_of(worker_tmp, run_id):
+    return tool_processes(os.path.join(str(worker_tmp), f"perfdash-run{run_id}-"))
+
+
+def restart(servers, engine):
+    if engine == "mysql":
+        servers.start_mariadb()
+    else:
+        servers.start_postgresql()
+
+
+STOPPED = [("postgresql", "sysbench-oltp-rw-postgresql-quick", ["sbtest1"]),
+           ("postgresql", "pgbench-tpcb-quick", PGBENCH_TABLES),
+           ("mysql", "sysbench-oltp-rw-mysql-quick", ["sbtest1"])]
+
+
+@pytest.mark.parametrize("engine,profile,tables", STOPPED, ids=["sysbench-pgsql", "pgbench", "sysbench-mysql"])
+def test_a_target_stopped_mid_run_fails_the_run_naming_the_tables_it_left(
+        servers, fault_worker, worker_tmp, committed, operator_api, client, operator_user, engine, profile, tables):
+    run_id = launch(operator_api, make_target(servers, engine), profile, duration_s=60, threads=2)
+    wait_for(lambda: measuring(run_id), timeout=120, message="the run step to report transactions")
+    servers._stop("mariadb" if engine == "mysql" else "postgresql")
+    try:
+        run = wait_final(run_id, timeout=60)
+    finally:
+        restart(servers, engine)
+    assert run.state == RunState.FAILED, run.reason
+    assert run.leftover_tables == tables
+    assert f"Its tables may be left on the target (cleanup failed: " in run.reason
+    assert ", ".join(tables) + "; the run page offers to drop them." in run.reason
+    assert not tools_of(worker_tmp, run_id)
+    # ... and the run page's "drop them" drops them once the target is back.
+    client.force_login(operator_user)
+    assert client.post(f"/runs/{run_id}/drop-leftovers/").status_code == 302
+    assert Run.objects.get(pk=run_id).leftover_tables == []
+
+
+def test_a_tool_killed_by_a_signal_says_so_with_its_last_line(servers, fault_worker, worker_tmp, committed, operator_api):
+    run_id = launch(operator_api, make_target(servers, "postgresql"), "sysbench-oltp-rw-postgresql-quick", duration_s=60, threads=2)
+    wait_for(lambda: measuring(run_id), timeout=120, message="the run step to report transactions")
+    running = [pid for pid, argv in tools_of(worker_tmp, run_id) if argv[0] == "sysbench" and "run" in argv]
+    assert len(running) == 1
+    os.kill(running[0], signal.SIGSEGV)
+    run = wait_final(run_id, timeout=60)
+    assert run.state == RunState.FAILED
+    # Its last line was an interval report (it printed no error): that line, not only an exit status.
+    assert run.reason.startswith("run failed: sysbench crashed (signal 11) after: [ "), run.reason
+    assert "thds: 2 tps:" in run.reason
+    assert run.leftover_tables == []  # the target was fine: the cleanup dropped them
+
+
+def test_a_lost_dashboard_database_names_the_tables_it_left(servers, fault_worker, worker_tmp, committed, operator_api):
+    run_id = launch(operator_api, make_target(servers, "postgresql"), "sysbench-oltp-rw-postgresql-quick", duration_s=60, threads=2)
+    wait_for(lambda: measuring(run_id), timeout=120, message="the run step to report transactions")
+    ours = connection.cursor().connection.info.backend_pid
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
+        ended = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> %s "
+                              "AND backend_type = 'client backend'", [connection.settings_dict["NAME"], ours]).fetchall()
+    assert ended
+    run = wait_final(run_id, timeout=60)
+    assert run.state == RunState.FAILED
+    assert "Lost the database connection" in run.reason
+    assert run.leftover_tables == ["sbtest1"]
+    assert "Its tables may be left on the target (the run ended before its cleanup): sbtest1" in run.reason
+    wait_for(lambda: not tools_of(worker_tmp, run_id), timeout=15, message="no tool left")
+
+
+def key_files(worker_tmp):
+    """Files in the worker's TMPDIR that hold TLS material (the client key above all), with their directories."""
+    return sorted(str(p) for p in Path(worker_tmp).rglob("*") if "perfdash" in p.name or p.name.endswith(".pem"))
+
+
+def test_a_killed_pool_process_leaves_no_client_key_on_disk(servers, fault_worker, worker_tmp, committed, operator_api):
+    """kill -9 of the pool process running a TLS run: the worker's next pool process removes the dead run's work
+    directory (its decrypted client-key.pem) as it starts, and fails the run, well within 60 s."""
+    run_id = launch(operator_api, make_target(servers, "postgresql"), "sysbench-oltp-rw-postgresql-quick", duration_s=60, threads=2)
+    wait_for(lambda: measuring(run_id), timeout=120, message="the run step to report transactions")
+    assert any(p.endswith("/client-key.pem") for p in key_files(worker_tmp))  # where the key lives while the run is alive
+    pool_pid = Run.objects.get(pk=run_id).worker_pid
+    assert pool_pid and pool_pid != fault_worker.pid
+    os.kill(pool_pid, signal.SIGKILL)
+    wait_for(lambda: not key_files(worker_tmp), timeout=60, message="no TLS file left 60 s after the pool process died")
+    run = wait_final(run_id, timeout=60)
+    assert run.state == RunState.FAILED and "died" in run.reason
+    assert not tools_of(worker_tmp, run_id)
