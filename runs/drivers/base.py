@@ -5,6 +5,8 @@ says what a driver provides)."""
 import re
 from dataclasses import dataclass, field
 
+from ..params import argv_problems
+
 # What a tool may be given as a host, a database or a user (the target's form validates with the same patterns):
 # host names (RFC 1123 labels) and IPv4/IPv6 literals, SQL identifiers; nothing a tool could read as an option.
 HOST_RE = re.compile(
@@ -87,8 +89,6 @@ class BadArgument(NotRunnable):
 
 def checked_params(params):
     """The run's parameters if every one is of its kind and within its limits (runs/params.py), else BadArgument."""
-    from ..params import argv_problems
-
     bad = argv_problems(params)
     if bad:
         raise BadArgument(f"The run's parameter(s) {', '.join(bad)} are not whole numbers within their limits; "
