@@ -8,6 +8,11 @@ from config.api import ContentCaching, not_found
 from config.changelog import ChangelogView
 
 
+
+def not_found_outside_v1(request, *args, **kwargs):
+    """/api/v2/... and anything under /api/ outside v1: a JSON 404, not an HTML page."""
+    return not_found(request)
+
 class SchemaView(ContentCaching, SpectacularAPIView):
     """The OpenAPI schema with an ETag (it changes only with the code and the host), 304 on revalidation."""
 

@@ -4,12 +4,9 @@ from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.i18n import JavaScriptCatalog
 
-
-def api_not_found(request, *args, **kwargs):
-    from config.api import not_found  # lazily: DRF's settings import config.api
-
-    return not_found(request)
-
+# api_urls first: it loads DRF's views before config.api, whose classes DRF's settings name (config.api alone first
+# would be imported half-way by DRF's settings).
+from config.api_urls import not_found_outside_v1
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -19,7 +16,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("api/v1/", include(("config.api_urls", "v1"), namespace="v1")),
-    re_path(r"^api/(?!v1(/|$))", api_not_found),  # /api/v2/...: a JSON 404, not an HTML page
+    re_path(r"^api/(?!v1(/|$))", not_found_outside_v1),  # /api/v2/...: a JSON 404, not an HTML page
     path("runs/", include("runs.urls")),
     path("", include("whitepaper.urls")),
 ]

@@ -7,10 +7,12 @@ A run is only a reproduction of a published number when what it measured was set
 
 from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from whitepaper.display import methodology_text
+from whitepaper.models import PublishedResult
 
 from .models import BenchmarkProfile, Tool
 from .params import thread_steps
@@ -32,10 +34,6 @@ class Plan:
 def reproduced_result(value):
     """The published row a run reproduces, from its id as typed (URL, form, API): None when empty. Raises
     ValidationError naming `reproduces` when the value is not a whole number (ASCII digits) or names no row."""
-    from django.core.exceptions import ValidationError
-
-    from whitepaper.models import PublishedResult
-
     if value in (None, ""):
         return None
     text = str(value).strip()

@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
-from whitepaper.pages import wants_partial
+from config.htmx import wants_partial
 
 from . import actions, compare, history
 from .access import ConnectionFailed, TargetAccess

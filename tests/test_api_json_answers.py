@@ -81,7 +81,7 @@ def gunicorn_server(django_db_setup, tmp_path):
             try:
                 requests.get(f"{url}{API}/vendors/", timeout=5)
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # not listening yet, or its first answer is slow
                 assert process.poll() is None, (tmp_path / "gunicorn.log").read_text()
                 subprocess.run(["sleep", "0.1"])
         yield url

@@ -1,6 +1,8 @@
-"""The runs app's modules import each other without a loop (issue 22.5): read from the tree itself, every import
-statement, at module level or inside a function, resolved to the module it loads. A function-level import of
-another runs module is refused too: it is how a loop hides."""
+"""The project's modules (runs, whitepaper, config) import each other without a loop (issues 22.5, 38.3): read from
+the tree itself, every import statement, at module level or inside a function, resolved to the module it loads. A
+function-level import of another of these modules is refused too, it is how a loop hides (Django's AppConfig.ready
+excepted: it connects signals once the apps are loaded). The layers: runs may import whitepaper and config,
+whitepaper may import config, config neither."""
 
 import ast
 from pathlib import Path
@@ -8,13 +10,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = "runs"
+PACKAGES = ["runs", "whitepaper", "config"]  # each may import only those after it
+LAYER = {package: index for index, package in enumerate(PACKAGES)}
 
 
 def modules():
-    """{dotted name: path} of the package's modules, migrations left out (Django's own graph)."""
+    """{dotted name: path} of the packages' modules, migrations left out (Django's own graph)."""
     found = {}
-    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
+    for path in sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py")):
         parts = path.relative_to(ROOT).with_suffix("").parts
         if "migrations" in parts:
             continue
@@ -29,6 +32,8 @@ def imports(name, path, known):
     is_package = path.name == "__init__.py"
     base = name.split(".") if is_package else name.split(".")[:-1]
     top_level = {id(node) for node in tree.body}
+    in_ready = {id(child) for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "ready"
+                and path.name == "apps.py" for child in ast.walk(node)}
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -44,7 +49,7 @@ def imports(name, path, known):
         else:
             continue
         for target in targets:
-            if target in known and target != name:
+            if target in known and target != name and id(node) not in in_ready:
                 found.append((target, node.lineno, id(node) in top_level or _in_module_if(tree, node)))
     return found
 
@@ -97,12 +102,24 @@ def test_a_loop_is_found():
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a"}}) is None
 
 
-def test_no_module_of_runs_imports_another_inside_a_function():
+def test_the_graph_covers_whitepaper_and_config():
+    edges = graph()
+    assert "whitepaper.queries" in {t for t, _l, _top in edges["whitepaper.models"]}
+    assert "config.pagination" in {t for t, _l, _top in edges["whitepaper.api.params"]}
+
+
+def test_no_module_imports_another_inside_a_function():
     hidden = [f"{name}:{line} imports {target}" for name, found in graph().items() for target, line, top in found if not top]
     assert hidden == []
 
 
-def test_runs_modules_import_each_other_without_a_loop():
+def test_no_module_imports_a_layer_above_its_own():
+    upward = [f"{name}:{line} imports {target}" for name, found in graph().items() for target, line, _top in found
+              if LAYER[target.split(".")[0]] < LAYER[name.split(".")[0]]]
+    assert upward == []
+
+
+def test_modules_import_each_other_without_a_loop():
     edges = {name: {target for target, _line, _top in found} for name, found in graph().items()}
     cycle = find_cycle(edges)
     if cycle:

@@ -21,7 +21,8 @@ from .filters import ExplorerFilter
 from .metrics import qps_definitions
 from .models import PublishedResult
 from .pages import family_name, origin_name
-from .queries import methodology_differences_data, to_param
+from .queries import to_param
+from .templatetags.catalogue import methodology_text
 
 # A series selection's parameters (`hot_rows`, the data size, is compare's own: not a ResultFilter filter).
 SERIES_KEYS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "latest", "hot_rows"]
@@ -236,3 +237,38 @@ def comparison(sel, baseline=0, metric="tps", internal=False):
         "statements_per_transaction": spt, "qps_definitions_differ": len(spt) > 1,
         "methodology_differences": methodology_differences_data(sorted(methodologies.values(), key=lambda m: m.slug)),
     }
+
+
+# The methodology fields a comparison checks, as `methodology_differences_data` names them.
+METHODOLOGY_DIFFERENCE_FIELDS = ["tool", "tool_version", "client", "scale", "threads", "duration"]
+
+
+def methodology_differences_data(methodologies):
+    """What differs between the methodologies behind compared numbers (besides the QPS definition,
+    which a comparison states on its own): for each field with more than one distinct stated value,
+    {"field", "label", "values" (as stated, in English), "shown" (as the pages show them, in the
+    reader's language)}. Fields: tool, tool_version, client, scale (tables x rows), threads, duration.
+    Values not stated by a document are left out, not counted as a difference."""
+    def scale(m):
+        return f"{m.tables} × {m.rows_per_table}" if m.tables and m.rows_per_table else ""
+
+    fields = [
+        ("tool", _("Tool"), lambda m: m.tool or ""),
+        ("tool_version", _("Tool version"), lambda m: m.tool_version),
+        ("client", _("Client"), lambda m: m.client),
+        ("scale", _("Tables × rows"), scale),
+        ("threads", _("Threads"), lambda m: str(m.threads) if m.threads else ""),
+        ("duration", _("Duration"), lambda m: f"{m.duration_s} s" if m.duration_s else ""),
+    ]
+    assert [f[0] for f in fields] == METHODOLOGY_DIFFERENCE_FIELDS
+    shown = {"tool": lambda m: m.get_tool_display(), "client": lambda m: methodology_text(m, "client")}
+    differences = []
+    for key, label, value in fields:
+        values = {}  # stated value -> as shown
+        for m in methodologies:
+            stated = value(m)
+            if stated and stated not in values:
+                values[stated] = shown[key](m) if key in shown else stated
+        if len(values) > 1:
+            differences.append({"field": key, "label": label, "values": list(values), "shown": list(values.values())})
+    return differences

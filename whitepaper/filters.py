@@ -16,6 +16,8 @@ from django.core.validators import MaxLengthValidator
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from config.pagination import ASCII_WHOLE_NUMBER
+
 from .metrics import METRICS_BY_NAME
 from .models import (MEMORY_RATIO_RE, Deployment, Document, Engine, Flavor, InstanceFamily,
                      Methodology, PublishedResult, Vendor, memory_ratio_q)
@@ -158,7 +160,6 @@ class SchemaMixin:
 # Numbers in a query string are written as JSON writes them: ASCII digits, no sign (a decimal may be "-0"),
 # no leading zeros, a decimal point and exponent for decimals. Python's int() and Decimal() also read "１６",
 # "١٦", "+16" and "016" as 16: a URL that names a number one way in the cache and another way in a log.
-ASCII_WHOLE_NUMBER = re.compile(r"0|[1-9][0-9]*")
 ASCII_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 

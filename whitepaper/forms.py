@@ -5,6 +5,8 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
 from .metrics import QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
+from .models import EngineVersion, PublishedResult
+from .queries import version_sort_key
 
 # Every metric a document publishes for an engine can be sized for, named as the export's columns (tps, qps,
 # tpm, ro_qps, rw_qps): PPAS and Alibaba PostgreSQL print read-only and read-write QPS only.
@@ -41,9 +43,6 @@ class SizingForm(forms.Form):
         """A version the engine has no published results for is an unknown version, and a metric no
         document publishes for the engine (and version) an unpublished metric, naming those published:
         not "no flavour reaches the target"."""
-        from .models import EngineVersion, PublishedResult
-        from .queries import version_sort_key
-
         data = super().clean()
         engine, version = data.get("engine"), data.get("version")
         if engine and version:

@@ -10,7 +10,8 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from .metrics import METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
-from .queries import DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, DocumentQuerySet, PublishedResultQuerySet, version_order_key
+from .queries import (DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, ORIGIN_INTERNAL, DocumentQuerySet, PublishedResultQuerySet,
+                      version_order_key)
 
 MEMORY_RATIO_RE = re.compile(r"^1:[1-9][0-9]*$")
 
@@ -33,7 +34,7 @@ class Deployment(models.TextChoices):
 
 class Origin(models.TextChoices):
     VENDOR = "vendor", _("Vendor-published")
-    INTERNAL = "internal", _("Internal measurement")
+    INTERNAL = ORIGIN_INTERNAL, _("Internal measurement")
 
 
 # The vendor under which runs/publish.py files this dashboard's own measurements.

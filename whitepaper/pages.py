@@ -13,6 +13,7 @@ from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import condition
 
+from config.htmx import wants_partial
 from config.language import request_language
 
 from . import display
@@ -52,13 +53,6 @@ class LocalPages:
 
 
 local_pages = LocalPages(LOCAL_PAGES)
-
-
-def wants_partial(request):
-    """An htmx request for a part of the page; a history-restore request (htmx lost its snapshot of the
-    page) gets the whole page, like a visit."""
-    htmx = getattr(request, "htmx", None)
-    return bool(htmx) and not htmx.history_restore_request
 
 
 def _has_session(request):

@@ -21,6 +21,9 @@ from django.db import models
 from django.db.models import BooleanField, Count, Expression, F, Q, Subquery, Window
 from django.db.models import CharField, OuterRef, Value
 from django.db.models.functions import Cast, Concat, LPad, Rank
+from django.utils.translation import gettext as _
+
+from . import display  # the facets' labels in the reader's language (display imports no model)
 
 # --- "Not stated" -------------------------------------------------------------------------------
 
@@ -76,6 +79,7 @@ SORTS = {
 # "Newer" between two documents: the later date, then the later slug. The one definition: in SQL
 # (NEWEST_DOCUMENT_FIRST, DOCUMENT_ORDER, `newest_rank`) and in Python (`document_newness`).
 DOCUMENTS_NEWEST_FIRST = ("-published", "-slug")
+ORIGIN_INTERNAL = "internal"  # models.Origin.INTERNAL (models imports this module, so the value is named here)
 NEWEST_DOCUMENT_FIRST = tuple(f"-table__document__{field.lstrip('-')}" for field in DOCUMENTS_NEWEST_FIRST)
 
 
@@ -213,11 +217,10 @@ class PublishedResultQuerySet(models.QuerySet):
         """What a reader sees: vendor-published results, plus internal measurements when asked."""
         if include_internal:
             return self
-        from .models import Origin, ResultTable  # models imports this module
-
+        table_model = self.model._meta.get_field("table").related_model
         # NOT IN (subquery): PostgreSQL hashes the few internal tables once and checks each row against
         # the hash, with no join, so an index walk (ordering=-tps) still stops after a page.
-        internal_tables = ResultTable.objects.order_by().filter(document__vendor__origin=Origin.INTERNAL).values("id")
+        internal_tables = table_model.objects.order_by().filter(document__vendor__origin=ORIGIN_INTERNAL).values("id")
         return self.exclude(table_id__in=internal_tables)
 
     def document_order(self):
@@ -354,10 +357,6 @@ class PublishedResultQuerySet(models.QuerySet):
     def facets(self, engine=None):
         """The values each filter can choose from among these results, from one query, labelled in the
         reader's language: {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio"}."""
-        from django.utils.translation import gettext as _
-
-        from . import display
-
         rows = (self.order_by().values_list(
             "table__document__vendor__slug", "table__document__vendor__name", "table__document__vendor__name_zh",
             "table__document__slug", "table__document__title_en", "table__document__title",
@@ -417,47 +416,3 @@ def version_order_key(version):
         return "~"
     return " ".join(f"0{int(part):012d}" if part.isdigit() else f"1{part.strip().lower()}"
                     for part in re.findall(r"\d+|\D+", version))
-
-
-# The methodology fields a comparison checks, as `methodology_differences_data` names them.
-METHODOLOGY_DIFFERENCE_FIELDS = ["tool", "tool_version", "client", "scale", "threads", "duration"]
-
-
-def methodology_differences_data(methodologies):
-    """What differs between the methodologies behind compared numbers (besides the QPS definition,
-    which a comparison states on its own): for each field with more than one distinct stated value,
-    {"field", "label", "values" (as stated, in English), "shown" (as the pages show them, in the
-    reader's language)}. Fields: tool, tool_version, client, scale (tables x rows), threads, duration.
-    Values not stated by a document are left out, not counted as a difference."""
-    from django.utils.translation import gettext as _
-
-    from .templatetags.catalogue import methodology_text  # the client as the pages show it (language, quotes marked)
-
-    def scale(m):
-        return f"{m.tables} × {m.rows_per_table}" if m.tables and m.rows_per_table else ""
-
-    fields = [
-        ("tool", _("Tool"), lambda m: m.tool or ""),
-        ("tool_version", _("Tool version"), lambda m: m.tool_version),
-        ("client", _("Client"), lambda m: m.client),
-        ("scale", _("Tables × rows"), scale),
-        ("threads", _("Threads"), lambda m: str(m.threads) if m.threads else ""),
-        ("duration", _("Duration"), lambda m: f"{m.duration_s} s" if m.duration_s else ""),
-    ]
-    assert [f[0] for f in fields] == METHODOLOGY_DIFFERENCE_FIELDS
-    shown = {"tool": lambda m: m.get_tool_display(), "client": lambda m: methodology_text(m, "client")}
-    differences = []
-    for key, label, value in fields:
-        values = {}  # stated value -> as shown
-        for m in methodologies:
-            stated = value(m)
-            if stated and stated not in values:
-                values[stated] = shown[key](m) if key in shown else stated
-        if len(values) > 1:
-            differences.append({"field": key, "label": label, "values": list(values), "shown": list(values.values())})
-    return differences
-
-
-def methodology_differences(methodologies):
-    """`methodology_differences_data` as the pages list it: [(label, [values as shown])]."""
-    return [(d["label"], d["shown"]) for d in methodology_differences_data(methodologies)]

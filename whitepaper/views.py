@@ -16,6 +16,8 @@ from django.utils.html import format_html
 from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
 
+from config.htmx import wants_partial
+
 from . import charts, display, editions
 from .export import iter_csv_lines
 from .filters import ExplorerFilter, ResultFilter, include_internal
@@ -23,7 +25,7 @@ from .forms import COMPARE_METRICS, SIZING_METRICS, SizingForm
 from .metrics import METRIC_NAMES, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL, qps_definitions
 from .freshness import catalogue_stamp
 from .models import Document, Engine, EngineVersion, Origin, PublishedResult
-from .pages import catalogue_page, cell, column_label, family_name, origin_name, wants_partial
+from .pages import catalogue_page, cell, column_label, family_name, origin_name
 from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison
 from .queries import SORTS, document_newness, version_sort_key
 from .sizing import sizing_form, smallest_flavours

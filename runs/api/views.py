@@ -23,7 +23,7 @@ from rest_framework.response import Response
 from config.api import error_body
 from config.authentication import BearerOrTokenAuthentication
 from config.permissions import MethodIsAllowed
-from whitepaper.api.pagination import CatalogPagination
+from config.pagination import CatalogPagination
 
 from .. import actions, compare, history
 from ..models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator

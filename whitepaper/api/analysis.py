@@ -12,18 +12,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api import COMMON_ERRORS, PARAMETER_ERRORS, THROTTLED
+from config.pagination import ASCII_WHOLE_NUMBER
 
-from ..compare import MAX_SELECTIONS, SERIES_KEYS, comparison
+from ..compare import MAX_SELECTIONS, METHODOLOGY_DIFFERENCE_FIELDS, SERIES_KEYS, comparison
 from ..display import data_size
-from ..filters import ASCII_DECIMAL, ASCII_WHOLE_NUMBER, StrictBooleanField
+from ..filters import ASCII_DECIMAL, StrictBooleanField
 from ..forms import COMPARE_METRICS, SIZING_METRICS
 from ..metrics import METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
 from ..models import PublishedResult
-from ..queries import METHODOLOGY_DIFFERENCE_FIELDS
 from ..sizing import sizing_filter, sizing_form, smallest_flavours
 from . import serializers as s
 from .caching import CatalogueCaching
-from .pagination import CatalogPagination
+from config.pagination import CatalogPagination
 from .params import APIResultFilter, ResultOrdering, StrictQueryBackend, check_params
 
 QPS_CAVEAT = ("The compared results count different statements per transaction in their QPS (Huawei counts "

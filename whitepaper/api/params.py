@@ -6,11 +6,12 @@ from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.exceptions import ValidationError
 from rest_framework.filters import BaseFilterBackend
 
+from config.pagination import MAX_PAGE_SIZE, positive_int_param
+
 from ..filters import ResultFilter
 from ..metrics import METRICS_BY_NAME
 from ..queries import SORTS, unknown_sort_terms
 from ..suggestions import did_you_mean
-from .pagination import MAX_PAGE_SIZE, positive_int_param
 
 ALWAYS_ALLOWED = {"format", "page", "page_size"}
 EMPTY_VALUE = "Empty value; give a value or leave the parameter out."

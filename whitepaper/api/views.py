@@ -27,7 +27,9 @@ from ..models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Me
 from . import filters as f
 from .caching import CatalogueCaching
 from . import serializers as s
-from .pagination import CatalogPagination, ResultPagination
+from config.pagination import CatalogPagination
+
+from .pagination import ResultPagination
 from .params import APIResultFilter, ResultOrdering, StrictQueryBackend
 from .renderers import ResultCSVRenderer
 
