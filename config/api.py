@@ -7,8 +7,6 @@ import math
 from django.http import Http404, JsonResponse
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import exceptions, serializers
-from rest_framework.settings import api_settings
-from rest_framework.throttling import AnonRateThrottle
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -97,23 +95,6 @@ class ContentCaching:
         response["Cache-Control"] = f"public, max-age={settings.API_CACHE_MAX_AGE}, must-revalidate"
         patch_vary_headers(response, ["Accept"])
         return get_conditional_response(request._request, etag=response["ETag"], response=response)
-
-
-class AnonReadThrottle(AnonRateThrottle):
-    """Anonymous read throttle whose rate is read from settings on each request (API_ANON_RATE via
-    REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['anon']), so a changed setting applies at once. It leaves
-    (limit, remaining, seconds to reset) on the request for `config.api_headers.APIHeadersMiddleware`."""
-
-    def get_rate(self):
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
-
-    def allow_request(self, request, view):
-        allowed = super().allow_request(request, view)
-        if getattr(self, "key", None) is not None:  # None: authenticated, not throttled here
-            remaining = max(0, self.num_requests - len(self.history))
-            reset = self.duration - (self.now - self.history[-1]) if self.history else self.duration
-            request._request.rate_limit = (self.num_requests, remaining, max(0, math.ceil(reset)))
-        return allowed
 
 
 def not_found(request, *args, **kwargs):

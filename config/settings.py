@@ -107,6 +107,12 @@ if REDIS_URL:
                           "OPTIONS": {"RETRY_AFTER": env.float("CACHE_RETRY_AFTER_SECONDS", default=5.0)}}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# The API's rate-limit counts (config/throttling.py) are shared by every server process: in Redis (the default
+# cache) when configured, else in the database's cache table (created by `manage.py createcachetable`), never in
+# one process's memory.
+API_RATE_LIMIT_CACHE = "default" if REDIS_URL else "rate_limit"
+if not REDIS_URL:
+    CACHES["rate_limit"] = {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "api_rate_limit"}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -166,8 +172,10 @@ REST_FRAMEWORK = {
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
     ],
-    "DEFAULT_THROTTLE_CLASSES": ["config.api.AnonReadThrottle"],
-    "DEFAULT_THROTTLE_RATES": {"anon": env("API_ANON_RATE", default="600/minute")},
+    # One count per client shared by every server process (config/throttling.py, the `rate_limit` cache).
+    "DEFAULT_THROTTLE_CLASSES": ["config.throttling.SharedRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"anon": env("API_ANON_RATE", default="600/minute"),
+                               "authenticated": env("API_AUTHENTICATED_RATE", default="1200/minute")},
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     # JSON bodies with a size and nesting limit (config/limits.py); form and multipart as DRF's defaults.
     "DEFAULT_PARSER_CLASSES": [

@@ -224,3 +224,91 @@ def test_the_spec_lookup_hints_too(client):
     assert response.status_code == 400
     assert response.json()["errors"] == {"engine": ["Unknown engine 'MySQL'. Did you mean 'mysql'?"],
                                          "family": ["Unknown instance family '独享型'. Did you mean 'dedicated'?"]}
+
+
+# --- Point 3: one rate-limit count per client, whatever process answers ------------------------------
+
+def _free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(params=["redis", "database"])
+def two_servers(request, transactional_db, tmp_path):
+    """Two gunicorn processes (config.gunicorn_conf, one worker each) on the test database: the rate limit's
+    count in Redis (REDIS_URL set) or, on the embedded default's configuration (no REDIS_URL), in the database's
+    cache table, created by the command scripts/dashboard.sh runs."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import requests
+    from django.db import connection
+
+    root = Path(__file__).resolve().parent.parent
+    db = connection.settings_dict
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1",
+           "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+           "API_ANON_RATE": "10/hour", "API_AUTHENTICATED_RATE": "20/hour"}
+    if request.param == "redis":
+        env["REDIS_URL"] = os.environ["REDIS_URL"]  # the test's own Redis database, cleared before each test
+    else:
+        env.pop("REDIS_URL", None)
+        env.pop("CELERY_BROKER_URL", None)
+        subprocess.run([sys.executable, "manage.py", "createcachetable"], cwd=root, env=env, check=True)
+        with connection.cursor() as cursor:
+            cursor.execute("DELETE FROM api_rate_limit")  # counts of an earlier run of this test
+    processes, urls = [], []
+    for name in ("a", "b"):
+        port = _free_port()
+        log = open(tmp_path / f"gunicorn-{name}.log", "w")
+        processes.append(subprocess.Popen(
+            [str(Path(sys.executable).parent / "gunicorn"), "-c", "python:config.gunicorn_conf", "config.wsgi:application",
+             "--bind", f"127.0.0.1:{port}", "--workers", "1", "--no-control-socket"],
+            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT))
+        urls.append(f"http://127.0.0.1:{port}")
+    try:
+        for process, url in zip(processes, urls):
+            for _ in range(600):  # poll until it answers (a page: no API count spent)
+                try:
+                    requests.get(f"{url}/accounts/login/", timeout=5)
+                    break
+                except requests.ConnectionError:
+                    assert process.poll() is None, [p.read_text() for p in tmp_path.glob("*.log")]
+                    subprocess.run(["sleep", "0.1"])
+        yield urls
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def test_the_rate_limit_is_one_count_per_client_across_processes(two_servers, operator_user, staff_user):
+    import requests
+
+    a, b = two_servers
+    anonymous = [requests.get(f"{(a, b)[i % 2]}{API}/vendors/", timeout=30) for i in range(6)]
+    assert [r.status_code for r in anonymous] == [200] * 6
+    assert {r.headers["X-RateLimit-Limit"] for r in anonymous} == {"10"}
+    # Each process answers in turn, and the one count goes down by one each time.
+    assert [int(r.headers["X-RateLimit-Remaining"]) for r in anonymous] == [9, 8, 7, 6, 5, 4]
+    assert all(0 < int(r.headers["X-RateLimit-Reset"]) <= 3600 for r in anonymous)
+
+    # A token is a client of its own (its own count, its own rate), however it is sent.
+    first, second = Token.objects.create(user=operator_user).key, Token.objects.create(user=staff_user).key
+    token_answers = [requests.get(f"{url}{API}/vendors/", headers={"Authorization": f"{scheme} {first}"}, timeout=30)
+                     for url, scheme in ((a, "Bearer"), (b, "Token"), (a, "Token"))]
+    assert [(r.headers["X-RateLimit-Limit"], r.headers["X-RateLimit-Remaining"]) for r in token_answers] == [
+        ("20", "19"), ("20", "18"), ("20", "17")]
+    other = requests.get(f"{b}{API}/vendors/", headers={"Authorization": f"Bearer {second}"}, timeout=30)
+    assert other.headers["X-RateLimit-Remaining"] == "19"
+
+    # The anonymous count went on where it was, and runs out at the advertised limit, not a multiple of it.
+    rest = [requests.get(f"{(a, b)[i % 2]}{API}/vendors/", timeout=30) for i in range(5)]
+    assert [(r.status_code, r.headers["X-RateLimit-Remaining"]) for r in rest] == [
+        (200, "3"), (200, "2"), (200, "1"), (200, "0"), (429, "0")]
+    assert int(rest[-1].headers["Retry-After"]) > 0

@@ -1,0 +1,70 @@
+"""The API's rate limit: one count per client, shared by every server process.
+
+DRF's throttles keep their history in the default cache, which on the embedded default (no REDIS_URL) is each
+gunicorn worker's own memory: with three workers a client had three counts and X-RateLimit-Remaining jumped
+about. Here the count lives in the cache named by API_RATE_LIMIT_CACHE (config/settings.py): Redis where REDIS_URL is set
+(INCR: atomic), else the database cache table (`manage.py createcachetable`, run by scripts/dashboard.sh), which every
+process shares; there two requests at the same instant may read the same count (its incr is a read and a write).
+
+A client is its token (authenticated with one: `authenticated` rate, API_AUTHENTICATED_RATE), else its user (a
+session), else its address (`anon` rate, API_ANON_RATE). A window opens at the client's first request and lasts
+the rate's period; X-RateLimit-Reset is the seconds left in it (config/api_headers.py writes the headers)."""
+
+import hashlib
+import math
+import time
+
+from django.conf import settings
+from django.core.cache import caches
+from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle
+
+PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_rate(rate):
+    """'600/minute' -> (600, 60)."""
+    count, period = rate.split("/")
+    return int(count), PERIODS[period[0]]
+
+
+class SharedRateThrottle(BaseThrottle):
+    def __init__(self):
+        self._wait = None
+
+    def client(self, request):
+        """(scope, identity) of the client: its token, its user, or its address."""
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            key = getattr(request.auth, "key", None)
+            if key:  # the token itself never reaches the cache: its digest does
+                return "authenticated", "token:" + hashlib.sha256(key.encode()).hexdigest()[:32]
+            return "authenticated", f"user:{user.pk}"
+        return "anon", "addr:" + self.get_ident(request)
+
+    def allow_request(self, request, view):
+        scope, identity = self.client(request)
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)  # read per request: a changed setting applies at once
+        if not rate:
+            return True
+        limit, period = parse_rate(rate)
+        cache = caches[settings.API_RATE_LIMIT_CACHE]
+        base = f"api-rate:{scope}:{rate}:{identity}"
+        now = time.time()
+        # The window's start, set once by whichever process sees the first request; the count is keyed by it, so
+        # a count of an ended window is never read again.
+        cache.add(f"{base}:start", now, timeout=period)
+        start = cache.get(f"{base}:start") or now
+        count_key = f"{base}:{start!r}"
+        cache.add(count_key, 0, timeout=period + 1)
+        try:
+            count = cache.incr(count_key)
+        except ValueError:  # the cache is unreachable (config.cache degrades): serve, counting nothing
+            count = 0
+        reset = max(1, math.ceil(start + period - now))
+        request._request.rate_limit = (limit, max(0, limit - count), reset)
+        self._wait = reset
+        return count <= limit
+
+    def wait(self):
+        return self._wait
