@@ -36,6 +36,9 @@ from .drivers import CA_FILE, CERT_FILE, KEY_FILE, Connection, redact
 from .workdir import TLS_DIR_PREFIX
 
 TIMEOUT_S = 5
+# Everything the dashboard asks a target outside a tool (test connection, version, round trip, settings) is given up
+# on after this long: a connection attempt's TIMEOUT_S and its few queries.
+BOUND_S = 2 * TIMEOUT_S
 TLS_MODES = ("disable", "require", "verify-ca", "verify-full")
 # File names in a tool's work directory. sysbench's MySQL driver (1.0.20) opens exactly these three
 # relative names when --mysql-ssl=on; libpq is told the same files through PGSSLROOTCERT / PGSSLCERT / PGSSLKEY.
@@ -263,6 +266,27 @@ class TargetAccess:
         if why is None or "timeout expired" in why or "timed out" in why:
             return f"got no answer within {timeout_s:g} s"
         return why
+
+    def bounded(self, call, timeout_s=BOUND_S):
+        """call() in a thread of its own, given up after timeout_s with ConnectionFailed ("got no answer within 10 s"):
+        libpq has no read timeout, so a server frozen (SIGSTOP) or cut off after the connection was made would hold
+        the caller as long as TCP waits. The abandoned thread is a daemon; its connection goes with the process."""
+        outcome = {}
+
+        def attempt():
+            try:
+                outcome["value"] = call()
+            except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=attempt, name="perfdash-bounded", daemon=True)
+        thread.start()
+        thread.join(timeout_s)
+        if thread.is_alive():
+            raise ConnectionFailed(f"{self.describe()} got no answer within {timeout_s:g} s")
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
 
     def round_trip(self, queries=ROUND_TRIP_QUERIES):
         """The client-to-target round trip: the median of `queries` trivial queries on one connection, in ms."""

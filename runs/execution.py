@@ -121,8 +121,8 @@ class Execution:
             raise SetupFailed(str(exc)) from None
         if self.lead:
             try:
-                server = self.access.server_version()
-                round_trip = self.access.round_trip()
+                server = self.access.bounded(self.access.server_version)
+                round_trip = self.access.bounded(self.access.round_trip)
             except ConnectionFailed as exc:
                 raise SetupFailed(f"Cannot connect to {self.access.describe()}: {exc}") from None
             run.beat(tool_version=tool_version, server_version=server, round_trip=round_trip,
@@ -187,14 +187,21 @@ class Execution:
             actions.start_cleanup(run)
         if not self.cancelled and run.cancel_is_requested():
             self.cancelled, self.cancelled_during = True, self.where()
-        not_dropped = ""  # why the cleanup did not drop the tables: then they are named on the run for "drop them"
-        for step in cleanup:
-            outcome = self.run_step(step, env, workdir, stoppable=False)
-            if outcome.returncode != 0 or outcome.stopped:
+        # Why the cleanup did not drop the tables (then they are named on the run for "drop them"). A target that
+        # stopped answering gets none (a cancelled run's, here); one that stops answering during it is given up on
+        # as in every other phase (should_stop_cleanup), never waited for as the tool would wait.
+        not_dropped = f"cleanup skipped: {self.silent}" if self.silent else ""
+        for step in [] if not_dropped else cleanup:
+            outcome = self.run_step(step, env, workdir, should_stop=self.should_stop_cleanup)
+            if outcome.stopped == "cancelled":  # stopped by us: the target does not answer
+                not_dropped = f"cleanup stopped: {self.silent}"
+            elif outcome.returncode != 0 or outcome.stopped:
                 why, _summary = judge_step(self.driver, step, outcome, self.time_limit(step), self.secrets)
                 not_dropped = why or f"cleanup failed: exit status {outcome.returncode}"
+            if not_dropped:
                 if not reason and not self.cancelled:
                     reason = not_dropped
+                break
         self.tables_dropped = bool(cleanup) and not not_dropped
         remove_files(self.disk_files)
         self.flush(force=True)
@@ -235,7 +242,7 @@ class Execution:
             return step.duration_s + settings.RUNS_TIME_MARGIN_SECONDS
         return settings.RUNS_PREPARE_TIME_LIMIT_SECONDS
 
-    def run_step(self, step, env, workdir, stoppable=True):
+    def run_step(self, step, env, workdir, should_stop=None):
         self.step = step
         self.step_started = time.monotonic()
         self.add_log(f"$ {redact(shlex.join(step.argv), self.secrets)}")
@@ -244,7 +251,7 @@ class Execution:
             self.team.wait_for_start()  # last thing before the tool starts: nothing of ours delays it
         outcome = run_command(
             step.argv, env_extra=env, cwd=workdir, time_limit_s=self.time_limit(step), on_line=self.on_line,
-            should_stop=self.should_stop if stoppable else None, on_tick=self.tick, secret_files=self.secret_files,
+            should_stop=should_stop or self.should_stop, on_tick=self.tick, secret_files=self.secret_files,
             on_start=self.on_tool_start,
         )
         self.progress_at = 0.0  # no tool: a wait at the barrier or for the other clients' reports is no stall
@@ -275,6 +282,7 @@ class Execution:
             # after the tool's first error, with that error (should_stop).
             self.first_error, self.first_error_at = redact(line.strip(), self.secrets), time.monotonic()
         if step.phase not in MEASURED:
+            self.progress_at = time.monotonic()  # prepare, reset, cleanup: any line is progress
             return
         sample = self.driver.parse_interval(line, stream, threads=step.threads, interval_s=self.run.params["report_interval_s"])
         if sample:
@@ -300,25 +308,35 @@ class Execution:
             self.stop_cause = self.team.problem()
         return self.cancelled or bool(self.stop_cause)
 
+    def should_stop_cleanup(self):
+        """The cleanup is not cancellable (a cancelled run drops its tables too), but a target that stops answering is
+        given up on, as in every phase: its tables are then named for a later drop."""
+        return bool(self.silent) or self.target_went_silent(time.monotonic())
+
     def target_went_silent(self, now):
-        """No transaction reported for RUNS_STALL_SECONDS (at least two report intervals) in a measured step: does the
-        target still answer a new connection? A server that answers is stalled by its own work (locks, a checkpoint)
-        and the step goes on; one that does not is gone (a network cut or a frozen host gives the tool no error: it
-        waits, as TCP does, for many minutes)."""
+        """In any step of a tool: no transaction reported (a measured step; at least two report intervals) or no line
+        at all (reset, prepare, cleanup) for RUNS_STALL_SECONDS: does the target still answer a new connection? A
+        server that answers is busy with its own work (locks, a checkpoint, loading a large table) and the step goes
+        on; one that does not is gone (a network cut or a frozen host gives the tool no error: it waits, as TCP does,
+        for many minutes)."""
         step = self.step
-        if step is None or step.phase not in MEASURED or not self.progress_at:
+        if step is None or not self.progress_at:
             return False
         quiet = now - self.progress_at
-        if quiet < max(settings.RUNS_STALL_SECONDS, 2 * self.run.params["report_interval_s"]):
+        measured = step.phase in MEASURED
+        if quiet < (max(settings.RUNS_STALL_SECONDS, 2 * self.run.params["report_interval_s"]) if measured
+                    else settings.RUNS_STALL_SECONDS):
             return False
         why = self.access.unanswered(settings.RUNS_STALL_PROBE_SECONDS)
         if not why:
             self.progress_at = time.monotonic()
             if self.stall_noted != step:  # once a step: a long pgbench -v vacuum would say it every few seconds
                 self.stall_noted = step
-                self.add_log(f"[dashboard] no transaction for {quiet:.0f} s, but the target answers a new connection: going on")
+                self.add_log(f"[dashboard] {'no transaction' if measured else 'no output'} for {quiet:.0f} s, but the target "
+                             "answers a new connection: going on")
             return False
-        self.silent = f"the target stopped answering: no transaction for {quiet:.0f} s, and a new connection {why}"
+        self.silent = (f"the target stopped answering: {'no transaction' if measured else 'no output'} for {quiet:.0f} s, "
+                       f"and a new connection {why}")
         self.add_log(redact(f"[dashboard] {self.silent}: stopping the tool", self.secrets))
         return True
 
@@ -371,14 +389,17 @@ class Execution:
     def record_fingerprint(self, tool_version_text):
         """The client host and the server's settings, once, before the first step."""
         fields = {"client_info": sampling.client_info(tool_version_text)}
-        try:
+        def read_settings():
             probe = self.open_probe()
             try:
-                found = probe.settings()
+                return probe.settings()
             finally:
                 probe.close()
+
+        try:
+            found = self.access.bounded(read_settings)
             fields.update(server_settings=found, server_settings_hash=sampling.settings_hash(found))
-        except sampling.ProbeFailed as exc:
+        except (sampling.ProbeFailed, ConnectionFailed) as exc:
             self.add_log(redact(f"[dashboard] could not read the server's settings: {exc}", self.secrets))
         self.run.beat(**fields)
 

@@ -98,7 +98,8 @@ def target_test(request, pk):
     """'Test connection': read the server version with the stored password; answers the htmx partial."""
     target = get_object_or_404(Target, pk=pk)
     try:
-        found = TargetAccess.of(target).check()
+        access = TargetAccess.of(target)
+        found = access.bounded(access.check)  # a frozen server: "got no answer within 10 s", not a hung request
         target.server_version = found["version"]
         target.version_checked_at = timezone.now()
         target.save(update_fields=["server_version", "version_checked_at"])

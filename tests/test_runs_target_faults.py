@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import tempfile
+import time
 from pathlib import Path
 
 import psycopg
@@ -153,4 +154,59 @@ def test_a_killed_pool_process_leaves_no_client_key_on_disk(servers, fault_worke
     wait_for(lambda: not key_files(worker_tmp), timeout=60, message="no TLS file left 60 s after the pool process died")
     run = wait_final(run_id, timeout=60)
     assert run.state == RunState.FAILED and "died" in run.reason
+    assert not tools_of(worker_tmp, run_id)
+
+
+def freeze(servers, engine, sig=signal.SIGSTOP):
+    """SIGSTOP (or SIGCONT) the whole server: its postmaster or mariadbd and every backend (one process group)."""
+    os.killpg(servers.procs["mariadb" if engine == "mysql" else "postgresql"].pid, sig)
+
+
+# Big enough that the prepare step lasts seconds here (pgbench -i scale 20: 2M rows; sysbench 2 x 300,000 rows).
+SLOW_PREPARE = [("postgresql", "pgbench-tpcb-quick", {"scale": 20}, PGBENCH_TABLES),
+                ("mysql", "sysbench-oltp-rw-mysql-quick", {"tables": 2, "rows_per_table": 300_000}, ["sbtest1", "sbtest2"])]
+
+
+def preparing(worker_tmp, run_id):
+    """The prepare step's tool is running (pgbench -i without -I; sysbench ... prepare)."""
+    return any(argv[-1] == "prepare" or ("-i" in argv and "-I" not in argv) for _, argv in tools_of(worker_tmp, run_id))
+
+
+@pytest.mark.parametrize("engine,profile,overrides,tables", SLOW_PREPARE, ids=["pgbench", "sysbench-mysql"])
+def test_a_target_frozen_during_prepare_fails_the_run_within_15_s_naming_its_tables(
+        servers, fault_worker, worker_tmp, committed, operator_api, engine, profile, overrides, tables):
+    run_id = launch(operator_api, make_target(servers, engine), profile, duration_s=3, threads=2, **overrides)
+    wait_for(lambda: preparing(worker_tmp, run_id), timeout=120, interval=0.05, message="the prepare step")
+    freeze(servers, engine)
+    frozen_at = time.monotonic()
+    try:
+        run = wait_final(run_id, timeout=60)
+        took = time.monotonic() - frozen_at
+    finally:
+        freeze(servers, engine, signal.SIGCONT)
+    assert run.state == RunState.FAILED, run.reason
+    assert took < 15, took
+    assert "prepare failed: the target stopped answering: no output for 3 s, and a new connection got no answer" in run.reason
+    assert run.leftover_tables == tables
+    assert not tools_of(worker_tmp, run_id)
+
+
+@pytest.mark.parametrize("engine,profile,overrides,tables", SLOW_PREPARE, ids=["pgbench", "sysbench-mysql"])
+def test_cancel_during_prepare_takes_effect_within_10_s_when_the_cleanup_cannot_reach_the_target(
+        servers, fault_worker, worker_tmp, committed, operator_api, engine, profile, overrides, tables):
+    run_id = launch(operator_api, make_target(servers, engine), profile, duration_s=3, threads=2, **overrides)
+    wait_for(lambda: preparing(worker_tmp, run_id), timeout=120, interval=0.05, message="the prepare step")
+    freeze(servers, engine)  # the cleanup that follows the cancel meets a frozen server
+    try:
+        assert operator_api.post(f"/api/v1/runs/{run_id}/cancel/").status_code == 202
+        asked_at = time.monotonic()
+        run = wait_final(run_id, timeout=60)
+        took = time.monotonic() - asked_at
+    finally:
+        freeze(servers, engine, signal.SIGCONT)
+    assert run.state == RunState.CANCELLED, run.reason
+    assert took < 10, took
+    assert run.reason.startswith("Cancelled while preparing (loading the tables)")
+    assert "its tables could not be dropped (cleanup stopped: the target stopped answering" in run.reason
+    assert run.leftover_tables == tables
     assert not tools_of(worker_tmp, run_id)
