@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "config.language.LanguageParamMiddleware",
     # Repeated anonymous catalogue pages from memory, like WhiteNoise for static files (whitepaper/pages.py).
     "whitepaper.pages.CataloguePageMiddleware",
+    "whitepaper.pages.PageGZipMiddleware",  # inside the page memory: it keeps the gzipped bytes it sends
     "corsheaders.middleware.CorsMiddleware",
     "config.api_headers.APIHeadersMiddleware",  # before sessions: rate-limit headers, no Vary: Cookie for anonymous API answers
     "django.contrib.sessions.middleware.SessionMiddleware",
