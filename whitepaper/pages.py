@@ -165,7 +165,7 @@ class CataloguePageMiddleware:
 
 
 class PageGZipMiddleware(GZipMiddleware):
-    """gzip for the anonymous catalogue pages when the client asks (the 2023 document page: 213 KB, about 20 KB
+    """gzip for the anonymous catalogue pages when the client asks (the 2023 document page: 217,816 bytes, 20,547
     gzipped), inside CataloguePageMiddleware so each process compresses a page once and keeps the bytes it sends.
 
     BREACH needs a secret of the reader's in a compressed body beside input an attacker reflects into it. These
