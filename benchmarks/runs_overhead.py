@@ -8,8 +8,8 @@ Redis). Each round runs it by hand twice (A, B) and through the dashboard once (
 every 6 rounds (a Williams design, so what one run leaves for the next falls on every side alike). Reports the
 TPS of each, and the dashboard's ratio to by hand (target >= 0.97). During those rounds nobody watches the
 dashboard's run (WATCH=none: this script reads its state from the database every 2 s, or a quarter of a shorter
-step), as nobody watches the tool run by hand; WATCH=page watches it as an open run page does (samples and server samples through the API
-every second, the status and report partials every 2 s), which measures what a viewer costs on top: on this
+step), as nobody watches the tool run by hand; WATCH=page watches it as an open run page does (its one update stream:
+GET ?part=live once a report interval, following the URL each answer gives), which measures what a viewer costs on top: on this
 machine the web server shares the 2 cores with the tool and the database under test. One dashboard run per
 workload before the counted rounds warms the worker up
 (a long-lived worker has its connections and imports) and polls every 20 ms to time how long after the worker
@@ -46,8 +46,10 @@ Uses its own database perfdash_runs_bench (PostgreSQL) and Redis db 11.
 """
 
 import atexit
+import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -73,7 +75,7 @@ SCRIPTS = ROOT / "runs" / "drivers" / "scripts"
 TLS = os.environ.get("TLS") == "1"
 # How often a dashboard run is looked at, by how it is watched (see dashboard()); WATCH picks it for the counted runs.
 # Unwatched, every 2 s, or often enough to see a short step's samples arrive at least twice (the CPU window).
-POLL_S = {"fast": 0.02, "none": min(2.0, SECONDS / 4), "page": 1.0}
+POLL_S = {"fast": 0.02, "none": min(2.0, SECONDS / 4), "page": 1.0}  # page: the quick profiles' report interval
 WATCH = os.environ.get("WATCH", "none")
 if WATCH not in ("none", "page"):
     sys.exit(f"WATCH={WATCH!r}: expected none (nobody watches the counted dashboard runs) or page (as an open run page does)")
@@ -255,31 +257,35 @@ def main():
                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     time.sleep(4)
 
+    def page_live_url(html):
+        """The URL the run page's #run-live asks next (None once the run has ended)."""
+        found = re.search(r'<div id="run-live"[^>]*hx-get="([^"]+)"', html)
+        return found and found.group(1).replace("&amp;", "&")
+
     def dashboard(target, profile, sizes, watch):
         """One dashboard run, watched as `watch` says: "fast" (the API every 20 ms, to time how soon a sample is
         visible), "none" (nobody watching: its samples and state read from the database every 2 s, as cheaply as
-        can be) or "page" (as an open run page watches it: samples and server samples through the API every
-        second, the status and report partials every 2 s)."""
+        can be) or "page" (as an open run page watches it: its one update stream, the page's #run-live asking
+        ?part=live once a report interval and following the URL each answer gives)."""
         pids = worker_pids(worker.pid)
         response = api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": {
             "threads": THREADS, "duration_s": SECONDS, **sizes}}, format="json")
         assert response.status_code == 201, response.content
-        run_id, after, server_after, seen, window, page_at = response.json()["id"], 0, 0, {}, [], 0.0
-        page_url = Run.objects.get(pk=run_id).get_absolute_url()
+        run_id, after, seen, window = response.json()["id"], 0, {}, []
+        live_url = page_live_url(api.get(Run.objects.get(pk=run_id).get_absolute_url()).content.decode()) if watch == "page" else None
         while True:
             if watch == "none":
                 new = list(Sample.objects.filter(run_id=run_id, id__gt=after).values_list("id", flat=True))
                 state = Run.objects.filter(pk=run_id).values_list("state", flat=True).get()
+            elif watch == "page":
+                html = api.get(live_url, HTTP_HX_REQUEST="true").content.decode()
+                data = json.loads(re.search(r'<script id="run-live-data" type="application/json">(.*?)</script>', html, re.S).group(1))
+                new = [sample["id"] for sample in data["samples"]]
+                state = re.search(r'id="run-status" data-final="\w+" data-state="(\w+)"', html).group(1)
+                live_url = page_live_url(html) or live_url
             else:
                 body = api.get(f"/api/v1/runs/{run_id}/samples/?after={after}").json()
                 new, state = [sample["id"] for sample in body["results"]], body["state"]
-            if watch == "page":
-                body = api.get(f"/api/v1/runs/{run_id}/server-samples/?after={server_after}").json()
-                server_after = max([server_after] + [sample["id"] for sample in body["results"]])
-                if time.monotonic() - page_at >= 2:
-                    page_at = time.monotonic()
-                    for part in ("status", "report"):
-                        assert api.get(f"{page_url}?part={part}", HTTP_HX_REQUEST="true").status_code == 200
             now = time.time()
             for sample_id in new:
                 seen[sample_id] = now

@@ -53,8 +53,8 @@ class APIJSONErrorsMiddleware:
 
 class APIGZipMiddleware(GZipMiddleware):
     """gzip for JSON and CSV under /api/ when the client asks (Accept-Encoding: gzip): an 81 KB page of results
-    is about 4 KB. Only the API: HTML pages carry CSRF tokens, which compression next to reflected input
-    would expose (BREACH); the API's answers hold no secret of the caller."""
+    is about 4 KB. The API's answers hold no secret of the caller. (Anonymous catalogue pages: PageGZipMiddleware,
+    whitepaper/pages.py, which says why that is safe from BREACH.)"""
 
     def process_response(self, request, response):
         if not is_api(request):

@@ -45,19 +45,22 @@ INSTALLED_APPS = [
     "runs",
 ]
 
+# What each one costs per request: benchmarks/middleware_cost.py (its output: benchmarks/middleware_cost.out.txt).
 MIDDLEWARE = [
-    "config.request_id.RequestIdMiddleware",  # outermost: X-Request-ID on every answer
+    "django.middleware.security.SecurityMiddleware",  # nosniff, HSTS, SSL redirect: static files too
+    # Static files answered before the rest of the stack, as WhiteNoise's documentation places it.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.request_id.RequestIdMiddleware",  # X-Request-ID on every answer of Django's (pages, API, errors, 304s)
     "config.api_responses.APIJSONErrorsMiddleware",  # any error under /api/ that is not JSON becomes JSON
     "config.api_responses.APIGZipMiddleware",  # gzip under /api/ when asked
-    "django.middleware.security.SecurityMiddleware",
     "config.limits.APIBodyLimitMiddleware",  # JSON 413 for an oversized API body, before anything reads it
-    "whitenoise.middleware.WhiteNoiseMiddleware",
     # request.htmx: the one way to know a request is htmx (and a history restore, which gets the whole page).
     "django_htmx.middleware.HtmxMiddleware",
     # ?lang= in a URL: taken out of request.GET and remembered in the cookie (config/language.py).
     "config.language.LanguageParamMiddleware",
     # Repeated anonymous catalogue pages from memory, like WhiteNoise for static files (whitepaper/pages.py).
     "whitepaper.pages.CataloguePageMiddleware",
+    "whitepaper.pages.PageGZipMiddleware",  # inside the page memory: it keeps the gzipped bytes it sends
     "corsheaders.middleware.CorsMiddleware",
     "config.api_headers.APIHeadersMiddleware",  # before sessions: rate-limit headers, no Vary: Cookie for anonymous API answers
     "django.contrib.sessions.middleware.SessionMiddleware",

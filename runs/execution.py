@@ -21,13 +21,12 @@ from django.utils.translation import gettext as _
 from . import actions, insight, leftovers, sampling
 from .access import ConnectionFailed, TargetAccess, Unsupported
 from .drivers import NotRunnable, get_driver, judge_step, redact
-from .models import RunState, ServerSample
+from .models import MAX_LOG_CHARS, RunState, ServerSample
 from .multiclient import HOST
 from .runner import run_command
 from .workdir import remove_files, run_workdir, write_private_files
 
 log = logging.getLogger(__name__)
-MAX_LOG_CHARS = 1_000_000
 MEASURED = ("warmup", "run")
 
 
@@ -64,6 +63,7 @@ class Execution:
         self.secret_files = {}  # never on disk: the runner hands each one to the tool through a pipe
         self.disk_files = []  # TLS material the tool reads from its work directory
         self.log_lines = []
+        self.log_written = 0  # how many of log_lines the lead has appended to the run's log
         self.log_dirty = False
         self.last_flush = self.last_beat = self.last_cancel_check = 0.0
         self.cancelled = False
@@ -94,6 +94,7 @@ class Execution:
         try:
             env, steps = self.set_up(workdir)
         except SetupFailed as exc:
+            self.flush(force=True)
             return self.team.give_up(self, str(exc))
         reason, summaries = self.measure(steps, env, workdir)
         if not self.lead:
@@ -370,10 +371,12 @@ class Execution:
     def flush(self, force=False, **fields):
         now = time.monotonic()
         if self.log_dirty and (force or now - self.last_flush >= settings.RUNS_LOG_FLUSH_SECONDS):
-            text = "\n".join(self.log_lines)
-            if len(text) > MAX_LOG_CHARS:
-                text = "[… earlier output dropped …]\n" + text[-MAX_LOG_CHARS:]
-            fields["log"] = text
+            if self.lead:  # the new lines only: the run's log is appended, never rewritten
+                self.run.append_log(self.log_lines[self.log_written:])
+                self.log_written = len(self.log_lines)
+            else:
+                text = "\n".join(self.log_lines)
+                fields["log"] = "[… earlier output dropped …]\n" + text[-MAX_LOG_CHARS:] if len(text) > MAX_LOG_CHARS else text
             self.log_dirty = False
             self.last_flush = now
         if fields or now - self.last_beat >= settings.RUNS_HEARTBEAT_SECONDS:

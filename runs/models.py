@@ -536,6 +536,8 @@ class Run(models.Model):
                 if unless is not None:
                     moving = moving.filter(~Exists(unless))
                 moved = moving.update(state=to, **fields)
+                if moved and to in FINAL_STATES:
+                    self.seal_log()  # in the same transaction: an ended run is never seen without its log
         except IntegrityError:  # another run of the target is active: this one keeps waiting
             return False
         self.refresh_from_db()
@@ -548,6 +550,44 @@ class Run(models.Model):
 
     def beat(self, **fields):
         Run.objects.filter(pk=self.pk).update(heartbeat_at=timezone.now(), **fields)
+
+    # --- the log: appended while the run is live, one text once it has ended ------------------------
+    def append_log(self, lines):
+        """The worker's new log lines, as one row (a live run's log is appended, never rewritten)."""
+        if lines:
+            LogChunk.objects.create(run_id=self.pk, text="".join(f"{line}\n" for line in lines))
+
+    def seal_log(self):
+        """As the run ends (Run.transition): its log's rows become Run.log in one write (its last MAX_LOG_CHARS)."""
+        chunks = list(LogChunk.objects.filter(run_id=self.pk).values_list("id", "text"))
+        if not chunks:
+            return
+        log = Run.objects.filter(pk=self.pk).values_list("log", flat=True).get()
+        text = (log + "\n" if log else "") + "".join(t for _, t in chunks).removesuffix("\n")
+        if len(text) > MAX_LOG_CHARS:
+            text = "[… earlier output dropped …]\n" + text[-MAX_LOG_CHARS:]
+        Run.objects.filter(pk=self.pk).update(log=text)
+        LogChunk.objects.filter(run_id=self.pk, id__lte=chunks[-1][0]).delete()
+
+    def log_tail(self, lines=40):
+        """(the log's last `lines` lines, the id of the last row read: 0 for an ended run's Run.log)."""
+        if self.is_final:
+            return "\n".join(self.log.splitlines()[-lines:]), 0
+        chunks = list(LogChunk.objects.filter(run_id=self.pk).order_by("-id").values_list("id", "text")[:lines])
+        text = "".join(t for _, t in reversed(chunks))
+        return "".join(f"{line}\n" for line in text.splitlines()[-lines:]), chunks[0][0] if chunks else 0
+
+    def log_after(self, chunk_id):
+        """(the log's lines written after row `chunk_id`, the last row's id)."""
+        chunks = list(LogChunk.objects.filter(run_id=self.pk, id__gt=chunk_id).values_list("id", "text"))
+        return "".join(t for _, t in chunks), chunks[-1][0] if chunks else chunk_id
+
+    @property
+    def full_log(self):
+        """The whole log so far: Run.log once the run has ended, its rows while it is live."""
+        if self.is_final:
+            return self.log
+        return self.log + "".join(LogChunk.objects.filter(run_id=self.pk).values_list("text", flat=True)).removesuffix("\n")
 
     def cancel_is_requested(self):
         return Run.objects.filter(pk=self.pk).values_list("cancel_requested", flat=True).first() is not False
@@ -735,6 +775,20 @@ class ServerSample(models.Model):
 
     def __str__(self):
         return f"run {self.run_id} step {self.step} server t={self.t}"
+
+
+MAX_LOG_CHARS = 1_000_000  # an ended run's log keeps its last million characters (the final reports are last)
+
+
+class LogChunk(models.Model):
+    """New lines of a live run's log, one row per write of the worker (about one a second): appended, so a
+    30-minute run does not rewrite its whole log every second. Run.seal_log makes them Run.log when it ends."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="log_chunks")
+    text = models.TextField(help_text=_("Whole lines, each ending with a newline, password removed."))
+
+    class Meta:
+        ordering = ["id"]
 
 
 class ClientState(models.TextChoices):

@@ -136,7 +136,7 @@ def run_record(run):
         "samples": [{f: getattr(s, f) for f in SAMPLE_FIELDS} for s in run.samples.all()],
         "server_samples": [{**{f: getattr(s, f) for f in SERVER_FIELDS}, "sampled_at": _iso(s.sampled_at), "counters": s.counters}
                            for s in run.server_samples.all()],
-        "log": run.log,
+        "log": run.full_log,
         "origin": {"schedule": {"id": schedule.pk, "name": schedule.name, "cron": schedule.cron, "repeats": schedule.repeats}
                    if schedule else None,
                    "requested_by": run.requested_by.get_username() if run.requested_by_id else None,

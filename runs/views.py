@@ -1,8 +1,10 @@
 """Staff pages for targets and runs. Anonymous users are sent to the login page; logged-in users who
 are neither staff nor benchmark operators get 403. Every change is a POST with CSRF."""
 
+import hashlib
 import json
 from functools import wraps
+from urllib.parse import urlencode
 
 import django_filters
 from django import forms
@@ -28,7 +30,7 @@ from .insight import CLIENT_BOUND_CPU_PCT, OTHER_LOAD_TOLERANCE_PCT
 from .leftovers import drop_leftovers
 from .models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
 from .params import NAMES as PARAMETER_NAMES
-from .params import PARAMETERS, thread_steps
+from .params import PARAMETERS, client_count, thread_steps
 from .publish import publish_preview, publish_run, retract_run
 from .record import csv_response, json_response
 from .reproduce import (
@@ -210,7 +212,33 @@ def _run_form_initial(request, plan, engine):
 
 
 def _run_context(run):
+    """Everything the run page shows: its status, its set-up, its results and the log's tail."""
+    log_tail, log_after = run.log_tail()
+    return {**_status_context(run), **_setup_context(run), **_results_context(run), "log_tail": log_tail,
+            "log_after": log_after}
+
+
+def _status_context(run):
+    """The status part: phase, headline, progress, what the run waits for, its repeats and warnings."""
     percent, eta = run.progress()
+    measured = run.summary or {}
+    return {"run": run, "percent": percent, "eta": eta, "best_step": _best_step(run), "client_bound_pct": f"{CLIENT_BOUND_CPU_PCT:g}",
+            "waiting_for": run.waiting_for if run.state == RunState.QUEUED else None,
+            "summary_threads": measured.get("threads") or (run.params or {}).get("threads"),
+            "other_load": run.other_load, "other_load_tolerance": f"{OTHER_LOAD_TOLERANCE_PCT:g}",
+            "repeat": _repeat_context(run)}
+
+
+def _setup_context(run):
+    """The set-up part: parameters, where it ran, the server's settings (set once, at the start)."""
+    steps = thread_steps(run.params or {})
+    return {"run": run, "parameters": run_parameters(run), "server_settings": sorted((run.server_settings or {}).items()),
+            "client_heavy": bool(run.client_cores) and max(s or 0 for s in steps) > 4 * run.client_cores}
+
+
+def _results_context(run):
+    """The results part: the tool's final report, the clients, latency and evidence per step, published against
+    measured (each step's part appears as the step ends, the summary when the run does)."""
     measured = run.summary or {}
     comparison = differences = None
     if run.reproduces_id and measured.get("tps") is not None:
@@ -222,11 +250,6 @@ def _run_context(run):
         ]
     if run.reproduces_id:
         differences = methodology_differences(run)
-    steps = thread_steps(run.params or {})
-    client_heavy = bool(run.client_cores) and max(s or 0 for s in steps) > 4 * run.client_cores
-    best_step = None
-    if len(measured.get("steps") or []) > 1:
-        best_step = max(measured["steps"], key=lambda s: s.get("tps") or 0)
     insight_steps = (run.insight or {}).get("steps") or []
     # The tools' own transaction counts; a run recorded before they were kept shows the logged count when
     # every transaction was logged, else none (a sample's count is not the run's).
@@ -236,15 +259,66 @@ def _run_context(run):
     all_steps_transactions = sum(counts) if counts and None not in counts else None
     insight_steps = [{**s, "shown_transactions": c} for s, c in zip(insight_steps, counts)]
     histogram = ((run.insight or {}).get("latency") or {}).get("histogram") or []
-    return {"run": run, "percent": percent, "eta": eta, "comparison": comparison, "client_heavy": client_heavy,
-            "insight_steps": insight_steps, "all_steps_transactions": all_steps_transactions, "histogram_json": json.dumps(histogram),
-            "server_settings": sorted((run.server_settings or {}).items()), "client_bound_pct": f"{CLIENT_BOUND_CPU_PCT:g}",
+    return {"run": run, "best_step": _best_step(run), "comparison": comparison, "insight_steps": insight_steps,
+            "all_steps_transactions": all_steps_transactions, "histogram_json": json.dumps(histogram),
             "differences": differences, "faithful": is_faithful(differences) if differences else None,
-            "waiting_for": run.waiting_for if run.state == RunState.QUEUED else None, "best_step": best_step,
-            "summary_threads": measured.get("threads") or (run.params or {}).get("threads"),
-            "parameters": run_parameters(run), "other_load": run.other_load,
-            "other_load_tolerance": f"{OTHER_LOAD_TOLERANCE_PCT:g}", "log_tail": "\n".join(run.log.splitlines()[-40:]),
-            "repeat": _repeat_context(run), "client_rows": client_rows(run)}
+            "client_rows": client_rows(run)}
+
+
+def _best_step(run):
+    """A sweep's step with the highest TPS (its report is the summary); None for a single step."""
+    steps = (run.summary or {}).get("steps") or []
+    return max(steps, key=lambda s: s.get("tps") or 0) if len(steps) > 1 else None
+
+
+def _setup_key(run):
+    """What the set-up part shows that changes while a run is live (it is re-sent only when this changes)."""
+    return _key(run.worker, run.client_host, run.client_cores, run.tool_version, run.server_version, run.tls,
+                run.round_trip, bool(run.client_info), run.server_settings_hash)
+
+
+def _results_key(run):
+    """What the results part shows that changes while a run is live: a step ending, the run ending, its clients."""
+    clients = list(run.clients.values_list("index", "state", "host")) if client_count(run.params or {}) > 1 else []
+    return _key(run.state, run.step, len((run.insight or {}).get("steps") or []), bool(run.summary),
+                run.published_result_id, run.retracted_at, clients)
+
+
+def _key(*values):
+    return hashlib.sha256(repr(values).encode()).hexdigest()[:12]
+
+
+def _live_context(run, request):
+    """The run page's one update stream: every report interval, one request that brings the status, the new
+    samples of both charts, the log's new lines, and the set-up or results part only when they changed."""
+    cursors = {name: int(request.GET.get(name, "")) if request.GET.get(name, "").isdigit() else 0
+               for name in ("after", "server_after", "log_after")}
+    samples = list(run.samples.filter(id__gt=cursors["after"]).values(*LIVE_SAMPLE_FIELDS))
+    server_samples = list(run.server_samples.filter(id__gt=cursors["server_after"]).values(*LIVE_SERVER_SAMPLE_FIELDS))
+    if run.is_final:  # the whole tail once (the live rows became Run.log when it ended)
+        log_append, log_after = None, 0
+    else:
+        log_append, log_after = run.log_after(cursors["log_after"])
+    context = {**_status_context(run), "live": {"samples": samples, "server_samples": server_samples}, "oob": True,
+               "log_append": log_append, "setup_key": _setup_key(run), "results_key": _results_key(run)}
+    if run.is_final:
+        context["log_tail"] = run.log_tail()[0]
+    if context["setup_key"] != request.GET.get("setup"):
+        context.update(_setup_context(run), setup_changed=True)
+    if context["results_key"] != request.GET.get("results"):
+        context.update(_results_context(run), results_changed=True)
+    context["live_query"] = _live_query(run, samples, server_samples, log_after, context, cursors)
+    return context
+
+
+def _live_query(run, samples, server_samples, log_after, keys, cursors):
+    return urlencode({"part": "live", "after": samples[-1]["id"] if samples else cursors["after"],
+                      "server_after": server_samples[-1]["id"] if server_samples else cursors["server_after"],
+                      "log_after": log_after, "setup": keys["setup_key"], "results": keys["results_key"]})
+
+
+LIVE_SAMPLE_FIELDS = ("id", "step", "warmup", "t", "threads", "tps", "qps", "latency_p95_ms", "latency_avg_ms")
+LIVE_SERVER_SAMPLE_FIELDS = ("id", "step", "warmup", "t", "server_tps", "running", "buffer_hit_pct", "client_cpu_pct")
 
 
 def _repeat_context(run):
@@ -285,13 +359,29 @@ def _get_run(pk):
                                    "published_result__table__document", "retracted_by", "other_load_acknowledged_by"), pk=pk)
 
 
+def _get_live_run(pk):
+    """The run as a live poll reads it: the row without its ended log, settings and command lines (read only when
+    the part that shows them is sent), and only the relations every answer uses (a twelve-table join cost each
+    poll about 50 ms of the database's time on this machine)."""
+    return get_object_or_404(Run.objects.defer("log", "command_line", "server_settings").select_related("target", "profile"),
+                             pk=pk)
+
+
 @operator_required
 def run_detail(request, pk):
-    run = _get_run(pk)
-    context = _run_context(run)
-    context["may_change"] = may_change(request.user, run)
+    """The run page; its htmx parts: `live` (the page's one update stream, _live_context) and `status`."""
     part = request.GET.get("part") if _htmx(request) else None
-    template = f"runs/run_detail.html#{part}" if part in ("status", "report") else "runs/run_detail.html"
+    run = _get_live_run(pk) if part == "live" else _get_run(pk)
+    if part == "live":
+        context = _live_context(run, request)
+        template = "runs/run_detail.html#live"
+    else:
+        context = _run_context(run)
+        context.update(setup_key=_setup_key(run), results_key=_results_key(run))
+        context["live_query"] = urlencode({"part": "live", "setup": context["setup_key"],
+                                           "results": context["results_key"], "log_after": context["log_after"]})
+        template = "runs/run_detail.html#status" if part == "status" else "runs/run_detail.html"
+    context["may_change"] = may_change(request.user, run)
     return render(request, template, context)
 
 

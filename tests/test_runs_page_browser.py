@@ -5,13 +5,14 @@ PERFDASH_SCREENSHOTS=1 also writes docs/screenshots/run-sweep-*.png."""
 
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from runs.models import RunState
+from runs.models import LogChunk, Run, RunState
 
 from .runs_support import (
     make_targets, make_user, wait_final,
@@ -158,4 +159,57 @@ def test_run_page_live_and_finished_with_evidence(committed, worker, live_server
     page.wait_for_function("() => Number(document.getElementById('evidence-chart').dataset.samples) > 0")
     assert page.evaluate(NO_OVERFLOW), page.evaluate("() => document.documentElement.scrollWidth")
     _shot(page, f"{name.replace('-live', '')}-finished-390.png")
+    context.close()
+
+
+def test_watching_a_live_run_costs_one_request_per_report_interval(committed, worker, live_server, browser):
+    """Issue 39.4: a live run's page makes one request per report interval (the status, both charts' new samples
+    and the log's new lines in one answer), an opened "Server settings" stays open, and the worker appends the log
+    rather than rewriting it; once the run ends the log is one text again."""
+    targets = make_targets()
+    staff = make_user("live-watcher", staff=True)
+    api = APIClient()
+    api.force_authenticate(staff)
+    interval = 2
+    response = api.post("/api/v1/runs/", {"target": targets["postgresql"].pk, "profile": "pgbench-ro-quick",
+                                          "overrides": {"duration_s": 24, "threads": 2, "report_interval_s": interval}},
+                        format="json")
+    assert response.status_code == 201, response.content
+    run_id = response.json()["id"]
+    context, page = _page_for(browser, live_server, staff)
+    page.goto(f"{live_server.url}/runs/{run_id}/")
+    page.wait_for_function("() => document.getElementById('run-state').textContent === 'running'"
+                           " && Number(document.getElementById('run-chart').dataset.samples) >= 1", timeout=60_000)
+    page.wait_for_selector("#run-settings-details")
+    page.click("#run-settings-details summary")
+    assert page.evaluate("() => document.getElementById('run-settings-details').open")
+
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    start = time.monotonic()
+    chunks_before = list(LogChunk.objects.filter(run_id=run_id).values_list("id", "text"))
+    log_before = len(page.inner_text("#run-log"))
+    x0 = page.evaluate("() => Math.max(...Chart.getChart('run-chart').data.datasets[0].data.map(p => p.x))")
+    # Watch ten seconds of the run (by the tool's own clock on the chart).
+    page.wait_for_function(f"() => Math.max(...Chart.getChart('run-chart').data.datasets[0].data.map(p => p.x)) >= {x0 + 10}",
+                           timeout=60_000)
+    seconds = time.monotonic() - start
+    watched = list(requests)
+    assert Run.objects.get(pk=run_id).state == RunState.RUNNING  # still live at the end of the window
+    assert page.evaluate("() => document.getElementById('run-settings-details').open"), "the opened settings closed"
+    assert all(f"/runs/{run_id}/?part=live" in url for url in watched), watched
+    assert 3 <= len(watched) <= seconds // interval + 1, (len(watched), seconds, watched)
+    # The log: new rows appended, the earlier ones untouched; the page appended the new lines to what it showed.
+    chunks_after = list(LogChunk.objects.filter(run_id=run_id).values_list("id", "text"))
+    assert chunks_after[:len(chunks_before)] == chunks_before and len(chunks_after) > len(chunks_before)
+    assert Run.objects.get(pk=run_id).log == ""
+    assert len(page.inner_text("#run-log")) > log_before
+
+    run = wait_final(run_id, timeout=120)
+    assert run.state == RunState.SUCCEEDED, run.reason
+    assert "".join(t for _, t in chunks_after) in run.log + "\n" and not LogChunk.objects.filter(run_id=run_id).exists()
+    page.wait_for_function("() => document.getElementById('run-status').dataset.final === 'true'")
+    page.wait_for_selector("#summary-tps")
+    assert page.inner_text("#summary-tps") == f"{run.summary['tps']:.2f}"
+    assert page.evaluate("() => document.getElementById('run-settings-details').open")
     context.close()

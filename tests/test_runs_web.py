@@ -376,3 +376,52 @@ def test_compare_leaves_out_a_latency_measured_wrong(client, operator_user, pg_t
     row = html.split(f'<tr data-run="{broken.pk}"', 1)[1].split("</tr>", 1)[0]
     assert "0.001" not in row and "latency not to be trusted" in row  # not a "-97 %" against the baseline
     assert "0.031" in html.split(f'<tr data-run="{good.pk}"', 1)[1].split("</tr>", 1)[0]
+
+
+def test_the_live_part_sends_what_changed_since_the_page_had_it(client, operator_user, pg_target, profiles,
+                                                                 django_assert_max_num_queries):
+    """Issue 39.4: the run page's one update stream. Each answer brings the status, the samples and log lines after
+    the page's cursors, and the set-up or results part only when they changed; an ended run's answer ends the stream
+    and carries the whole tail of its log, now one text."""
+    run = make_run(pg_target, profiles["pgbench-ro-quick"], operator_user, state=RunState.RUNNING, step=1,
+                   server_settings={"max_connections": "100"}, server_settings_hash="ab" * 32)
+    Sample.objects.bulk_create([Sample(run=run, t=i, threads=2, tps=100 + i) for i in range(3)])
+    run.append_log(["line 1", "line 2"])
+    client.force_login(operator_user)
+    page = client.get(f"/runs/{run.pk}/").content.decode()
+    assert "line 1\nline 2" in page and 'id="run-settings-details" hx-preserve' in page
+    assert "hx-trigger=\"every" not in page  # no other poller on the page
+
+    def live(url):
+        with django_assert_max_num_queries(9):
+            answer = client.get(url, HTTP_HX_REQUEST="true")
+        assert answer.status_code == 200
+        html = answer.content.decode()
+        data = re.search(r'<script id="run-live-data" type="application/json">(.*?)</script>', html, re.S)
+        following = re.search(r'<div id="run-live"[^>]*hx-get="([^"]+)"', html)
+        return html, json.loads(data.group(1)), following and following.group(1).replace("&amp;", "&")
+
+    first_url = re.search(r'<div id="run-live"[^>]*hx-get="([^"]+)"[^>]*hx-trigger="load"', page, re.S).group(1).replace("&amp;", "&")
+    html, data, url = live(first_url)
+    assert [s["tps"] for s in data["samples"]] == [100, 101, 102]
+    assert 'id="run-status" data-final="false" data-state="running" hx-swap-oob="true"' in html
+    assert 'id="run-setup"' not in html and 'id="run-results"' not in html and 'id="run-log"' not in html
+    assert "delay:1s" in html and len(html) < 4000  # the run's report interval; a small answer
+
+    Sample.objects.create(run=run, t=3, threads=2, tps=103)
+    run.append_log(["line 3"])
+    html, data, url = live(url)
+    assert [s["tps"] for s in data["samples"]] == [103]
+    assert '<pre id="run-log" hx-swap-oob="beforeend">line 3\n</pre>' in html
+    assert 'id="run-setup"' not in html and 'id="run-results"' not in html
+
+    Run.objects.filter(pk=run.pk).update(step=2)  # the next step: the results part is sent again, the set-up is not
+    html, data, url = live(url)
+    assert data["samples"] == [] and 'id="run-results" hx-swap-oob="true"' in html and 'id="run-setup"' not in html
+
+    assert actions.start_cleanup(run) and actions.succeed(run, {"tps": 101.5})
+    run.refresh_from_db()
+    assert run.log == "line 1\nline 2\nline 3" and not run.log_chunks.exists()
+    html, data, url = live(url)
+    assert url is None and '<pre class="log" id="run-log" hx-swap-oob="true">line 1\nline 2\nline 3</pre>' in html
+    assert 'data-final="true"' in html and 'id="run-results" hx-swap-oob="true"' in html

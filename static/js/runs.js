@@ -1,4 +1,4 @@
-// Run page: live chart of the run's samples, fetched incrementally from the API (?after=<last id>).
+// Run page: live chart of the run's samples, as the page's one update stream brings them (init, below).
 // x = seconds since the step started (as the tool prints it); one series per step and metric, so the
 // steps of a sweep overlay instead of running into each other. TPS, QPS and p95 latency each have
 // their own axis (QPS is ~20x TPS: on one axis TPS would be drawn flat).
@@ -19,11 +19,6 @@
   // Interface text from Django's JavaScript catalogue (base.html), English when it is missing.
   var gettext = window.gettext || function (s) { return s; };
   var interpolate = window.interpolate || function (s, args) { return s.replace("%s", args[0]); };
-
-  function isFinal() {
-    var status = document.getElementById("run-status");
-    return status && status.dataset.final === "true";
-  }
 
   // Server-side evidence: the server's TPS against the tool's, running threads, buffer hit ratio and the
   // client host's CPU, per step, on the tool chart's time axis (seconds since the step started).
@@ -69,32 +64,23 @@
         chart.update();
       }, 0);
     }
-    var after = 0, total = 0;
+    var total = 0;
     var count = document.getElementById("server-sample-count");
-    function poll() {
-      var finalBefore = isFinal();
-      fetch(d.serverSamplesUrl + "?after=" + after, { credentials: "same-origin", headers: { Accept: "application/json" } })
-        .then(function (r) { return r.ok ? r.json() : { results: [] }; })
-        .then(function (body) {
-          body.results.forEach(function (s) {
-            after = Math.max(after, s.id);
-            if (s.warmup) return;
-            var ds = datasetsFor(s.step);
-            if (s.server_tps !== null) ds.server.data.push({ x: s.t, y: s.server_tps });
-            if (s.running !== null) ds.running.data.push({ x: s.t, y: s.running });
-            if (s.buffer_hit_pct !== null) ds.hit.data.push({ x: s.t, y: s.buffer_hit_pct });
-            if (s.client_cpu_pct !== null) ds.cpu.data.push({ x: s.t, y: s.client_cpu_pct });
-            total += 1;
-          });
-          if (body.results.length) redraw();
-          if (count) count.textContent = interpolate(gettext("%s server samples"), [total]);
-          canvas.dataset.samples = String(total);
-          if (!finalBefore || body.results.length) setTimeout(poll, 1000);
-        })
-        .catch(function () { setTimeout(poll, 3000); });
+    function add(samples) {
+      samples.forEach(function (s) {
+        if (s.warmup) return;
+        var ds = datasetsFor(s.step);
+        if (s.server_tps !== null) ds.server.data.push({ x: s.t, y: s.server_tps });
+        if (s.running !== null) ds.running.data.push({ x: s.t, y: s.running });
+        if (s.buffer_hit_pct !== null) ds.hit.data.push({ x: s.t, y: s.buffer_hit_pct });
+        if (s.client_cpu_pct !== null) ds.cpu.data.push({ x: s.t, y: s.client_cpu_pct });
+        total += 1;
+      });
+      if (samples.length) redraw();
+      if (count) count.textContent = interpolate(gettext("%s server samples"), [total]);
+      canvas.dataset.samples = String(total);
     }
-    poll();
-    return { addToolSample: function (s) { datasetsFor(s.step).tool.data.push({ x: s.t, y: s.tps }); redraw(); } };
+    return { add: add, addToolSample: function (s) { datasetsFor(s.step).tool.data.push({ x: s.t, y: s.tps }); redraw(); } };
   }
 
   function histogramChart(canvas) {
@@ -146,33 +132,25 @@
     }
     var count = document.getElementById("sample-count");
     var total = 0;
-    function poll() {
-      var finalBefore = isFinal();
-      fetch(url + "?after=" + after, { credentials: "same-origin", headers: { Accept: "application/json" } })
-        .then(function (r) { return r.ok ? r.json() : { results: [] }; })
-        .then(function (body) {
-          body.results.forEach(function (s) {
-            after = Math.max(after, s.id);
-            if (s.warmup) return;
-            var ds = datasetsFor(s.step, s.threads);
-            ds.tps.data.push({ x: s.t, y: s.tps });
-            if (s.qps !== null) ds.qps.data.push({ x: s.t, y: s.qps });
-            var ms = s.latency_p95_ms !== null ? s.latency_p95_ms : s.latency_avg_ms;
-            if (ms !== null) ds.p95.data.push({ x: s.t, y: ms });
-            if (evidence) evidence.addToolSample(s);
-            total += 1;
-          });
-          chart.data.datasets.forEach(function (ds) { if (!ds.data.length) ds.hidden = true; else ds.hidden = false; });
-          // An axis only for what was measured: pgbench prints no QPS, so its runs have no QPS axis.
-          chart.options.scales.qps.display = chart.data.datasets.some(function (ds) { return ds.yAxisID === "qps" && ds.data.length; });
-          if (body.results.length) chart.update();
-          if (count) count.textContent = interpolate(gettext("%s samples"), [total]);
-          canvas.dataset.samples = String(total);
-          if (!finalBefore || body.results.length) setTimeout(poll, 1000);
-        })
-        .catch(function () { setTimeout(poll, 3000); });
+    function add(samples) {
+      samples.forEach(function (s) {
+        if (s.warmup) return;
+        var ds = datasetsFor(s.step, s.threads);
+        ds.tps.data.push({ x: s.t, y: s.tps });
+        if (s.qps !== null) ds.qps.data.push({ x: s.t, y: s.qps });
+        var ms = s.latency_p95_ms !== null ? s.latency_p95_ms : s.latency_avg_ms;
+        if (ms !== null) ds.p95.data.push({ x: s.t, y: ms });
+        if (evidence) evidence.addToolSample(s);
+        total += 1;
+      });
+      chart.data.datasets.forEach(function (ds) { ds.hidden = !ds.data.length; });
+      // An axis only for what was measured: pgbench prints no QPS, so its runs have no QPS axis.
+      chart.options.scales.qps.display = chart.data.datasets.some(function (ds) { return ds.yAxisID === "qps" && ds.data.length; });
+      if (samples.length) chart.update();
+      if (count) count.textContent = interpolate(gettext("%s samples"), [total]);
+      canvas.dataset.samples = String(total);
     }
-    poll();
+    return { add: add };
   }
 
   function sweepChart(canvas) {
@@ -186,21 +164,39 @@
     });
   }
 
+  // The log keeps its last lines on the page (the whole log is in the export).
+  var LOG_LINES = 400;
+
+  // The page's one update stream: each answer of #run-live (templates/runs/run_detail.html, one request per
+  // report interval) carries the new samples of both charts; the status, set-up, results and the log's new
+  // lines arrive beside it as htmx out-of-band swaps.
   function init() {
     if (!window.Chart) return;
     var ev = document.getElementById("evidence-chart");
     var evidence = ev ? evidenceChart(ev) : null;
     var canvas = document.getElementById("run-chart");
-    if (canvas) runChart(canvas, evidence);
-    var sweep = document.getElementById("sweep-chart");
-    if (sweep) sweepChart(sweep);
-    var hist = document.getElementById("latency-histogram");
-    if (hist) histogramChart(hist);
-    document.body.addEventListener("htmx:afterSwap", function () {
+    var tool = canvas ? runChart(canvas, evidence) : null;
+    function drawStatic() {
       var s = document.getElementById("sweep-chart");
       if (s && !s._chart) sweepChart(s);
       var h = document.getElementById("latency-histogram");
       if (h && !h._chart) histogramChart(h);
+    }
+    drawStatic();
+    document.body.addEventListener("htmx:afterSettle", function () {
+      var data = document.getElementById("run-live-data");
+      if (data && !data._read) {
+        data._read = true;
+        var live = JSON.parse(data.textContent);
+        if (evidence) evidence.add(live.server_samples);
+        if (tool) tool.add(live.samples);
+      }
+      var log = document.getElementById("run-log");
+      if (log) {
+        var lines = log.textContent.split("\n");
+        if (lines.length > LOG_LINES + 1) log.textContent = lines.slice(-LOG_LINES - 1).join("\n");
+      }
+      drawStatic();
     });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
