@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
+from . import stats as uncertainty
 from .models import FINAL_STATES, Run, RunState
 from .params import thread_steps
 
@@ -62,10 +63,18 @@ def judge(tps, earlier):
 
 
 def stats(values):
-    """n, mean and sample standard deviation (None with fewer than 2 values) of TPS values, rounded as shown."""
+    """n, mean, sample standard deviation and the mean's 95 % interval (runs.stats.series_interval; None with fewer
+    than 2 values) of TPS values, rounded as shown."""
     values = [v for v in values if v is not None]
+    interval = uncertainty.series_interval(values)
     return {"n": len(values), "mean": round(statistics.fmean(values), 2) if values else None,
-            "stdev": round(statistics.stdev(values), 2) if len(values) > 1 else None}
+            "stdev": round(statistics.stdev(values), 2) if len(values) > 1 else None,
+            "ci_low": round(interval.low, 2) if interval else None, "ci_high": round(interval.high, 2) if interval else None}
+
+
+def group_spread(values, run_ids):
+    """A repeat group's spread as a published row carries it: its runs, n, mean, standard deviation, interval."""
+    return {"runs": run_ids, **stats(values), "method": uncertainty.SERIES_T}
 
 
 def earlier_results(run, until, exclude):
