@@ -28,6 +28,7 @@ from .params import thread_steps
 
 log = logging.getLogger(__name__)
 BAND_SIGMAS = 2
+NOISE_METHOD = "band of the earlier results: mean +- 2 sample standard deviations"
 
 
 def series_runs(target_id, profile_id, params=None):
@@ -57,9 +58,10 @@ def judge(tps, earlier):
     low, high = mean - BAND_SIGMAS * stdev, mean + BAND_SIGMAS * stdev
     change = 100.0 * (tps - median) / median if median else None
     regression = bool(median) and tps < median * (1 - threshold / 100) and tps < low
+    # Beyond noise: outside the earlier results' band. Inside it the change is not told as a number but as "within noise".
     return {**out, "median": round(median, 2), "mean": round(mean, 2), "stdev": round(stdev, 2),
             "band": [round(low, 2), round(high, 2)], "change_pct": round(change, 1) if change is not None else None,
-            "regression": regression}
+            "beyond_noise": not low <= tps <= high, "noise_method": NOISE_METHOD, "regression": regression}
 
 
 def stats(values):

@@ -440,6 +440,7 @@ def run_compare(request):
     data = compare.compare(runs, base_index)
     return render(request, "runs/run_compare.html", {
         "runs": runs, "data": data, "base": runs[base_index], "rows": list(zip(runs, data["results"])),
+        "folded_count": sum(d["folded"] for d in data["differences"]),
         "chart": {"samples": compare.samples(runs), "by_threads": data["by_threads"], "base": data["base"]},
     })
 
