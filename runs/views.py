@@ -265,6 +265,8 @@ def run_parameters(run):
     for name, label in labels:
         if name not in params or params[name] in (None, "", []):
             continue
+        if name == "threads" and params.get("thread_sweep"):
+            continue  # a sweep runs its own thread counts: the profile's single count is not run
         value = params[name]
         if isinstance(value, bool):
             value = _("on") if value else _("off")
