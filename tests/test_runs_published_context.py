@@ -169,3 +169,28 @@ def test_identical_set_ups_share_a_methodology_and_any_difference_separates_them
     methodologies = [Run.objects.get(pk=r.pk).published_result.table.methodology_id for r in runs]
     assert methodologies[0] == methodologies[1]
     assert len(set(methodologies[1:])) == len(runs) - 1
+
+
+@pytest.mark.django_db
+def test_a_published_repeat_carries_its_groups_spread(client, staff_user, profiles):
+    from runs.models import RepeatGroup
+
+    from .test_runs_trust import make_target
+
+    quick = profiles[PROFILE]
+    target = make_target("maria", "mysql", vcpus=2, memory_gb=4)
+    group = RepeatGroup.objects.create(count=3)
+    runs = [Run.objects.create(target=target, profile=quick, params=quick.resolve({}), state=RunState.SUCCEEDED,
+                               repeat_group=group, repeat_index=i, server_version="10.11.19-MariaDB", tool_version="1.0.20",
+                               summary={"tps": tps, "qps": tps * 20, "threads": 2})
+            for i, tps in enumerate((300.0, 330.0, 360.0), start=1)]
+    client.force_login(staff_user)
+    assert client.post(f"/runs/{runs[1].pk}/publish/").status_code == 302
+    row = Run.objects.get(pk=runs[1].pk).published_result
+    # 300, 330, 360: mean 330, sd 30, 95 % interval 330 +- 4.303 x 30 / sqrt(3) = 330 +- 74.53.
+    repeats = APIClient().get(f"/api/v1/results/{row.pk}/").json()["repeats"]
+    assert repeats == {"runs": [r.pk for r in runs], "n": 3, "mean": 330.0, "stdev": 30.0, "ci_low": 255.47,
+                       "ci_high": 404.53, "method": "Student's t over the runs"}
+    page = client.get(row.table.document.get_absolute_url()).content.decode()
+    cells = re.search(rf'<tr data-result="{row.pk}">(.*?)</tr>', page, re.S).group(1)
+    assert "repeat group of 3 runs: mean 330.0, standard deviation 30.0" in cells
