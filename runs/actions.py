@@ -9,9 +9,9 @@ than its state, are runs/publish.py's publish_run and retract_run."""
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from . import history
+from . import history, stats
 from .access import TargetAccess
-from .models import ACTIVE_STATES, ClientState, Run, RunClient, RunState
+from .models import ACTIVE_STATES, ClientState, Run, RunClient, RunState, Sample
 
 MAX_REASON_CHARS = 5000
 
@@ -32,8 +32,28 @@ def start_cleanup(run):
 
 
 def succeed(run, summary):
-    """The run measured what it was asked to: its summary is stored and it is judged against its series."""
-    return _end(run, RunState.SUCCEEDED, summary=summary)
+    """The run measured what it was asked to: its summary is stored, each step's TPS with its 95 % interval from
+    its own interval samples (runs/stats.py, batch means), and it is judged against its series."""
+    return _end(run, RunState.SUCCEEDED, summary=with_intervals(run, summary))
+
+
+def with_intervals(run, summary):
+    """The summary with `tps_ci` (runs.stats.Interval as a dict, or None: too few samples) on each step and on the
+    step at its top (the best step of a sweep)."""
+    if not summary:
+        return summary
+    per_step = {}
+    for step, tps in Sample.objects.filter(run=run, warmup=False).order_by("step", "t", "id").values_list("step", "tps"):
+        per_step.setdefault(step, []).append(tps)
+
+    def interval(step):
+        found = stats.batch_means(per_step.get(step or 1, []))
+        return found.as_dict() if found else None
+
+    summary = {**summary, "tps_ci": interval(summary.get("step"))}
+    if summary.get("steps"):
+        summary["steps"] = [{**s, "tps_ci": interval(s.get("step"))} for s in summary["steps"]]
+    return summary
 
 
 def fail(run, reason, **fields):

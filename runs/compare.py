@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from . import stats
 from .models import Run, RunState, Sample
 from .params import thread_steps
 
@@ -73,6 +74,7 @@ class Aspect:
     group: str  # parameter, run, server_setting, client, target
     label: str
     values: list = field(default_factory=list)
+    folded: bool = False  # a server setting only some of the servers have (another engine or version): folded on the page
 
     @property
     def differs(self):
@@ -97,10 +99,16 @@ def aspects(runs):
     add("server_version", "run", gettext_lazy("server version"), lambda r: r.server_version)
     add("server_settings_hash", "run", gettext_lazy("server settings (sha256)"), lambda r: r.server_settings_hash[:12])
     names = sorted(set().union(*[(r.server_settings or {}).keys() for r in runs]))
+    settings_rows = []
     for name in names:
         values = [(r.server_settings or {}).get(name) for r in runs]
         if len({str(v) for v in values}) > 1:
-            rows.append(Aspect(f"setting:{name}", "server_setting", name, [_show(v) for v in values]))
+            on_every_server = all(name in (r.server_settings or {}) for r in runs if r.server_settings)
+            settings_rows.append(Aspect(f"setting:{name}", "server_setting", name, [_show(v) for v in values],
+                                        folded=not on_every_server))
+    # Settings every server has, with different values, first; those only some servers have (hundreds when the
+    # engines differ) after them, folded.
+    rows.extend(sorted(settings_rows, key=lambda a: a.folded))
     add("client_host", "client", gettext_lazy("client host"), lambda r: r.client_host)
     add("client_cores", "client", gettext_lazy("client cores"), lambda r: r.client_cores)
     add("client_cpu", "client", gettext_lazy("client CPU"), lambda r: (r.client_info or {}).get("cpu_model"))
@@ -116,10 +124,20 @@ def pct(value, base):
     return round(100.0 * (float(value) - float(base)) / float(base), 1)
 
 
-def _step_tps(run):
-    """{threads: TPS} as the tool reported each step."""
+def _steps(run):
+    """{threads: the step's summary} as the tool reported each step (with its interval, runs/actions.py)."""
     steps = (run.summary or {}).get("steps") or ([run.summary] if (run.summary or {}).get("tps") is not None else [])
-    return {s.get("threads") or (run.params or {}).get("threads"): s.get("tps") for s in steps}
+    return {s.get("threads") or (run.params or {}).get("threads"): s for s in steps}
+
+
+def noise_verdict(base_ci, other_ci, value, base_value):
+    """The % of `value` against `base_value` and whether it is beyond noise (runs/stats.py difference: the 95 %
+    interval of the difference, Welch's t on the two runs' batch means, excludes 0). `verdict`: "beyond_noise",
+    "within_noise" or "unknown" (a run with too few samples for an interval)."""
+    diff = stats.difference(stats.Interval.from_dict(base_ci), stats.Interval.from_dict(other_ci))
+    out = {"pct": pct(value, base_value), "difference": diff.as_dict() if diff else None}
+    out["verdict"] = "unknown" if diff is None else "beyond_noise" if diff.beyond_noise else "within_noise"
+    return out
 
 
 def _trusted_latency(run):
@@ -135,17 +153,43 @@ def results(runs, base_index):
     per_run = []
     for run in runs:
         summary, lat = run.summary or {}, _trusted_latency(run)
+        noise = noise_verdict(base_summary.get("tps_ci"), summary.get("tps_ci"), summary.get("tps"), base_summary.get("tps"))
         per_run.append({
             "run": run.pk, "state": run.state, "is_base": run is base, "tps": summary.get("tps"), "qps": summary.get("qps"),
+            "tps_ci": summary.get("tps_ci"), "tps_noise": None if run is base else noise,
             "p95_ms": lat.get("p95_ms"), "tps_pct": pct(summary.get("tps"), base_summary.get("tps")),
             "qps_pct": pct(summary.get("qps"), base_summary.get("qps")), "p95_pct": pct(lat.get("p95_ms"), base_latency.get("p95_ms")),
             "client_bound": run.client_bound, "latency_caveat": run.latency_caveat,
         })
-    step_tps = [_step_tps(r) for r in runs]
-    counts = sorted({t for s in step_tps for t in s if t is not None})
-    by_threads = [{"threads": t, "runs": [{"run": r.pk, "tps": s.get(t), "tps_pct": pct(s.get(t), step_tps[base_index].get(t))}
-                                          for r, s in zip(runs, step_tps)]} for t in counts]
+    steps = [_steps(r) for r in runs]
+    counts = sorted({t for s in steps for t in s if t is not None})
+    by_threads = []
+    for t in counts:
+        base_step = steps[base_index].get(t) or {}
+        cells = []
+        for r, s in zip(runs, steps):
+            step = s.get(t) or {}
+            noise = noise_verdict(base_step.get("tps_ci"), step.get("tps_ci"), step.get("tps"), base_step.get("tps"))
+            cells.append({"run": r.pk, "tps": step.get("tps"), "tps_pct": noise["pct"], "tps_ci": step.get("tps_ci"),
+                          "tps_noise": None if r is runs[base_index] or not step else noise})
+        by_threads.append({"threads": t, "runs": cells})
     return per_run, by_threads
+
+
+def warnings(runs):
+    """What makes a % between these runs something other than a change of one set-up: other engines, other tools."""
+    found = []
+    engines = {r.target.get_engine_display() for r in runs}
+    if len(engines) > 1:
+        found.append({"key": "engines", "message": _(
+            "These runs measured different engines (%(engines)s): their numbers are not one set-up's change, and the "
+            "server settings are another engine's.") % {"engines": ", ".join(sorted(map(str, engines)))}})
+    tools = {r.profile.tool for r in runs}
+    if len(tools) > 1:
+        found.append({"key": "tools", "message": _(
+            "These runs used different tools (%(tools)s), whose transactions are different work: TPS is not "
+            "comparable between them.") % {"tools": ", ".join(sorted(tools))}})
+    return found
 
 
 def samples(runs):
@@ -170,7 +214,9 @@ def compare(runs, base_index):
         "runs": [{"id": r.pk, "target": r.target.name, "profile": r.profile.slug, "state": r.state,
                   "finished_at": r.finished_at, "threads": thread_steps(r.params or {})} for r in runs],
         "base": runs[base_index].pk,
-        "differences": [{"key": a.key, "group": a.group, "label": a.label, "values": a.values} for a in rows if a.differs],
+        "warnings": warnings(runs), "noise_method": stats.WELCH_BATCH_MEANS,
+        "differences": [{"key": a.key, "group": a.group, "label": a.label, "values": a.values, "folded": a.folded}
+                        for a in rows if a.differs],
         "same": [{"key": a.key, "group": a.group, "label": a.label, "value": a.values[0]} for a in rows if not a.differs],
         "results": per_run, "by_threads": by_threads,
         "unfinished": [r.pk for r in runs if r.state != RunState.SUCCEEDED],

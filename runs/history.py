@@ -22,11 +22,13 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
+from . import stats as uncertainty
 from .models import FINAL_STATES, Run, RunState
 from .params import thread_steps
 
 log = logging.getLogger(__name__)
 BAND_SIGMAS = 2
+NOISE_METHOD = "band of the earlier results: mean +- 2 sample standard deviations"
 
 
 def series_runs(target_id, profile_id, params=None):
@@ -56,16 +58,25 @@ def judge(tps, earlier):
     low, high = mean - BAND_SIGMAS * stdev, mean + BAND_SIGMAS * stdev
     change = 100.0 * (tps - median) / median if median else None
     regression = bool(median) and tps < median * (1 - threshold / 100) and tps < low
+    # Beyond noise: outside the earlier results' band. Inside it the change is not told as a number but as "within noise".
     return {**out, "median": round(median, 2), "mean": round(mean, 2), "stdev": round(stdev, 2),
             "band": [round(low, 2), round(high, 2)], "change_pct": round(change, 1) if change is not None else None,
-            "regression": regression}
+            "beyond_noise": not low <= tps <= high, "noise_method": NOISE_METHOD, "regression": regression}
 
 
 def stats(values):
-    """n, mean and sample standard deviation (None with fewer than 2 values) of TPS values, rounded as shown."""
+    """n, mean, sample standard deviation and the mean's 95 % interval (runs.stats.series_interval; None with fewer
+    than 2 values) of TPS values, rounded as shown."""
     values = [v for v in values if v is not None]
+    interval = uncertainty.series_interval(values)
     return {"n": len(values), "mean": round(statistics.fmean(values), 2) if values else None,
-            "stdev": round(statistics.stdev(values), 2) if len(values) > 1 else None}
+            "stdev": round(statistics.stdev(values), 2) if len(values) > 1 else None,
+            "ci_low": round(interval.low, 2) if interval else None, "ci_high": round(interval.high, 2) if interval else None}
+
+
+def group_spread(values, run_ids):
+    """A repeat group's spread as a published row carries it: its runs, n, mean, standard deviation, interval."""
+    return {"runs": run_ids, **stats(values), "method": uncertainty.SERIES_T}
 
 
 def earlier_results(run, until, exclude):

@@ -2,6 +2,8 @@
 to the run (Run.published_result, a one-to-one). It then appears in the pages and API like any row."""
 
 import datetime
+import hashlib
+import json
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.core.exceptions import ValidationError
@@ -22,8 +24,10 @@ from whitepaper.models import (
     Vendor,
 )
 
+from . import history
 from .access import short_version
-from .models import Run
+from .models import Run, Tool
+from .params import thread_steps
 
 DOCUMENT_SLUG = "internal-measurements"
 
@@ -69,20 +73,10 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
                   "published": datetime.date.today(), "language": "en",
                   "notes": "Results measured with this dashboard's benchmark runs; each row links to its run."},
     )
-    methodology, _created = Methodology.objects.get_or_create(
-        slug=f"internal-{profile.slug}",
-        defaults={"document": document, "name": profile.name, "tool": profile.tool, "tool_version": run.tool_version,
-                  "workload": profile.workload, "tables": run.params.get("tables"), "rows_per_table": run.params.get("rows_per_table"),
-                  "threads": run.params.get("threads"), "duration_s": run.params.get("duration_s"),
-                  "report_interval_s": run.params.get("report_interval_s"),
-                  "statements_per_transaction": 20 if profile.tool == "sysbench" else summary.get("statements_per_transaction"),
-                  "parameters": {k: v for k, v in run.params.items() if v not in (None, [], "")},
-                  "description": profile.description},
-    )
-    label = f"{profile.name} · {target.get_engine_display()}"
+    methodology = _methodology_for(run, document)
     table, created = ResultTable.objects.get_or_create(
-        document=document, label=label,
-        defaults={"methodology": methodology, "columns": ["flavor", "vcpus", "memory_gb", "tps", "qps"],
+        document=document, methodology=methodology,
+        defaults={"label": _table_label(run, methodology), "columns": ["flavor", "vcpus", "memory_gb", "tps", "qps"],
                   "position": (document.tables.aggregate(m=Max("position"))["m"] or 0) + 1,
                   "section": "Benchmark runs"},
     )
@@ -96,6 +90,7 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
         engine_version=engine_version, flavor=flavor, deployment="",
         tps=_two(summary.get("tps")), qps=_two(summary.get("qps")),
         printed={k: f"{_two(summary[k])}" for k in ("tps", "qps") if summary.get(k) is not None},
+        measurement=measurement_context(run, acknowledged_by=user),
     )
     run.published_result = result
     fields = ["published_result"]
@@ -120,8 +115,105 @@ def retract_run(run_id, *, user, reason):
     run.retracted_by = user
     run.retraction_reason = reason.strip()
     run.save(update_fields=["published_result", "retracted_at", "retracted_by", "retraction_reason"])
+    table = result.table
     result.delete()  # whitepaper.freshness bumps the catalogue stamp: pages and ETags change at once
+    # Its last row gone, the table and its set-up's methodology go too: the document shows no empty block.
+    if not table.results.exists():
+        methodology = table.methodology
+        table.delete()
+        if methodology.slug.startswith("internal-") and not methodology.result_tables.exists():
+            methodology.delete()
     return run
+
+
+def measurement_setup(run):
+    """The set-up of what a published row of this run reports, as {key: value shown}: the tool and its version,
+    the workload, the threads of the step it publishes (a sweep's best step, saying so), duration, data size,
+    server version, TLS, client hosts and round trip. The one definition used by the row's methodology (its
+    content is the methodology's key), the public record page and the API."""
+    params, summary, profile = run.params or {}, run.summary or {}, run.profile
+    steps = thread_steps(params)
+    setup = {"tool": f"{profile.tool} {run.tool_version}".strip(), "workload": profile.workload,
+             "threads": summary.get("threads") or params.get("threads")}
+    if len(steps) > 1:
+        setup["thread_sweep"] = _("best step of a sweep over %(steps)s threads") % {"steps": ", ".join(map(str, steps))}
+    setup["duration_s"] = params.get("duration_s")
+    for key in ("warmup_s", "report_interval_s"):
+        if params.get(key):
+            setup[key] = params[key]
+    if profile.tool == Tool.SYSBENCH:
+        setup.update(tables=params.get("tables"), rows_per_table=params.get("rows_per_table"))
+    else:
+        setup.update(scale=params.get("scale"), range=params.get("range"), jobs=params.get("jobs") or setup.get("threads"))
+    setup["prepared"] = bool(params.get("prepared", True))
+    setup["server_version"] = run.server_version
+    tls_mode = (run.tls or {}).get("mode") or run.target.tls_mode
+    seen = ((run.tls or {}).get("tool") or {}).get("version") or ""
+    setup["tls"] = f"{tls_mode} {seen}".strip()
+    setup["client_hosts"] = params.get("client_hosts") or 1
+    setup["client_cores"] = run.client_cores
+    round_trip = (run.round_trip or {}).get("median_ms")
+    # Rounded to 0.1 ms: two runs from the same client to the same server share a set-up.
+    setup["round_trip_ms"] = None if round_trip is None else round(float(round_trip), 1)
+    return {k: v for k, v in setup.items() if v not in (None, "")}
+
+
+def setup_key(setup):
+    return hashlib.sha256(json.dumps(setup, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def _methodology_for(run, document):
+    """The methodology of this run's set-up: shared with earlier rows of exactly the same set-up, never another's."""
+    setup, profile = measurement_setup(run), run.profile
+    key = setup_key(setup)
+    shown = {k: v for k, v in setup.items()
+             if k not in ("tool", "workload", "threads", "duration_s", "report_interval_s", "tables", "rows_per_table")}
+    clients = setup["client_hosts"]
+    methodology, _created = Methodology.objects.get_or_create(
+        slug=f"internal-{profile.slug[:70]}-{key}",
+        defaults={"document": document, "name": f"{profile.name}: {setup.get('threads')} threads, {setup.get('duration_s')} s ({key[:6]})",
+                  "tool": profile.tool, "tool_version": run.tool_version, "workload": profile.workload,
+                  "tables": setup.get("tables"), "rows_per_table": setup.get("rows_per_table"), "threads": setup.get("threads"),
+                  "duration_s": setup.get("duration_s"), "report_interval_s": setup.get("report_interval_s"),
+                  "client": f"{clients} client host{'s' if clients > 1 else ''}"
+                            + (f", {run.client_cores} cores" if run.client_cores else ""),
+                  "statements_per_transaction": 20 if profile.tool == Tool.SYSBENCH else (run.summary or {}).get("statements_per_transaction"),
+                  "parameters": {k: _shown(v) for k, v in shown.items()}, "description": profile.description},
+    )
+    return methodology
+
+
+def _shown(value):
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return value
+
+
+def _table_label(run, methodology):
+    setup_id = methodology.slug.rsplit("-", 1)[-1][:6]
+    return (f"{run.profile.name} · {run.target.get_engine_display()} · {methodology.threads} threads · "
+            f"{methodology.duration_s} s · set-up {setup_id}")
+
+
+def measurement_context(run, acknowledged_by=None):
+    """What a published row carries about its run (PublishedResult.measurement): the run behind it, its flags
+    (client-bound, other load and who acknowledged it, the latency caveat), its TPS interval and, for a run of a
+    repeat group, the group's spread."""
+    summary = run.summary or {}
+    other = run.other_load
+    context = {
+        "run": run.pk,
+        "client_bound": run.client_bound,
+        "other_load": {"steps": other, "acknowledged": True,
+                       "acknowledged_by": acknowledged_by.get_username() if acknowledged_by else ""} if other else None,
+        "latency_caveat": str(run.latency_caveat or ""),
+        "tps_ci": summary.get("tps_ci"),
+        "repeats": None,
+    }
+    if run.repeat_group_id:
+        members = Run.objects.filter(repeat_group_id=run.repeat_group_id, state="succeeded").order_by("repeat_index", "pk")
+        context["repeats"] = history.group_spread([m.summary.get("tps") for m in members], [m.pk for m in members])
+    return context
 
 
 def _internal_flavor(vendor, target):

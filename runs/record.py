@@ -32,7 +32,9 @@ FIELDS = {
     "overrides": "what the run changed from the profile",
     "params": "the parameters the run used (profile + overrides)",
     "command_line": "the commands run, password removed",
-    "summary": "the tool's own final report of the best step (per step under 'steps' for a sweep)",
+    "summary": "the tool's own final report of the best step (per step under 'steps' for a sweep); tps_ci: the "
+               "step's 95 % TPS interval from its own interval samples by batch means (mean, low, high, n batches of "
+               "batch_size samples, se, method), null with fewer than 4 samples",
     "latency": "p50_ms, p95_ms, p99_ms, max_ms (milliseconds) and histogram [[bucket ms, count], ...] on sysbench's "
                "bucket scale; for a sweep, all steps' histograms merged; method says where they come from",
     "latency_caveat": "why the run's latency figures are not to be trusted (a pgbench run made with -r and -P on "
@@ -57,13 +59,14 @@ FIELDS = {
               "zone, repeats); requested_by; the catalogue row it reproduces",
     "regression": "the run's verdict against its series: regression true / false / null (not judged: too few earlier "
                   "results, or a repeat group not finished); rule (threshold_pct %, window, min_runs, band_sigmas); trend "
-                  "(tps judged, median, mean, stdev, band [low, high] in TPS, change_pct %, earlier_runs, earlier_results: "
+                  "(tps judged, median, mean, stdev, band [low, high] in TPS, change_pct %, beyond_noise (outside the band) and "
+                  "noise_method, earlier_runs, earlier_results: "
                   "run ids per earlier result, a repeat group counting once; repeat_group for a group's verdict)",
     "series": "the runs of the same target, profile and parameters (the set-up the verdict compares with): target id, "
-              "profile slug, url of the series page, n, mean_tps and stdev_tps (sample standard deviation) of its "
-              "succeeded runs, and those runs oldest first (id, finished_at, tps, regression, repeat_group)",
+              "profile slug, url of the series page, n, mean_tps, stdev_tps (sample standard deviation) and ci_low_tps, "
+              "ci_high_tps (95 % interval of the mean, Student's t over the runs) of its succeeded runs, and those runs oldest first (id, finished_at, tps, regression, repeat_group)",
     "repeat_group": "null, or the launch this run repeats with others: id, count launched, index of this run, runs (id, "
-                    "state, tps), n, mean_tps and stdev_tps of the succeeded ones",
+                    "state, tps), n, mean_tps, stdev_tps and ci_low_tps, ci_high_tps (95 % interval of the mean) of the succeeded ones",
     "clients": "a run driven by several client hosts (empty for one): index, host, cores, state, reason, threads (first "
                "step), step_starts (each step's tool start, the client's clock), reports (its tool's final report, "
                "latency and CPU per run step), samples (its interval lines: step, warmup, t, at, then as samples), log; "
@@ -92,7 +95,7 @@ def _series(run):
     tps = [(summary or {}).get("tps") for _i, _f, summary, _r, _g in runs]
     st = stats(tps)
     return {"target": run.target_id, "profile": run.profile.slug, "url": series_url(run), "n": st["n"], "mean_tps": st["mean"],
-            "stdev_tps": st["stdev"],
+            "stdev_tps": st["stdev"], "ci_low_tps": st["ci_low"], "ci_high_tps": st["ci_high"],
             "runs": [{"id": i, "finished_at": _iso(f), "tps": t, "regression": r, "repeat_group": g}
                      for (i, f, _s, r, g), t in zip(runs, tps)]}
 
@@ -104,7 +107,7 @@ def _repeat_group(run):
     st = stats([(summary or {}).get("tps") for _i, state, summary in members if state == "succeeded"])
     return {"id": run.repeat_group_id, "count": run.repeat_group.count, "index": run.repeat_index,
             "runs": [{"id": i, "state": state, "tps": (summary or {}).get("tps")} for i, state, summary in members],
-            "n": st["n"], "mean_tps": st["mean"], "stdev_tps": st["stdev"]}
+            "n": st["n"], "mean_tps": st["mean"], "stdev_tps": st["stdev"], "ci_low_tps": st["ci_low"], "ci_high_tps": st["ci_high"]}
 
 
 def run_record(run):

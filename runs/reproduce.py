@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy
 from whitepaper.display import methodology_text
 from whitepaper.models import PublishedResult
 
+from .access import short_version
 from .models import BenchmarkProfile, Tool
 from .params import thread_steps
 
@@ -108,9 +109,35 @@ def _fmt(value):
     return str(value)
 
 
+ENGINE_NAMES = {"mysql": "MySQL", "postgresql": "PostgreSQL"}
+
+
+def published_engine(result):
+    """(engine, version) of a published row: an internal MariaDB row is filed under MySQL as "MariaDB 10.11"."""
+    engine, version = result.engine_version.engine.name, result.engine_version.version
+    if version.startswith("MariaDB "):
+        return "MariaDB", version.removeprefix("MariaDB ")
+    return engine, version
+
+
+def run_engine(run):
+    """(engine, version) the run's server reported ('', '' before it was read): MariaDB is not MySQL."""
+    if not run.server_version:
+        return "", ""
+    engine = "MariaDB" if "mariadb" in run.server_version.lower() else ENGINE_NAMES.get(run.target.engine, run.target.engine)
+    return engine, short_version(run.target.engine, run.server_version).removeprefix("MariaDB ")
+
+
+def major_version(version, like):
+    """`version` cut to as many parts as the document's `like` names: 8.0.36 like 8.0 -> 8.0; 15.4 like 12 -> 15."""
+    parts = version.split(".")
+    return ".".join(parts[:len(like.split("."))]) if version and like else version
+
+
 def methodology_differences(run, result=None):
-    """Aspect by aspect, the published row's set-up against the run's: tool and version, data size,
-    duration, threads, client, target size. `same` is False where they differ."""
+    """Aspect by aspect, the published row's set-up against the run's: engine and major version, the server settings
+    the document states, tool and version, data size, duration, threads, client, target size. `same` is False where
+    they differ."""
     result = result or run.reproduces
     if result is None:
         return []
@@ -118,10 +145,22 @@ def methodology_differences(run, result=None):
     params = run.params or {}
     rows = []
 
-    def add(key, aspect, published, measured):
+    def add(key, aspect, published, measured, unknown_until_run=False):
         published, measured = _fmt(published), _fmt(measured)
-        rows.append(Difference(key, str(aspect), published or _("not stated"), measured or "—",
-                               None if not published else published == measured))
+        same = None if not published or (unknown_until_run and not measured) else published == measured
+        rows.append(Difference(key, str(aspect), published or _("not stated"), measured or "—", same))
+
+    # Engine and major version: a MySQL 8.0 row is not reproduced on MariaDB 10.11 (nor on MySQL 5.7).
+    engine, version = published_engine(result)
+    measured_engine, measured_version = run_engine(run)
+    add("engine", gettext_lazy("engine"), engine, measured_engine, unknown_until_run=True)
+    add("major_version", gettext_lazy("major version"), version, major_version(measured_version, version), unknown_until_run=True)
+    # The server settings the document states (a methodology's parameters["server_settings"]), each against the
+    # server's own, as read at the run's start.
+    stated = (methodology.parameters or {}).get("server_settings") or {}
+    for name, value in sorted(stated.items()):
+        add(f"setting:{name}", gettext_lazy("server setting %(name)s") % {"name": name}, value,
+            (run.server_settings or {}).get(name), unknown_until_run=True)
 
     add("tool", gettext_lazy("tool"), methodology.tool, run.profile.tool)
     add("tool_version", gettext_lazy("tool version"), methodology.tool_version, run.tool_version)
@@ -148,10 +187,16 @@ def methodology_differences(run, result=None):
 
 
 # What must match for a run to count as a reproduction of the row (client and tool version may differ,
-# and are shown; data size, duration, threads and the instance size change the number itself).
-DECISIVE = {"tool", "tables", "rows_per_table", "scale", "range", "duration_s", "threads", "vcpus", "memory_gb"}
+# and are shown; the engine and its major version, the server settings the document states, data size, duration,
+# threads and the instance size change the number itself).
+DECISIVE = {"engine", "major_version", "tool", "tables", "rows_per_table", "scale", "range", "duration_s", "threads",
+            "vcpus", "memory_gb"}
+
+
+def is_decisive(key):
+    return key in DECISIVE or key.startswith("setting:")
 
 
 def is_faithful(differences):
     """True when every decisive aspect the document states is the same in the run."""
-    return all(d.same is not False for d in differences if d.key in DECISIVE)
+    return all(d.same is not False for d in differences if is_decisive(d.key))

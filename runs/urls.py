@@ -12,6 +12,7 @@ urlpatterns = [
     path("regressions/", views.run_regressions, name="regressions"),
     path("<int:pk>/", views.run_detail, name="run-detail"),
     path("<int:pk>/cancel/", views.run_cancel, name="run-cancel"),
+    path("<int:pk>/record/", views.run_record, name="run-record"),
     path("<int:pk>/export.json", views.run_export, name="run-export"),
     path("<int:pk>/samples.csv", views.run_samples_csv, name="run-samples-csv"),
     path("<int:pk>/publish/", views.run_publish, name="run-publish"),

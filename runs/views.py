@@ -31,7 +31,7 @@ from .leftovers import drop_leftovers
 from .models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
 from .params import NAMES as PARAMETER_NAMES
 from .params import PARAMETERS, client_count, thread_steps
-from .publish import publish_preview, publish_run, retract_run
+from .publish import measurement_setup, publish_preview, publish_run, retract_run
 from .record import csv_response, json_response
 from .reproduce import (
     is_faithful,
@@ -340,6 +340,8 @@ def run_parameters(run):
     for name, label in labels:
         if name not in params or params[name] in (None, "", []):
             continue
+        if name == "threads" and params.get("thread_sweep"):
+            continue  # a sweep runs its own thread counts: the profile's single count is not run
         value = params[name]
         if isinstance(value, bool):
             value = _("on") if value else _("off")
@@ -383,6 +385,36 @@ def run_detail(request, pk):
         template = "runs/run_detail.html#status" if part == "status" else "runs/run_detail.html"
     context["may_change"] = may_change(request.user, run)
     return render(request, template, context)
+
+
+def run_record(request, pk):
+    """The public record of a published run (anyone may read it, as the catalogue row it backs): its set-up, flags,
+    TPS with its interval, the server-side evidence and its samples; never the target's name, host, user or
+    credentials. A run that is not (or no longer) published is a 404."""
+    run = get_object_or_404(Run.objects.select_related("profile", "target", "published_result__table__document"),
+                            pk=pk, published_result__isnull=False)
+    return render(request, "runs/run_record.html", record_context(run))
+
+
+def record_context(run):
+    from whitepaper.display import parameter_label
+
+    result, summary = run.published_result, run.summary or {}
+    steps = summary.get("steps") or [summary]
+    evidence = {s.get("step"): s for s in (run.insight or {}).get("steps") or []}
+    points = {}
+    for step, threads, t, tps in run.samples.filter(warmup=False).order_by("step", "t", "id").values_list("step", "threads", "t", "tps"):
+        points.setdefault((step, threads), []).append({"x": t, "tps": tps})
+    chart = {"id": "record-samples", "data_id": "record-samples-data", "title": _("TPS per report interval"),
+             "x_label": _("seconds"), "metrics": [{"name": "tps", "label": "TPS"}], "initial_metric": "tps",
+             "series": [{"label": _("step %(step)s · %(threads)s threads") % {"step": step, "threads": threads}, "points": pts}
+                        for (step, threads), pts in points.items()],
+             "summary": _("%(n)d interval samples of the tool, per step.") % {"n": sum(len(p) for p in points.values())}}
+    return {"run": run, "result": result, "measurement": result.measurement or {},
+            "setup": [(parameter_label(k), v) for k, v in measurement_setup(run).items()],
+            "steps": [{**s, "evidence": evidence.get(s.get("step"), {})} for s in steps], "summary": summary,
+            "chart": chart, "chart_rows": [{"series": s["label"], "x": p["x"], "memory_gb": "", "values": [p["tps"]]}
+                                           for s in chart["series"] for p in s["points"]]}
 
 
 @operator_required
@@ -501,6 +533,7 @@ def run_compare(request):
     data = compare.compare(runs, base_index)
     return render(request, "runs/run_compare.html", {
         "runs": runs, "data": data, "base": runs[base_index], "rows": list(zip(runs, data["results"])),
+        "folded_count": sum(d["folded"] for d in data["differences"]),
         "chart": {"samples": compare.samples(runs), "by_threads": data["by_threads"], "base": data["base"]},
     })
 

@@ -45,10 +45,19 @@ def test_sweep_run_page_reads_well_at_both_widths(committed, worker, live_server
         context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
         page = context.new_page()
         page.goto(f"{live_server.url}/runs/")
+        # A sweep reads as a sweep in the list: its best step's TPS, saying so and at which threads (issue 33.6).
+        listed = page.locator(f"tr:has(a[href='/runs/{run.pk}/'])").inner_text()
+        assert f"{max(reports):.2f}" in listed and f"best of sweep, at {best_threads} threads" in listed
         page.click(f"a[href='/runs/{run.pk}/']")
         page.wait_for_function(f"() => Number(document.getElementById('run-chart').dataset.samples) === {run.samples.count()}")
         assert page.inner_text("#best-step").startswith(f"Best step: {best_threads} threads.")
-        assert_headline_in_view(page, width, f"{max(reports):.2f}", f"best step, {best_threads} threads")
+        assert_headline_in_view(page, width, f"{max(reports):.2f}", f"best of sweep, at {best_threads} threads")
+        # The set-up shows the sweep, not the profile's single thread count beside it; the histogram is drawn.
+        assert page.locator("#run-parameters tr[data-param='threads']").count() == 0
+        page.wait_for_function("() => { const c = Chart.getChart('latency-histogram'); "
+                               "return c && c.data.datasets[0].data.reduce((a, b) => a + b, 0) > 0; }")
+        box = page.locator("#latency-histogram").bounding_box()
+        assert box["height"] > 50 and box["width"] > 100, box
         # One TPS, QPS and p95 series per step; TPS on its own axis.
         labels = page.evaluate("() => Chart.getChart('run-chart').data.datasets.map(d => [d.label, d.yAxisID, d.data.length])")
         assert [(label, axis) for label, axis, _ in labels] == [
@@ -74,7 +83,7 @@ def test_sweep_run_page_reads_well_at_both_widths(committed, worker, live_server
         assert page.inner_text("#run-state") == "succeeded"
         # In Chinese: the same number, first on the screen too.
         page.goto(f"{live_server.url}/runs/{run.pk}/?lang=zh-hans")
-        assert_headline_in_view(page, width, f"{max(reports):.2f}", f"最佳一轮，{best_threads} 线程")
+        assert_headline_in_view(page, width, f"{max(reports):.2f}", f"扫描中的最佳一轮，{best_threads} 线程")
         context.close()
 
 

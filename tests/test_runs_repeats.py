@@ -111,11 +111,16 @@ def test_repeats_are_one_result_with_mean_and_standard_deviation(committed, work
     # The series: every run, and each group's n, mean and standard deviation (by hand, as shown: 2 decimals).
     series = api.get(f"/api/v1/runs/series/?target={target.pk}&profile={PROFILE}").json()
     assert [r["id"] for r in series["runs"]] == [r.pk for r in singles + normal + slowed]
+    # With the mean's 95 % interval (issue 33.3): mean +- t(0.975, n - 1) sd / sqrt(n), t from the tables.
+    normal_half = 4.303 * normal_sd / 3 ** 0.5
+    slowed_half = 12.706 * statistics.stdev(slowed_tps) / 2 ** 0.5
     assert series["repeat_groups"] == [
         {"id": normal[0].repeat_group_id, "count": 3, "runs": [r.pk for r in normal], "n": 3,
-         "mean_tps": round(normal_mean, 2), "stdev_tps": round(normal_sd, 2), "regression": expected},
+         "mean_tps": round(normal_mean, 2), "stdev_tps": round(normal_sd, 2), "ci_low_tps": round(normal_mean - normal_half, 2),
+         "ci_high_tps": round(normal_mean + normal_half, 2), "regression": expected},
         {"id": slowed[0].repeat_group_id, "count": 2, "runs": [r.pk for r in slowed], "n": 2,
-         "mean_tps": round(slowed_mean, 2), "stdev_tps": round(statistics.stdev(slowed_tps), 2), "regression": True}]
+         "mean_tps": round(slowed_mean, 2), "stdev_tps": round(statistics.stdev(slowed_tps), 2),
+         "ci_low_tps": round(slowed_mean - slowed_half, 2), "ci_high_tps": round(slowed_mean + slowed_half, 2), "regression": True}]
     html = client.get(f"/runs/series/?target={target.pk}&profile={normal[0].profile_id}").content.decode()
     row = html.split(f'data-repeat-group="{normal[0].repeat_group_id}"')[1].split("</tr>")[0]
     assert f"{normal_mean:.2f}" in row and f"{normal_sd:.2f}" in row and "3 / 3" in row
@@ -125,6 +130,7 @@ def test_repeats_are_one_result_with_mean_and_standard_deviation(committed, work
     section = html.split('id="run-repeats"')[1].split("</section>")[0]
     assert f"#{normal[0].pk}" in section and f"#{normal[2].pk}" in section
     assert f"<strong>{normal_mean:.2f}</strong>" in section and f"<strong>{normal_sd:.2f}</strong>" in section
+    assert f"95 % interval of the mean {normal_mean - normal_half:.2f}–{normal_mean + normal_half:.2f}" in section
     assert f"run={normal[0].pk}&amp;run={normal[1].pk}&amp;run={normal[2].pk}" in section  # compare the repeats
 
     # The export of a repeat carries the group, the verdict and the series it was judged in.

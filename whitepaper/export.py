@@ -14,6 +14,7 @@ EXPORT_COLUMNS = [
     "section", "methodology", "iops_note",
     "id", "url", "tps_per_core", "statements_per_transaction", "origin",
     "qps_normalised", "memory_ratio_derived",
+    "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats_n", "repeats_stdev",
 ]
 IOPS_ON_DISK_NOTE = "depends on disk"
 RESULTS_PATH = "/api/v1/results/"  # + id: a result's `url` column, the same bytes for the API and the command
@@ -75,6 +76,19 @@ COLUMN_INFO = {
     "memory_ratio_derived": (_TEXT, "", "Derived, not printed: where the document groups the flavour by no memory "
                              "ratio (memory_ratio empty), the ratio computed from vCPUs and memory (1:N = N GB per "
                              "vCPU, one decimal when not whole); empty where the document states one."),
+    "run": (_TEXT, "", "Internal measurements: the public record of the run behind the row (set-up, evidence, samples), "
+            "relative to the server (/runs/<id>/record/); empty for a vendor's row."),
+    "tps_ci_low": ("number", "transactions per second", "Internal measurements: low end of the TPS's 95 % interval "
+                   "from the run's own interval samples (batch means); empty otherwise."),
+    "tps_ci_high": ("number", "transactions per second", "Internal measurements: high end of that interval."),
+    "client_bound": (_TEXT, "", "Internal measurements: true when the client host was above 90 % CPU for most of a "
+                     "step (the result may understate the target), false when not; empty when not measured."),
+    "other_load": (_TEXT, "", "Internal measurements: 'acknowledged' when the server saw other load during the run "
+                   "(acknowledged when published); empty otherwise."),
+    "latency_caveat": (_TEXT, "", "Internal measurements: why the run's latency figures are not to be trusted; empty "
+                       "when they are."),
+    "repeats_n": ("integer", "runs", "Internal measurements from a repeat group: its succeeded runs; empty otherwise."),
+    "repeats_stdev": ("number", "transactions per second", "Their TPS's sample standard deviation; empty otherwise."),
 }
 
 
@@ -125,9 +139,22 @@ def result_row(result, columns=None):
         "origin": result.origin,
         "qps_normalised": _or_empty(result.qps_normalised),
         "memory_ratio_derived": flavor.memory_ratio_derived,
+        **_measurement_cells(result),
     }
     row.update({m.name: _metric_cell(result, m) for m in METRICS})
     return [row[c] for c in columns or EXPORT_COLUMNS]
+
+
+def _measurement_cells(result):
+    """An internal row's context (PublishedResult.measurement), empty cells for a vendor's row."""
+    m = result.measurement or {}
+    low, high = result.tps_interval
+    bound = m.get("client_bound")
+    repeats = m.get("repeats") or {}
+    return {"run": result.run_record_url or "", "tps_ci_low": _or_empty(low), "tps_ci_high": _or_empty(high),
+            "client_bound": "" if bound is None else str(bound).lower(),
+            "other_load": "acknowledged" if m.get("other_load") else "", "latency_caveat": m.get("latency_caveat") or "",
+            "repeats_n": _or_empty(repeats.get("n")), "repeats_stdev": _or_empty(repeats.get("stdev"))}
 
 
 def iter_csv_lines(queryset, bom=False, columns=None):

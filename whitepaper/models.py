@@ -334,6 +334,10 @@ class PublishedResult(models.Model):
     document_order_key = models.CharField(max_length=300, default="", db_default="", editable=False)
     # Each metric exactly as the document prints it ("843.00", "100亿"), for display and export.
     printed = models.JSONField(default=dict, blank=True)
+    # An internal measurement's context, kept with the row when it is published (runs/publish.py
+    # measurement_context): the run behind it, its flags, its TPS interval, a repeat group's spread. Empty for a
+    # vendor's row.
+    measurement = models.JSONField(default=dict, blank=True, db_default={})
 
     max_connections = _metric_field("max_connections")
     iops = _metric_field("iops")
@@ -409,6 +413,18 @@ class PublishedResult(models.Model):
             return self.printed[metric_name]
         value = getattr(self, metric_name)
         return "" if value is None else str(value)
+
+    @property
+    def tps_interval(self):
+        """(low, high) of the internal measurement's 95 % TPS interval (batch means), or (None, None)."""
+        ci = (self.measurement or {}).get("tps_ci") or {}
+        return ci.get("low"), ci.get("high")
+
+    @property
+    def run_record_url(self):
+        """The public record of the run behind an internal row (set-up, evidence, samples), or None."""
+        run_id = (self.measurement or {}).get("run")
+        return reverse("runs:run-record", args=[run_id]) if run_id else None
 
     @property
     def qps_definition(self):

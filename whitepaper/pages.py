@@ -205,6 +205,36 @@ def family_name(family):
     return display.family_name(family)
 
 
+def measurement_html(result):
+    """What an internal row says about its run (PublishedResult.measurement): the TPS's 95 % interval, its flags
+    and the link to the public record of the run. '' for a vendor's row."""
+    from django.utils.html import format_html, format_html_join
+
+    m = result.measurement or {}
+    if not m:
+        return ""
+    parts = []
+    low, high = result.tps_interval
+    if low is not None:
+        parts.append(format_html('<span class="ci">{}</span>', _("TPS 95 %% interval %(low)s–%(high)s") % {
+            "low": f"{low:.2f}", "high": f"{high:.2f}"}))
+    repeats = m.get("repeats")
+    if repeats:
+        parts.append(format_html('<span class="repeats">{}</span>', _(
+            "repeat group of %(n)s runs: mean %(mean)s, standard deviation %(sd)s") % {
+            "n": repeats.get("n"), "mean": repeats.get("mean"), "sd": repeats.get("stdev")}))
+    if m.get("client_bound"):
+        parts.append(format_html('<span class="flag" data-flag="client_bound">{}</span>', _("client-bound: may understate the target")))
+    if m.get("other_load"):
+        parts.append(format_html('<span class="flag" data-flag="other_load">{}</span>', _("the server saw other load (acknowledged)")))
+    if m.get("latency_caveat"):
+        parts.append(format_html('<span class="flag" data-flag="latency_caveat" title="{}">{}</span>', m["latency_caveat"],
+                                 _("latency not to be trusted")))
+    if result.run_record_url:
+        parts.append(format_html('<a class="run-record" href="{}">{}</a>', result.run_record_url, _("the run's record")))
+    return format_html_join(" · ", "{}", ((p,) for p in parts))
+
+
 def cell(result, column):
     """A cell of a document table, as printed. The IOPS note is rendered by the template."""
     flavor = result.flavor

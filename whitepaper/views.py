@@ -25,7 +25,7 @@ from .forms import COMPARE_METRICS, SIZING_METRICS, SizingForm
 from .metrics import METRIC_NAMES, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL, qps_definitions
 from .freshness import catalogue_stamp
 from .models import Document, Engine, EngineVersion, Origin, PublishedResult
-from .pages import catalogue_page, cell, column_label, family_name, origin_name
+from .pages import catalogue_page, cell, column_label, family_name, measurement_html, origin_name
 from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison
 from .queries import SORTS, document_newness, version_sort_key
 from .sizing import sizing_form, smallest_flavours
@@ -74,13 +74,15 @@ def _table_rows(table):
                 cells.append({"note": True, "value": "", "label": column_label(column), "column": column})
             else:
                 cells.append({"note": False, "value": cell(result, column), "label": column_label(column), "column": column})
+        if table.document.vendor.is_internal:  # the run behind the row: its interval, flags and record
+            cells.append({"note": False, "value": measurement_html(result), "label": _("Measurement"), "column": "measurement"})
         rows.append({"result": result, "cells": cells})
     return rows
 
 
 def document_sections(document):
     """Tables in document order, grouped by section and methodology, each group with one chart."""
-    tables = list(document.tables.select_related("methodology").order_by("position"))
+    tables = list(document.tables.select_related("methodology", "document__vendor").order_by("position"))
     results = PublishedResult.objects.filter(table__document=document).with_provenance().document_order()
     by_table = {}
     for result in results:
@@ -91,7 +93,7 @@ def document_sections(document):
         group_tables = list(group_tables)
         for table in group_tables:
             table.rows = by_table.get(table.pk, [])
-            table.headers = [column_label(c) for c in table.columns]
+            table.headers = [column_label(c) for c in table.columns] + ([_("Measurement")] if document.vendor.is_internal else [])
             table.row_cells = _table_rows(table)
             table.iops_note = any(r.iops_depends_on_disk for r in table.rows)
         group_results = [r for t in group_tables for r in t.rows]

@@ -209,9 +209,11 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     @action(detail=False, methods=["get"])
     def compare(self, request, version=None):
         """2 to 6 runs compared: `differences` (each aspect whose values differ: parameters, tool and server
-        versions, server settings, client, target size; one value per run), `same`, `results` (TPS, QPS,
-        p95 in ms and % against the baseline), `by_threads` (sweeps matched by thread count), `samples`
-        (per run and step: [seconds since the step started, TPS, latency ms])."""
+        versions, server settings, client, target size; one value per run; `folded`: a server setting only some
+        servers have), `same`, `warnings` (other engines or tools), `results` (TPS with `tps_ci`, its 95 % interval,
+        QPS, p95 in ms and % against the baseline; `tps_noise`: `pct`, `difference` with its interval and `method`,
+        `verdict` beyond_noise / within_noise / unknown), `noise_method`, `by_threads` (sweeps matched by thread
+        count, each with `tps_noise`), `samples` (per run and step: [seconds since the step started, TPS, latency ms])."""
         try:
             runs, base_index = compare.parse_selection(request.query_params.getlist("run"), request.query_params.get("base"))
         except DjangoValidationError as exc:
@@ -254,9 +256,11 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
                          "runs": [{"id": r.pk, "finished_at": r.finished_at, "tps": (r.summary or {}).get("tps"), "params": r.params,
                                    "regression": r.regression, "trend": r.trend, "repeat_group": r.repeat_group_id} for r in runs],
                          "setups": [{"params": g["params"], "runs": [r.pk for r in g["runs"]], "n": g["n"], "mean_tps": g["mean"],
-                                     "stdev_tps": g["stdev"]} for g in groups],
+                                     "stdev_tps": g["stdev"], "ci_low_tps": g["ci_low"], "ci_high_tps": g["ci_high"]}
+                                    for g in groups],
                          "repeat_groups": [{"id": g["id"], "count": g["count"], "runs": [r.pk for r in g["runs"]], "n": g["n"],
-                                            "mean_tps": g["mean"], "stdev_tps": g["stdev"], "regression": g["regression"]}
+                                            "mean_tps": g["mean"], "stdev_tps": g["stdev"], "ci_low_tps": g["ci_low"],
+                                            "ci_high_tps": g["ci_high"], "regression": g["regression"]}
                                            for g in repeats]})
 
     @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND})

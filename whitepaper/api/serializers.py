@@ -358,6 +358,27 @@ class NullWhenEmptyChoiceField(serializers.ChoiceField):
         return None if value in ("", None) else super().to_representation(value)
 
 
+class ResultOtherLoadSerializer(serializers.Serializer):
+    steps = serializers.ListField(child=serializers.DictField(), help_text=(
+        "The steps whose server counted more commits than the tool made (step, threads, server_tps, tool_tps, agreement_pct)."))
+    acknowledged = serializers.BooleanField(help_text="Always true: a run with other load is published only once acknowledged.")
+    acknowledged_by = serializers.CharField(help_text="Who acknowledged it when publishing.")
+
+
+class ResultRepeatsSerializer(serializers.Serializer):
+    runs = serializers.ListField(child=serializers.IntegerField(), help_text="The succeeded runs of the repeat group.")
+    n = serializers.IntegerField(help_text="How many runs of the group succeeded.")
+    mean = serializers.FloatField(allow_null=True, help_text="Mean TPS of the group's runs.")
+    stdev = serializers.FloatField(allow_null=True, help_text="Sample standard deviation of their TPS.")
+    ci_low = serializers.FloatField(allow_null=True, help_text="95 % interval of the mean (Student's t over the runs).")
+    ci_high = serializers.FloatField(allow_null=True, help_text="High end of that interval.")
+    method = serializers.CharField(help_text="How the interval is computed.")
+
+
+def _measurement(result):
+    return result.measurement or {}
+
+
 class ResultSerializer(serializers.ModelSerializer):
     """One published row, with where it comes from (document, table, section, methodology)."""
 
@@ -400,10 +421,58 @@ class ResultSerializer(serializers.ModelSerializer):
     hot_rows = _metric_field("hot_rows")
     ro_qps = _metric_field("ro_qps")
     rw_qps = _metric_field("rw_qps")
+    # An internal measurement's context (runs/publish.py measurement_context); null/empty for a vendor's row.
+    run = serializers.SerializerMethodField(help_text=(
+        "Internal measurements: the public record of the run behind the row (set-up, evidence, samples chart); "
+        "null for a vendor's row."))
+    tps_ci_low = serializers.SerializerMethodField(help_text=(
+        "Internal measurements: low end of the TPS's 95 % interval from the run's own interval samples (batch means); "
+        "null for a vendor's row or too few samples."))
+    tps_ci_high = serializers.SerializerMethodField(help_text="High end of that interval.")
+    client_bound = serializers.SerializerMethodField(help_text=(
+        "Internal measurements: the client host was above 90 % CPU for most of a step (the result may understate the "
+        "target); null when not measured or a vendor's row."))
+    other_load = serializers.SerializerMethodField(help_text=(
+        "Internal measurements: the server saw other load during the run (acknowledged when published); null otherwise."))
+    latency_caveat = serializers.SerializerMethodField(help_text=(
+        "Internal measurements: why the run's latency figures are not to be trusted; empty when they are."))
+    repeats = serializers.SerializerMethodField(help_text=(
+        "Internal measurements from a repeat group: the group's runs, mean, standard deviation and interval; null otherwise."))
 
     class Meta:
         model = PublishedResult
         fields = ["url", "id", "origin", "vendor", "engine", "version", "version_url", "flavor", "deployment", "edition",
                   *[m.name for m in METRICS], "iops_depends_on_disk", "tps_per_core", "qps_normalised",
                   "memory_ratio_derived", "printed",
-                  "document", "table", "position", "methodology"]
+                  "document", "table", "position", "methodology",
+                  "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats"]
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_run(self, obj):
+        url = obj.run_record_url
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if url and request else url
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_tps_ci_low(self, obj):
+        return obj.tps_interval[0]
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_tps_ci_high(self, obj):
+        return obj.tps_interval[1]
+
+    @extend_schema_field(serializers.BooleanField(allow_null=True))
+    def get_client_bound(self, obj):
+        return _measurement(obj).get("client_bound")
+
+    @extend_schema_field(ResultOtherLoadSerializer(allow_null=True))
+    def get_other_load(self, obj):
+        return _measurement(obj).get("other_load")
+
+    @extend_schema_field(serializers.CharField())
+    def get_latency_caveat(self, obj):
+        return _measurement(obj).get("latency_caveat") or ""
+
+    @extend_schema_field(ResultRepeatsSerializer(allow_null=True))
+    def get_repeats(self, obj):
+        return _measurement(obj).get("repeats")

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('runs', '0013_i23_leftover_tables'),
+        ('runs', '0014_i37_typed_overrides'),
     ]
 
     operations = [
