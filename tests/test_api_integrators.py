@@ -277,7 +277,7 @@ def two_servers(request, transactional_db, tmp_path):
                 try:
                     requests.get(f"{url}/accounts/login/", timeout=5)
                     break
-                except requests.ConnectionError:
+                except (requests.ConnectionError, requests.Timeout):  # not listening yet, or its first answer is slow
                     assert process.poll() is None, [p.read_text() for p in tmp_path.glob("*.log")]
                     subprocess.run(["sleep", "0.1"])
         yield urls
