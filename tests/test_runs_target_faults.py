@@ -121,21 +121,45 @@ def test_a_tool_killed_by_a_signal_says_so_with_its_last_line(servers, fault_wor
     assert run.leftover_tables == []  # the target was fine: the cleanup dropped them
 
 
-def test_a_lost_dashboard_database_names_the_tables_it_left(servers, fault_worker, worker_tmp, committed, operator_api):
-    run_id = launch(operator_api, make_target(servers, "postgresql"), "sysbench-oltp-rw-postgresql-quick", duration_s=60, threads=2)
-    wait_for(lambda: measuring(run_id), timeout=120, message="the run step to report transactions")
+def terminate_the_workers_database_connections():
+    """pg_terminate_backend of every connection to the dashboard's database but this test's own."""
     ours = connection.cursor().connection.info.backend_pid
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
         ended = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> %s "
                               "AND backend_type = 'client backend'", [connection.settings_dict["NAME"], ours]).fetchall()
     assert ended
+
+
+def test_a_blip_of_the_dashboards_database_does_not_fail_a_running_benchmark(
+        servers, fault_worker, worker_tmp, committed, operator_api):
+    run_id = launch(operator_api, make_target(servers, "postgresql"), "sysbench-oltp-rw-postgresql-quick", duration_s=8, threads=2)
+    wait_for(lambda: measuring(run_id), timeout=120, message="the run step to report transactions")
+    terminate_the_workers_database_connections()
     run = wait_final(run_id, timeout=60)
+    assert run.state == RunState.SUCCEEDED, run.reason
+    # Every interval the tool reported is stored (1 s intervals over 8 s; sysbench's last one may fall after --time).
+    assert Sample.objects.filter(run=run, warmup=False).count() >= 7
+    assert "the dashboard's database did not answer for" in run.log and "reconnected, nothing lost" in run.log
+
+
+def test_a_dashboard_database_gone_longer_than_the_grace_names_the_tables_left(
+        servers, fault_worker, worker_tmp, committed, operator_api):
+    target = make_target(servers, "postgresql")
+    Target.objects.filter(pk=target.pk).update(queue=QUEUE + "-nograce")
+    impatient = start_worker(queues=QUEUE + "-nograce", concurrency=1, name="runs-nograce",
+                             env={"TMPDIR": str(worker_tmp), "RUNS_DATABASE_GRACE_SECONDS": "0"})
+    try:
+        run_id = launch(operator_api, target, "sysbench-oltp-rw-postgresql-quick", duration_s=60, threads=2)
+        wait_for(lambda: measuring(run_id), timeout=120, message="the run step to report transactions")
+        terminate_the_workers_database_connections()
+        run = wait_final(run_id, timeout=60)
+    finally:
+        stop_worker(impatient)
     assert run.state == RunState.FAILED
     assert "Lost the database connection" in run.reason
     assert run.leftover_tables == ["sbtest1"]
     assert "Its tables may be left on the target (the run ended before its cleanup): sbtest1" in run.reason
     wait_for(lambda: not tools_of(worker_tmp, run_id), timeout=15, message="no tool left")
-
 
 def key_files(worker_tmp):
     """Files in the worker's TMPDIR that hold TLS material (the client key above all), with their directories."""
