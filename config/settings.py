@@ -72,6 +72,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A view that loses the database mid-request: a 503 with Retry-After, never a 500 (config/database_outage.py).
+    "config.database_outage.DatabaseOutageMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -274,6 +276,9 @@ RUNS_LOG_FLUSH_SECONDS = env.float("RUNS_LOG_FLUSH_SECONDS", default=1.0)
 RUNS_WAIT_RETRY_SECONDS = env.int("RUNS_WAIT_RETRY_SECONDS", default=2)
 # A tool whose target went away may retry or wait: it is stopped this long after its first error line.
 RUNS_ERROR_GRACE_SECONDS = env.float("RUNS_ERROR_GRACE_SECONDS", default=3.0)
+# A blip of the dashboard's own database (its connections terminated, a restart) while a run measures: the worker
+# retries its writes for this long, the tool going on meanwhile; only a database gone longer fails the run.
+RUNS_DATABASE_GRACE_SECONDS = env.float("RUNS_DATABASE_GRACE_SECONDS", default=30.0)
 # A target that stops answering without an error (network cut, host frozen: the tool just waits): after this long
 # without a transaction (at least two report intervals) the worker opens a new connection; if that gets no answer
 # within RUNS_STALL_PROBE_SECONDS, the tool is stopped and the run fails, its tables named for a later drop.

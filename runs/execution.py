@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError, connections
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -28,6 +29,15 @@ from .workdir import remove_files, run_workdir, write_private_files
 
 log = logging.getLogger(__name__)
 MEASURED = ("warmup", "run")
+
+
+def reopen_database():
+    """After a lost database connection: drop every broken connection, so the next query opens a new one."""
+    for conn in connections.all(initialized_only=True):
+        try:
+            conn.close()
+        except Exception:  # noqa: BLE001 - it is already broken; closing is best effort
+            conn.connection = None
 
 
 class SetupFailed(Exception):
@@ -267,6 +277,30 @@ class Execution:
         return self.lead and self.step is not None and not self.tables_dropped
 
     # --- while the tool runs ---------------------------------------------------------------------------
+    def with_database(self, call, *args):
+        """call(*args) against the dashboard's database, retried across a blip (its connections terminated, a restart)
+        for RUNS_DATABASE_GRACE_SECONDS: the tool goes on meanwhile, its output waiting in its pipe, so no sample is
+        lost. A database gone longer raises, and the run fails as before (runs/tasks.py)."""
+        gone_since = None
+        while True:
+            try:
+                result = call(*args)
+            except (OperationalError, InterfaceError) as exc:
+                now = time.monotonic()
+                if gone_since is None:
+                    gone_since = now
+                    log.warning("run %s: the dashboard's database is unreachable (%s): retrying for %g s", self.run.pk,
+                                exc.__class__.__name__, settings.RUNS_DATABASE_GRACE_SECONDS)
+                if now - gone_since >= settings.RUNS_DATABASE_GRACE_SECONDS:
+                    raise
+                reopen_database()
+                time.sleep(0.5)
+                continue
+            if gone_since is not None:
+                self.add_log(f"[dashboard] the dashboard's database did not answer for {time.monotonic() - gone_since:.1f} s; "
+                             "reconnected, nothing lost")
+            return result
+
     def on_tool_start(self, proc):
         self.tool_started_at = timezone.now()
         self.progress_at = time.monotonic()
@@ -289,7 +323,7 @@ class Execution:
         if sample:
             if (sample.get("tps") or 0) > 0:
                 self.progress_at = time.monotonic()
-            self.team.store_sample(step, sample, self.tool_started_at)
+            self.with_database(self.team.store_sample, step, sample, self.tool_started_at)
 
     def should_stop(self):
         now = time.monotonic()
@@ -302,11 +336,11 @@ class Execution:
         if now - self.last_cancel_check < settings.RUNS_CANCEL_POLL_SECONDS:
             return self.cancelled
         self.last_cancel_check = now
-        if not self.cancelled and self.run.cancel_is_requested():
+        if not self.cancelled and self.with_database(self.run.cancel_is_requested):
             self.cancelled = True
             self.cancelled_during = self.where()
         if not self.cancelled and not self.stop_cause:
-            self.stop_cause = self.team.problem()
+            self.stop_cause = self.with_database(self.team.problem)
         return self.cancelled or bool(self.stop_cause)
 
     def should_stop_cleanup(self):
@@ -343,9 +377,9 @@ class Execution:
 
     def tick(self):
         if self.sampler is not None and self.lead:
-            self.store_server_samples()
+            self.with_database(self.store_server_samples)
         if self.step is not None and self.step.phase in MEASURED:
-            self.team.tick(self.step)
+            self.with_database(self.team.tick, self.step)
         self.flush()
 
     def where(self):
@@ -381,8 +415,8 @@ class Execution:
             self.last_flush = now
         if fields or now - self.last_beat >= settings.RUNS_HEARTBEAT_SECONDS:
             if self.lead:
-                self.run.beat(**fields)
-            self.team.beat(fields.get("log") if not self.lead else None)
+                self.with_database(lambda: self.run.beat(**fields))
+            self.with_database(self.team.beat, fields.get("log") if not self.lead else None)
             self.last_beat = now
 
     # --- evidence beside the tool (runs/sampling.py reads, runs/insight.py judges) ---------------------

@@ -10,25 +10,16 @@ import os
 from celery import shared_task
 from celery.signals import worker_process_init, worker_ready
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connections
+from django.db import InterfaceError, OperationalError
 
 from . import actions, reconciler, schedules
-from .execution import Execution
+from .execution import Execution, reopen_database
 from .leftovers import fail_dead_run, fail_keeping_tables
 from .models import ClientState, Run, RunClient, RunState
 from .multiclient import HOST, Team, coordination
 from .workdir import remove_stale_workdirs
 
 log = logging.getLogger(__name__)
-
-
-def _reopen_database():
-    """After a lost database connection: drop every broken connection, so the next query opens a new one."""
-    for conn in connections.all(initialized_only=True):
-        try:
-            conn.close()
-        except Exception:  # noqa: BLE001 - it is already broken; closing is best effort
-            conn.connection = None
 
 
 def database_error_reason(exc):
@@ -65,12 +56,12 @@ def run_benchmark(self, run_id):
         # The connection died under us (database restarted, pg_terminate_backend): the tool is already
         # stopped (the runner kills it on the way out); record why on a fresh connection.
         log.warning("run %s: %s", run_id, database_error_reason(exc))
-        _reopen_database()
+        reopen_database()
         _fail_after(run, execution, database_error_reason(exc))
         return "failed: database connection lost"
     except Exception as exc:  # noqa: BLE001 - any bug must end the run failed, never 'running' forever
         log.exception("run %s crashed", run_id)
-        _reopen_database()
+        reopen_database()
         _fail_after(run, execution, f"Internal error in the worker: {exc.__class__.__name__}: {exc}")
         raise
 
@@ -104,7 +95,7 @@ def run_client(self, run_id, index):
         return execution.execute()
     except Exception as exc:  # noqa: BLE001 - any bug must end the client failed, which stops the run
         log.exception("run %s client %s crashed", run_id, index)
-        _reopen_database()
+        reopen_database()
         actions.client_end(client, ClientState.FAILED, f"Internal error in the worker: {exc.__class__.__name__}: {exc}")
         raise
 

@@ -115,7 +115,7 @@ def purge_queues():
     redis.Redis.from_url(os.environ["REDIS_URL"]).delete("unacked", "unacked_index", "unacked_mutex")
 
     with app.connection_for_write() as conn:
-        for queue in ("celery", "benchmarks", "kill-test", "multi-test", "tls-test", "remote-test", "target-faults"):
+        for queue in ("celery", "benchmarks", "kill-test", "multi-test", "tls-test", "remote-test", "target-faults", "target-faults-nograce"):
             try:
                 conn.default_channel.queue_purge(queue)
             except Exception:  # noqa: BLE001 - a queue that does not exist yet

@@ -176,34 +176,33 @@ def test_sigkill_of_a_worker_mid_run_leaves_no_password_on_disk(stack, token, ta
     assert files_containing(PASSWORD, *tmp_roots, since=started) == []
     run = final(run_id, timeout=30)  # the reconciler: the worker's pid is dead
     assert run.state == RunState.FAILED and "stopped reporting" in run.reason
-    assert workdirs[0].exists()  # SIGKILL never reached the `finally` that removes it ...
+    # SIGKILL never reached the `finally` that removes it: the reconciler, failing the dead run on this host, did
+    # (issue 34.2: whoever fails a dead run removes its directory; a worker starting would too, test_reliability.py).
+    assert not workdirs[0].exists()
     stack.start_bench()
-    assert not workdirs[0].exists()  # ... a worker starting removes it
-    assert "work directories of dead runs" in stack.read_log(f"fault-bench{stack.bench_count}")
 
 
 def test_database_connections_terminated_mid_run(stack, token, targets):
-    run_id = launched(stack, token, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=60)
+    """A blip of the dashboard's database (issue 34.4): the worker reconnects and retries its writes within
+    RUNS_DATABASE_GRACE_SECONDS (30 s), so the run goes on and succeeds with every sample; the web reconnects."""
+    run_id = launched(stack, token, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=8)
     wait_for(lambda: Run.objects.get(pk=run_id).samples.exists(), timeout=60, message="a first sample")
     headers = {"Authorization": f"Token {token}"}
     assert requests.get(f"{stack.url}/api/v1/runs/{run_id}/", headers=headers, timeout=10).status_code == 200
     with psycopg.connect(database_url().replace("postgres://", "postgresql://"), autocommit=True) as pg:
         killed = pg.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                             "WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchone()[0]
-    terminated = time.monotonic()
     assert killed >= 2  # at least the worker's and gunicorn's
     from django.db import connection
 
     connection.close()  # ours may have gone too
-    run = final(run_id, timeout=30)
-    assert time.monotonic() - terminated < 10
-    assert run.state == RunState.FAILED
-    assert "database connection" in run.reason and "terminating connection due to administrator command" in run.reason
-    assert "stopped reporting" not in run.reason
-    wait_for(lambda: run_processes(run_id) == [], timeout=5, message="the tool to be stopped")
+    run = final(run_id, timeout=60)
+    assert run.state == RunState.SUCCEEDED, run.reason
+    assert "reconnected, nothing lost" in run.log
+    assert run.samples.filter(warmup=False).count() >= 7  # 1 s intervals over 8 s
+    wait_for(lambda: run_processes(run_id) == [], timeout=5, message="the tool to end")
     # The web side: the next request on the same gunicorn worker answers 200 (CONN_HEALTH_CHECKS).
     assert requests.get(f"{stack.url}/api/v1/runs/{run_id}/", headers=headers, timeout=10).status_code == 200
     assert requests.get(f"{stack.url}/", timeout=10).status_code == 200
-    # And the worker is fine: the next run succeeds.
     again = final(launched(stack, token, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=1))
     assert again.state == RunState.SUCCEEDED, again.reason
