@@ -486,6 +486,20 @@ class Run(models.Model):
         """The steps whose server counted other load beside the tool, beyond the stated tolerance (runs/insight.py)."""
         return steps_with_other_load((self.insight or {}).get("steps"))
 
+    @property
+    def client_bound_cause(self):
+        """What saturated, for a client-bound run (else None): "shared_host" when the target's address (as resolved
+        into database_key) is a loopback address, so the tool ran on the database's own host and the result measures
+        that shared host; "client_cpu" otherwise (the client host's CPU, the tool's own or others' on it)."""
+        if not self.client_bound:
+            return None
+        address = (self.database_key or "").split("|")[1:2]
+        try:
+            shared = bool(address) and ipaddress.ip_address(address[0]).is_loopback
+        except ValueError:
+            shared = address == ["localhost"]
+        return "shared_host" if shared else "client_cpu"
+
     @cached_property  # read several times a page; the command line is fixed once the run has started
     def latency_caveat(self):
         """Why this run's latency figures are not to be trusted, or "": one rule for the run page, the API and the

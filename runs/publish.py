@@ -204,6 +204,7 @@ def measurement_context(run, acknowledged_by=None):
     context = {
         "run": run.pk,
         "client_bound": run.client_bound,
+        "client_bound_cause": run.client_bound_cause,
         "other_load": {"steps": other, "acknowledged": True,
                        "acknowledged_by": acknowledged_by.get_username() if acknowledged_by else ""} if other else None,
         "latency_caveat": str(run.latency_caveat or ""),

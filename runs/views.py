@@ -411,7 +411,8 @@ def record_context(run):
                         for (step, threads), pts in points.items()],
              "summary": _("%(n)d interval samples of the tool, per step.") % {"n": sum(len(p) for p in points.values())}}
     return {"run": run, "result": result, "measurement": result.measurement or {},
-            "setup": [(parameter_label(k), v) for k, v in measurement_setup(run).items()],
+            "setup": [(parameter_label(k), (_("on") if v else _("off")) if isinstance(v, bool) else v)
+                      for k, v in measurement_setup(run).items()],
             "steps": [{**s, "evidence": evidence.get(s.get("step"), {})} for s in steps], "summary": summary,
             "chart": chart, "chart_rows": [{"series": s["label"], "x": p["x"], "memory_gb": "", "values": [p["tps"]]}
                                            for s in chart["series"] for p in s["points"]]}

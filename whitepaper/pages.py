@@ -223,7 +223,10 @@ def measurement_html(result):
         parts.append(format_html('<span class="repeats">{}</span>', _(
             "repeat group of %(n)s runs: mean %(mean)s, standard deviation %(sd)s") % {
             "n": repeats.get("n"), "mean": repeats.get("mean"), "sd": repeats.get("stdev")}))
-    if m.get("client_bound"):
+    if m.get("client_bound_cause") == "shared_host":
+        parts.append(format_html('<span class="flag" data-flag="client_bound" data-cause="shared_host">{}</span>',
+                                 _("client-bound on a host shared with the database: measures the shared host")))
+    elif m.get("client_bound"):
         parts.append(format_html('<span class="flag" data-flag="client_bound">{}</span>', _("client-bound: may understate the target")))
     if m.get("other_load"):
         parts.append(format_html('<span class="flag" data-flag="other_load">{}</span>', _("the server saw other load (acknowledged)")))

@@ -125,6 +125,9 @@ class RunSerializer(serializers.ModelSerializer):
     client_bound = serializers.BooleanField(read_only=True, allow_null=True, help_text=(
         "true: the client host was above 90 % CPU for most of a step, so the result may understate the target; "
         "null until a step has been measured."))
+    client_bound_cause = serializers.ChoiceField(choices=["shared_host", "client_cpu"], read_only=True, allow_null=True, help_text=(
+        "What saturated when client_bound: shared_host (the target is on the client's own host: the result measures "
+        "that shared host, not the target alone) or client_cpu (the client host's CPU); null when not client-bound."))
     latency = serializers.SerializerMethodField(help_text=(
         "The run's latency in ms: p50_ms, p95_ms, p99_ms, max_ms, count, method, histogram [[bucket ms, count]]."))
     latency_caveat = serializers.CharField(read_only=True, help_text=(
@@ -163,7 +166,7 @@ class RunSerializer(serializers.ModelSerializer):
                   "requested_by", "created_at", "started_at", "finished_at", "worker", "client_host", "client_cores",
                   "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
                   "command_line", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
-                  "retraction_reason", "client_bound", "latency", "latency_caveat", "insight", "client_info", "server_settings_hash",
+                  "retraction_reason", "client_bound", "client_bound_cause", "latency", "latency_caveat", "insight", "client_info", "server_settings_hash",
                   "regression", "trend", "repeats", "repeat_group", "clients", "round_trip", "tls", "other_load",
                   "leftover_tables"]
         read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats", "reproduces")]
