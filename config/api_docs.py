@@ -129,6 +129,7 @@ PARAMETER_EXAMPLES = {
     "vendor": "huawei", "engine": "mysql", "version": "8.0", "family": "dedicated", "document": "huawei-2023-08-03-rds",
     "methodology": "huawei-2023-08-03-rds-sysbench-mysql-c3", "memory_ratio": "1:4", "edition": "enterprise",
     "flavor": "mysql.x8.medium.2", "sel": ["1", "2"], "fields": ["id", "tps"], "ordering": ["-tps"],
+    "updated_since": "2026-11-26T09:00:00Z",
 }
 # The runs API's parameters of the same names mean other things (target: a target's id; ordering: one field).
 RUNS_PATHS = ("/api/v1/runs/", "/api/v1/targets/", "/api/v1/profiles/", "/api/v1/schedules/")

@@ -113,7 +113,7 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # The API's rate-limit counts (config/throttling.py) are shared by every server process: in Redis (the default
-# cache) when configured, else in the database's cache table (created by `manage.py createcachetable`), never in
+# cache) when configured, else in the database's cache table (created by `migrate`), never in
 # one process's memory.
 API_RATE_LIMIT_CACHE = "default" if REDIS_URL else "rate_limit"
 if not REDIS_URL:

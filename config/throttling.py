@@ -3,7 +3,7 @@
 DRF's throttles keep their history in the default cache, which on the embedded default (no REDIS_URL) is each
 gunicorn worker's own memory: with three workers a client had three counts and X-RateLimit-Remaining jumped
 about. Here the count lives in the cache named by API_RATE_LIMIT_CACHE (config/settings.py): Redis where REDIS_URL is set
-(INCR: atomic), else the database cache table (`manage.py createcachetable`, run by scripts/dashboard.sh), which every
+(INCR: atomic), else the database cache table (`api_rate_limit`, created by `migrate`: whitepaper migration i37_rate_limit_cache_table), which every
 process shares; there two requests at the same instant may read the same count (its incr is a read and a write).
 
 A client is its token (authenticated with one: `authenticated` rate, API_AUTHENTICATED_RATE), else its user (a
@@ -40,7 +40,7 @@ class SharedRateThrottle(BaseThrottle):
             if key:  # the token itself never reaches the cache: its digest does
                 return "authenticated", "token:" + hashlib.sha256(key.encode()).hexdigest()[:32]
             return "authenticated", f"user:{user.pk}"
-        return "anon", "addr:" + self.get_ident(request)
+        return "anon", f"addr:{self.get_ident(request)}"  # None without REMOTE_ADDR (a unix socket): one client
 
     def allow_request(self, request, view):
         scope, identity = self.client(request)

@@ -63,7 +63,7 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
     if run.other_load and not acknowledge_other_load:
         raise ValidationError({"acknowledge_other_load": [
             _("The server saw other load during this run: acknowledge it to publish the run anyway.")]})
-    target, profile, summary = run.target, run.profile, run.summary
+    target, summary = run.target, run.summary
     if not (target.vcpus and target.memory_gb) and not target.flavor_id:
         raise ValidationError(_("Set the target's vCPUs and memory (or its catalogue flavour) before publishing."))
     vendor, _created = Vendor.objects.get_or_create(slug="internal", defaults={"name": "Internal measurements", "name_zh": "内部测量"})

@@ -21,6 +21,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
 from config.htmx import wants_partial
+from whitepaper.display import parameter_label
 
 from . import actions, compare, history
 from .access import ConnectionFailed, TargetAccess
@@ -397,8 +398,6 @@ def run_record(request, pk):
 
 
 def record_context(run):
-    from whitepaper.display import parameter_label
-
     result, summary = run.published_result, run.summary or {}
     steps = summary.get("steps") or [summary]
     evidence = {s.get("step"): s for s in (run.insight or {}).get("steps") or []}

@@ -11,7 +11,6 @@ export DEBUG=${DEBUG:-0}
 PY=.venv/bin/python
 
 $PY manage.py migrate --noinput -v0
-$PY manage.py createcachetable  # the API rate limit's shared counts when no REDIS_URL (config/throttling.py)
 $PY manage.py import_whitepapers
 $PY manage.py seed_profiles 2>/dev/null || true
 $PY manage.py ensure_admin

@@ -182,3 +182,70 @@ def test_a_generated_client_lists_pages_looks_up_compares_sizes_and_reads_a_400(
 
     assert out["bad"]["code"] == "invalid" and list(out["bad"]["errors"]) == ["engine"]
     assert "oracle" in out["bad"]["errors"]["engine"][0]
+
+
+RUNS_SCRIPT = textwrap.dedent('''
+    import json, sys
+
+    import httpx
+    from rds_performance_whitepaper_api_client import AuthenticatedClient
+    from rds_performance_whitepaper_api_client.api.runs import runs_list
+    from rds_performance_whitepaper_api_client.models import PaginatedRunList
+    from rds_performance_whitepaper_api_client.types import Unset
+
+    base, token = sys.argv[1], sys.argv[2]
+    # The generated client's AuthenticatedClient sends `Authorization: Bearer <token>` (its default prefix).
+    client = AuthenticatedClient(base_url=base, token=token, raise_on_unexpected_status=True, timeout=httpx.Timeout(60))
+    page = runs_list.sync(client=client)
+    assert isinstance(page, PaginatedRunList), page
+    run = page.results[0]
+    # Overrides are the fields a launch changed (each optional in RunOverrides): narrowed, then typed.
+    overrides = run.overrides
+    assert not isinstance(overrides, Unset)
+    threads, sweep = overrides.threads, overrides.thread_sweep
+    assert isinstance(threads, int) and isinstance(sweep, list), (threads, sweep)
+    print(json.dumps({"threads": threads, "sweep": sweep, "url": run.url, "html_url": run.html_url,
+                      "types": [type(threads).__name__, [type(t).__name__ for t in sweep]]}))
+''')
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_generated_client_reads_typed_runs_with_a_bearer_token(catalogue_server, generated_client, django_db_blocker):
+    """Issue 37.1/37.4/37.5: a run launched with the form's text values, read through the generated client's
+    AuthenticatedClient (Bearer): typed values, the run's API URL. The rows are committed (the live server reads
+    them on its own connection: a transactional test) and removed afterwards."""
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from rest_framework.authtoken.models import Token
+
+    from runs.models import BenchmarkProfile, Run, Target
+    from runs.services import launch_run
+
+    python, env = generated_client
+    with django_db_blocker.unblock():
+        user = User.objects.create_user("client-37", is_staff=True)
+        token = Token.objects.create(user=user)
+        target = Target.objects.create(name="client-37", engine="mysql", host="127.0.0.1", port=3306, database="sbtest",
+                                       user="bench")
+        seeded = not BenchmarkProfile.objects.exists()
+        call_command("seed_profiles", stdout=open(os.devnull, "w"))
+        profile = BenchmarkProfile.objects.get(slug="sysbench-oltp-rw-mysql-quick")
+        run = launch_run(target=target, profile=profile, overrides={"threads": "4", "thread_sweep": "2, 4"}, user=user)
+        try:
+            script = Path(env["PYTHONPATH"]).parent / "runs_script.py"
+            script.write_text(RUNS_SCRIPT)
+            run_([str(python), "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull, str(script)], env=env,
+                 cwd=script.parent)
+            out = json.loads(run_([str(python), str(script), catalogue_server, token.key], env=env))
+        finally:
+            Run.objects.filter(pk=run.pk).delete()
+            target.delete()
+            user.delete()
+            if seeded:  # the session's database as it was
+                BenchmarkProfile.objects.all().delete()
+    assert out["threads"] == 4 and out["sweep"] == [2, 4] and out["types"] == ["int", ["int", "int"]]
+    assert out["url"] == f"{catalogue_server}/api/v1/runs/{run.pk}/"
+    assert out["html_url"] == f"{catalogue_server}/runs/{run.pk}/"
+
+
+run_ = run

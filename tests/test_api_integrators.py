@@ -240,7 +240,8 @@ def _free_port():
 def two_servers(request, transactional_db, tmp_path):
     """Two gunicorn processes (config.gunicorn_conf, one worker each) on the test database: the rate limit's
     count in Redis (REDIS_URL set) or, on the embedded default's configuration (no REDIS_URL), in the database's
-    cache table, created by the command scripts/dashboard.sh runs."""
+    cache table (`migrate` creates it under that configuration; the test database was migrated with Redis, so the
+    same command the migration runs creates it here)."""
     import os
     import subprocess
     import sys
@@ -275,7 +276,7 @@ def two_servers(request, transactional_db, tmp_path):
         for process, url in zip(processes, urls):
             for _ in range(600):  # poll until it answers (a page: no API count spent)
                 try:
-                    requests.get(f"{url}/accounts/login/", timeout=5)
+                    requests.get(f"{url}/accounts/login/", timeout=30)
                     break
                 except (requests.ConnectionError, requests.Timeout):  # not listening yet, or its first answer is slow
                     assert process.poll() is None, [p.read_text() for p in tmp_path.glob("*.log")]
@@ -312,3 +313,80 @@ def test_the_rate_limit_is_one_count_per_client_across_processes(two_servers, op
     assert [(r.status_code, r.headers["X-RateLimit-Remaining"]) for r in rest] == [
         (200, "3"), (200, "2"), (200, "1"), (200, "0"), (429, "0")]
     assert int(rest[-1].headers["Retry-After"]) > 0
+
+
+# --- Point 8 (first half): updated_since and the Atom feed ---------------------------------------------
+
+def _iso(moment):
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def test_updated_since_lists_what_changed_after_a_moment(client):
+    from django.utils import timezone
+
+    from whitepaper.models import PublishedResult
+
+    before = timezone.now()
+    everything = client.get(f"{API}/results/?updated_since={_iso(before)}").json()
+    assert everything["count"] == 0  # nothing changed since
+    # An edit (admin or shell) of one row: that row, and its document, are what changed.
+    result = PublishedResult.objects.select_related("table__document").filter(tps__isnull=False).order_by("id").first()
+    result.tps += 1
+    result.save()
+    changed = client.get(f"{API}/results/?updated_since={_iso(before)}").json()
+    assert [r["id"] for r in changed["results"]] == [result.pk]
+    assert changed["results"][0]["updated_at"] >= _iso(before)[:19]
+    documents = client.get(f"{API}/documents/?updated_since={_iso(before)}").json()
+    assert [d["slug"] for d in documents["results"]] == [result.table.document.slug]
+    later = timezone.now()
+    assert client.get(f"{API}/results/?updated_since={_iso(later)}").json()["count"] == 0
+    assert client.get(f"{API}/documents/?updated_since={_iso(later)}").json()["count"] == 0
+
+
+@pytest.mark.parametrize("path", [f"{API}/results/", f"{API}/documents/"])
+def test_a_bad_updated_since_is_a_400_naming_it(client, path):
+    response = client.get(f"{path}?updated_since=yesterday")
+    assert response.status_code == 400 and set(response.json()["errors"]) == {"updated_since"}
+
+
+def test_the_atom_feed_lists_documents_and_published_measurements(client):
+    import xml.etree.ElementTree as ET
+
+    from whitepaper.models import Document
+
+    response = client.get("/feed/")
+    assert response.status_code == 200 and response["Content-Type"].startswith("application/atom+xml")
+    ns = {"atom": "http://www.w3.org/2005/Atom"}
+    feed = ET.fromstring(response.content)
+    entries = feed.findall("atom:entry", ns)
+    links = {e.find("atom:link", ns).get("href") for e in entries}
+    # Every vendor document (edition) of the bundled catalogue, by its page.
+    for document in Document.objects.exclude(vendor__slug="internal"):
+        assert f"http://testserver/documents/{document.slug}/" in links
+    newest = Document.objects.exclude(vendor__slug="internal").order_by("-changed_at").first()
+    titles = [e.find("atom:title", ns).text for e in entries]
+    assert any(newest.title in t for t in titles)
+    assert client.get("/api/v1/").status_code == 200  # the feed is named from the API root too
+    assert client.get("/api/v1/").json()["feed"] == "http://testserver/feed/"
+
+
+def test_a_published_measurement_is_in_the_feed_first(client, staff_user, mysql_target, profiles):
+    import xml.etree.ElementTree as ET
+
+    from runs.models import Run, RunState
+
+    profile = profiles["sysbench-oltp-rw-mysql-quick"]
+    mysql_target.vcpus, mysql_target.memory_gb = 2, 4
+    mysql_target.save()
+    run = Run.objects.create(target=mysql_target, profile=profile, params=profile.resolve({}), requested_by=staff_user,
+                             state=RunState.SUCCEEDED, server_version="10.11.19-MariaDB-0+deb12u1", tool_version="1.0.20",
+                             summary={"tps": 812.345, "qps": 16246.9, "transactions": 2437, "threads": 2})
+    client.force_login(staff_user)
+    assert client.post(f"/runs/{run.pk}/publish/").status_code == 302
+    client.logout()
+    feed = ET.fromstring(client.get("/feed/").content)
+    ns = {"atom": "http://www.w3.org/2005/Atom"}
+    first = feed.find("atom:entry", ns)
+    assert first.find("atom:title", ns).text.startswith("Internal measurement: ")
+    assert first.find("atom:title", ns).text.endswith("2 vCPU / 4 GB: 812.35 TPS")
+    assert "origin: internal" in first.find("atom:summary", ns).text

@@ -54,7 +54,8 @@ def test_it_masks_and_clamps_every_reason(run):
 
 
 def test_it_stops_only_the_clients_no_worker_took(run):
-    one, two, three = client(run, 1), client(run, 2), client(run, 3)
+    one, two = client(run, 1), client(run, 2)
+    client(run, 3)
     actions.client_ready(one, "run-1")
     actions.client_arrive(two, host="h2")
     assert actions.stop_unstarted_clients(run) == 1

@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-from rest_framework.test import APIClient
 
 from runs import actions, stats
 from runs.models import Run, RunState, Sample

@@ -98,7 +98,7 @@ def test_a_target_stopped_mid_run_fails_the_run_naming_the_tables_it_left(
         restart(servers, engine)
     assert run.state == RunState.FAILED, run.reason
     assert run.leftover_tables == tables
-    assert f"Its tables may be left on the target (cleanup failed: " in run.reason
+    assert "Its tables may be left on the target (cleanup failed: " in run.reason
     assert ", ".join(tables) + "; the run page offers to drop them." in run.reason
     assert not tools_of(worker_tmp, run_id)
     # ... and the run page's "drop them" drops them once the target is back.

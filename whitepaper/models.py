@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, OrderBy, Q
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .metrics import METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
@@ -338,6 +339,9 @@ class PublishedResult(models.Model):
     # measurement_context): the run behind it, its flags, its TPS interval, a repeat group's spread. Empty for a
     # vendor's row.
     measurement = models.JSONField(default=dict, blank=True, db_default={})
+    # When the row itself last changed (created, or saved with another number): the API's updated_since. Bulk
+    # recomputations of the derived columns above (is_newest, document_order_key) are not changes of the row.
+    updated_at = models.DateTimeField(default=timezone.now, db_index=True, editable=False)
 
     max_connections = _metric_field("max_connections")
     iops = _metric_field("iops")
@@ -386,6 +390,12 @@ class PublishedResult(models.Model):
         # whitepaper/newest.py: a saved row moved to another engine version refreshes the old one too.
         instance._loaded_engine_version_id = instance.__dict__.get("engine_version_id")
         return instance
+
+    def save(self, *args, **kwargs):
+        self.updated_at = timezone.now()
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "updated_at"}
+        super().save(*args, **kwargs)
 
     def __str__(self):
         return f"{self.table} #{self.position}"

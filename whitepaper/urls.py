@@ -2,6 +2,7 @@ from django.urls import path
 
 from . import converters  # noqa: F401  (registers <stated:…>)
 from . import views
+from .feeds import CatalogueFeed
 from .drafting import views as drafting_views
 
 app_name = "whitepaper"
@@ -16,5 +17,6 @@ urlpatterns = [
     path("explore/results.csv", views.explore_csv, name="explore-csv"),
     path("compare/", views.compare, name="compare"),
     path("sizing/", views.sizing, name="sizing"),
+    path("feed/", CatalogueFeed(), name="feed"),
     path("drafts/", drafting_views.draft_review, name="draft-review"),
 ]

@@ -4,6 +4,7 @@ import django_filters
 
 from ..filters import KnownValueFilter, known_values, number_filter
 from ..models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, Vendor
+from .params import updated_since_filter
 
 
 class VendorParamFilter(django_filters.FilterSet):
@@ -12,6 +13,9 @@ class VendorParamFilter(django_filters.FilterSet):
 
 
 class DocumentFilter(VendorParamFilter):
+    # changed_at: bumped by every write to the document or anything in it (whitepaper/freshness.py).
+    updated_since = updated_since_filter("changed_at", "documents (or anything in them)")
+
     class Meta:
         model = Document
         fields = []

@@ -2,6 +2,7 @@
 once: a parameter the endpoint does not know (a typo such as min_cpu), a bad filter value, a bad
 ordering field or page size -> one 400 mapping each parameter to its messages."""
 
+import django_filters
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.exceptions import ValidationError
 from rest_framework.filters import BaseFilterBackend
@@ -95,8 +96,17 @@ class StrictQueryBackend(DjangoFilterBackend):
         return filterset.qs if filterset is not None else queryset
 
 
+def updated_since_filter(field_name, what):
+    """`updated_since=<ISO 8601 date-time>` (UTC when it names no offset): only what changed at or after it."""
+    return django_filters.IsoDateTimeFilter(
+        field_name=field_name, lookup_expr="gte", label=f"Only {what} changed at or after this moment",
+        help_text=f"Only {what} changed at or after this moment (ISO 8601, e.g. 2026-11-26T09:00:00Z; UTC when no "
+                  "offset is given): keep the newest `updated_at` you saw and pass it next time.")
+
+
 class APIResultFilter(ResultFilter):
     literal_flavor_ids = True  # one more small query; the planner then sees how few flavours match
+    updated_since = updated_since_filter("updated_at", "results")  # the API's only: pages have no use for it
 
 
 SORT_UNITS = {"id": "", "published": "document date", "vcpus": "vCPUs", "memory_gb": "GB",

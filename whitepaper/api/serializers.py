@@ -245,11 +245,13 @@ class DocumentSerializer(serializers.ModelSerializer):
     tables = TableSerializer(many=True, read_only=True)
     html_url = serializers.SerializerMethodField(help_text="The document's page.")
     results = serializers.SerializerMethodField(help_text="The document's results (API list URL).")
+    updated_at = serializers.DateTimeField(source="changed_at", read_only=True, help_text=(
+        "When the document or anything in it last changed (ISO 8601, UTC): for updated_since."))
 
     class Meta:
         model = Document
         fields = ["url", "slug", "vendor", "vendor_slug", "title", "title_en", "edition", "published", "language",
-                  "source_file", "notes", "methodologies", "tables", "html_url", "results"]
+                  "source_file", "notes", "methodologies", "tables", "html_url", "results", "updated_at"]
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_html_url(self, obj):
@@ -405,6 +407,8 @@ class ResultSerializer(serializers.ModelSerializer):
     memory_ratio_derived = NullWhenEmptyCharField(source="flavor.memory_ratio_derived", read_only=True, allow_null=True,
                                                  help_text=COLUMN_INFO["memory_ratio_derived"][2].replace(
                                                      "empty where", "null where"))
+    updated_at = serializers.DateTimeField(read_only=True, help_text=(
+        "When this row last changed (created, or another number saved; ISO 8601, UTC): for updated_since."))
     printed = PrintedSerializer(source="*", read_only=True)
     document = DocumentSummarySerializer(source="table.document", read_only=True)
     table = TableSummarySerializer(read_only=True)
@@ -443,7 +447,7 @@ class ResultSerializer(serializers.ModelSerializer):
         model = PublishedResult
         fields = ["url", "id", "origin", "vendor", "engine", "version", "version_url", "flavor", "deployment", "edition",
                   *[m.name for m in METRICS], "iops_depends_on_disk", "tps_per_core", "qps_normalised",
-                  "memory_ratio_derived", "printed",
+                  "memory_ratio_derived", "updated_at", "printed",
                   "document", "table", "position", "methodology",
                   "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats"]
 

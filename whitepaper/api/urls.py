@@ -1,6 +1,6 @@
 """The catalogue under /api/v1/ (names are reversed through the v1 namespace)."""
 
-from django.urls import path
+from django.urls import path, reverse
 from rest_framework import routers
 from rest_framework.routers import DefaultRouter
 from rest_framework.utils.urls import remove_query_param
@@ -16,6 +16,7 @@ class APIRootView(ContentCaching, routers.APIRootView):
     def get(self, request, *args, **kwargs):
         response = super().get(request, *args, **kwargs)
         response.data = {name: remove_query_param(url, "format") for name, url in response.data.items()}
+        response.data["feed"] = request.build_absolute_uri(reverse("whitepaper:feed"))  # Atom, outside the API
         return response
 
 

@@ -1,0 +1,62 @@
+"""The Atom feed of what is new in the catalogue (/feed/): vendor documents (each edition is one) and published
+internal measurements, newest change first. Django's syndication framework writes the Atom; the API root links it.
+A document's entry is updated whenever the document or anything in it changes (Document.changed_at); a
+measurement's when its row was published or changed (PublishedResult.updated_at)."""
+
+from django.contrib.syndication.views import Feed
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+
+from .models import INTERNAL_VENDOR_SLUG, Document, PublishedResult
+
+MAX_ENTRIES = 50
+
+
+class CatalogueFeed(Feed):
+    feed_type = Atom1Feed
+    title = "RDS performance whitepapers: new documents and measurements"
+    subtitle = ("Vendor documents (whitepapers and their new editions) and this dashboard's published internal "
+                "measurements, newest change first.")
+
+    def link(self):
+        return reverse("whitepaper:home")
+
+    def items(self):
+        documents = (Document.objects.exclude(vendor__slug=INTERNAL_VENDOR_SLUG).select_related("vendor")
+                     .order_by("-changed_at")[:MAX_ENTRIES])
+        measurements = (PublishedResult.objects.filter(table__document__vendor__slug=INTERNAL_VENDOR_SLUG)
+                        .select_related("table__document", "flavor", "engine_version__engine")
+                        .order_by("-updated_at")[:MAX_ENTRIES])
+        entries = [*documents, *measurements]
+        return sorted(entries, key=self.item_updateddate, reverse=True)[:MAX_ENTRIES]
+
+    def item_title(self, item):
+        if isinstance(item, Document):
+            edition = f", edition {item.edition}" if item.edition else ""
+            english = f" ({item.title_en})" if item.title_en else ""
+            return f"{item.vendor.name}: {item.title}{english}{edition}, {item.published:%Y-%m-%d}"
+        tps = f": {item.printed['tps']} TPS" if item.printed.get("tps") else ""
+        return (f"Internal measurement: {item.table.label}, {item.engine_version}, "
+                f"{item.flavor.vcpus} vCPU / {item.flavor.memory_gb} GB{tps}")
+
+    def item_description(self, item):
+        if isinstance(item, Document):
+            return f"Published {item.published:%Y-%m-%d}; {item.notes}".strip()
+        return "Measured with this dashboard's benchmark runs (origin: internal), not a vendor's number."
+
+    def item_link(self, item):
+        if isinstance(item, Document):
+            return item.get_absolute_url()
+        return f"{item.table.document.get_absolute_url()}#table-{item.table.position}"
+
+    def item_guid(self, item):
+        kind = "document" if isinstance(item, Document) else "result"
+        return f"urn:perfdash:{kind}:{item.pk}"
+
+    item_guid_is_permalink = False
+
+    def item_updateddate(self, item):
+        return item.changed_at if isinstance(item, Document) else item.updated_at
+
+    def item_pubdate(self, item):
+        return None if isinstance(item, Document) else item.updated_at
