@@ -401,7 +401,7 @@ def test_the_live_part_sends_what_changed_since_the_page_had_it(client, operator
         following = re.search(r'<div id="run-live"[^>]*hx-get="([^"]+)"', html)
         return html, json.loads(data.group(1)), following and following.group(1).replace("&amp;", "&")
 
-    first_url = re.search(r'<div id="run-live"[^>]*hx-get="([^"]+)"[^>]*hx-trigger="load"', page, re.S).group(1).replace("&amp;", "&")
+    first_url = re.search(r'<div id="run-live"[^>]*hx-get="([^"]+)"[^>]*hx-trigger="load, retry"', page, re.S).group(1).replace("&amp;", "&")
     html, data, url = live(first_url)
     assert [s["tps"] for s in data["samples"]] == [100, 101, 102]
     assert 'id="run-status" data-final="false" data-state="running" hx-swap-oob="true"' in html

@@ -166,6 +166,7 @@
 
   // The log keeps its last lines on the page (the whole log is in the export).
   var LOG_LINES = 400;
+  var RETRY_MS = 3000;
 
   // The page's one update stream: each answer of #run-live (templates/runs/run_detail.html, one request per
   // report interval) carries the new samples of both charts; the status, set-up, results and the log's new
@@ -183,6 +184,13 @@
       if (h && !h._chart) histogramChart(h);
     }
     drawStatic();
+    // A poll that failed (the server restarting, the network) is asked again: the stream must not end on it.
+    document.body.addEventListener("htmx:afterRequest", function (event) {
+      var elt = event.detail.elt;
+      if (elt.id === "run-live" && !event.detail.successful) {
+        setTimeout(function () { if (elt.isConnected) htmx.trigger(elt, "retry"); }, RETRY_MS);
+      }
+    });
     document.body.addEventListener("htmx:afterSettle", function () {
       var data = document.getElementById("run-live-data");
       if (data && !data._read) {
