@@ -1,6 +1,6 @@
 from django.utils.functional import SimpleLazyObject
 
-from .models import is_operator
+from .permissions import is_operator
 
 
 def operator(request):

@@ -27,7 +27,6 @@ from .drivers.base import HOST_RE, IDENT_RE
 from .insight import other_load as steps_with_other_load
 from .params import expected_seconds, resolve_params, typed_overrides
 
-OPERATORS_GROUP = "benchmark operators"
 # A launch may ask for this many runs of one set-up at most (they queue one after another on the target).
 MAX_REPEATS = 10
 
@@ -96,13 +95,6 @@ def validate_client_key_pem(value):
     except ValueError:
         raise ValidationError(_("Not a PEM private key (-----BEGIN PRIVATE KEY----- or RSA/EC PRIVATE KEY)."),
                               code="invalid_key") from None
-
-
-def is_operator(user):
-    """Staff, or members of the 'benchmark operators' group, may see targets and runs and launch runs."""
-    if not user.is_authenticated or not user.is_active:
-        return False
-    return user.is_staff or user.groups.filter(name=OPERATORS_GROUP).exists()
 
 
 class Engine(models.TextChoices):

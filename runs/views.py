@@ -3,24 +3,23 @@ are neither staff nor benchmark operators get 403. Every change is a POST with C
 
 import hashlib
 import json
-from functools import wraps
 from urllib.parse import urlencode
 
 import django_filters
 from django import forms
 from django.contrib import messages
 from django.conf import settings
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.files.uploadhandler import MemoryFileUploadHandler
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from config.htmx import wants_partial
+from config.permissions import staff_required
 from whitepaper.display import parameter_label
 
 from . import actions, compare, history
@@ -29,7 +28,8 @@ from .clients import client_rows
 from .forms import RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT, OTHER_LOAD_TOLERANCE_PCT
 from .leftovers import drop_leftovers
-from .models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
+from .models import BenchmarkProfile, Run, RunState, Schedule, Target
+from .permissions import check_may_change_run, may_change_run, operator_required
 from .params import NAMES as PARAMETER_NAMES
 from .params import PARAMETERS, client_count, thread_steps
 from .publish import measurement_setup, publish_preview, publish_run, retract_run
@@ -42,23 +42,6 @@ from .reproduce import (
 )
 from .schedules import delete_schedule, save_schedule
 from .services import launch_run
-
-
-def operator_required(view):
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not is_operator(request.user):
-            raise PermissionDenied(_("Targets and runs are for staff and benchmark operators."))
-        return view(request, *args, **kwargs)
-
-    return wrapped
-
-
-def may_change(user, run):
-    """Staff may cancel or publish any run; an operator only the runs they asked for."""
-    return user.is_staff or run.requested_by_id == user.pk
 
 
 # --- targets ---------------------------------------------------------------------------------------
@@ -384,7 +367,7 @@ def run_detail(request, pk):
         context["live_query"] = urlencode({"part": "live", "setup": context["setup_key"],
                                            "results": context["results_key"], "log_after": context["log_after"]})
         template = "runs/run_detail.html#status" if part == "status" else "runs/run_detail.html"
-    context["may_change"] = may_change(request.user, run)
+    context["may_change"] = may_change_run(request.user, run)
     return render(request, template, context)
 
 
@@ -429,11 +412,11 @@ def run_samples_csv(request, pk):
 
 
 @operator_required
+@require_http_methods(["GET", "POST"])
 def run_cancel(request, pk):
     """GET asks for confirmation; POST cancels."""
     run = _get_run(pk)
-    if not may_change(request.user, run):
-        raise PermissionDenied(_("You can only cancel your own runs."))
+    check_may_change_run(request.user, run, _("You can only cancel your own runs."))
     if request.method != "POST":
         return render(request, "runs/run_confirm.html", {"run": run, "action": "cancel"})
     if actions.cancel(run, request.user):
@@ -444,12 +427,12 @@ def run_cancel(request, pk):
 
 
 @operator_required
+@require_http_methods(["GET", "POST"])
 def run_publish(request, pk):
     """GET shows what will be published and how the run's set-up differs from the row it reproduces;
     POST (the confirmation) publishes."""
     run = _get_run(pk)
-    if not may_change(request.user, run):
-        raise PermissionDenied(_("You can only publish your own runs."))
+    check_may_change_run(request.user, run, _("You can only publish your own runs."))
     if not run.can_publish:  # a failed, cancelled, unfinished or already published run has nothing to confirm
         messages.error(request, _("Run %(id)s cannot be published (%(state)s): only a succeeded run with a TPS that is "
                                   "not yet published (nor retracted) can.") % {"id": run.pk, "state": run.get_state_display()})
@@ -472,12 +455,11 @@ def run_publish(request, pk):
     return redirect(run)
 
 
-@operator_required
+@staff_required(gettext_lazy("Only staff can retract a published run."))
+@require_http_methods(["GET", "POST"])
 def run_retract(request, pk):
     """Staff take a published run back out of the catalogue, with a reason kept on the run."""
     run = _get_run(pk)
-    if not request.user.is_staff:
-        raise PermissionDenied(_("Only staff can retract a published run."))
     form = RetractForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -495,8 +477,7 @@ def run_retract(request, pk):
 def run_drop_leftovers(request, pk):
     """Drop the benchmark tables a run's dead worker left on the target (the reconciler could not reach it)."""
     run = _get_run(pk)
-    if not may_change(request.user, run):
-        raise PermissionDenied(_("You can only change your own runs."))
+    check_may_change_run(request.user, run, _("You can only change your own runs."))
     try:
         dropped = drop_leftovers(run)
     except ValidationError as exc:
@@ -583,10 +564,9 @@ def schedule_list(request):
     return render(request, "runs/schedule_list.html", {"rows": rows})
 
 
-@operator_required
+@staff_required(gettext_lazy("Only staff can schedule runs."))
+@require_http_methods(["GET", "POST"])
 def schedule_form(request, pk=None):
-    if not request.user.is_staff:
-        raise PermissionDenied(_("Only staff can schedule runs."))
     schedule = get_object_or_404(Schedule, pk=pk) if pk else None
     form = ScheduleForm(request.POST or None, instance=schedule)
     if request.method == "POST" and form.is_valid():
@@ -599,11 +579,10 @@ def schedule_form(request, pk=None):
     return render(request, "runs/schedule_form.html", {"form": form, "schedule": schedule})
 
 
-@operator_required
+@staff_required(gettext_lazy("Only staff can delete schedules."))
+@require_http_methods(["GET", "POST"])
 def schedule_delete(request, pk):
     """GET asks for confirmation; POST deletes the schedule and its beat entry (its runs stay)."""
-    if not request.user.is_staff:
-        raise PermissionDenied(_("Only staff can delete schedules."))
     schedule = get_object_or_404(Schedule.objects.select_related("target", "profile"), pk=pk)
     if request.method != "POST":
         return render(request, "runs/schedule_delete.html", {"schedule": schedule, "run_count": schedule.runs.count()})

@@ -14,10 +14,10 @@ from drf_spectacular.utils import (
     extend_schema_view,
     inline_serializer,
 )
-from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from config.api import error_body
@@ -26,11 +26,12 @@ from config.permissions import MethodIsAllowed
 from config.pagination import CatalogPagination
 
 from .. import actions, compare, history
-from ..models import BenchmarkProfile, Run, RunState, Schedule, Target, is_operator
+from ..models import BenchmarkProfile, Run, RunState, Schedule, Target
 from ..record import csv_response, json_response
 from ..schedules import delete_schedule, save_schedule, set_enabled
 from ..services import launch_run
-from ..views import RunFilter, may_change
+from ..permissions import IsOperator, IsStaffToWrite, check_may_change_run
+from ..views import RunFilter
 from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer, TargetSerializer
 
 MAX_SAMPLES = 5000
@@ -106,15 +107,6 @@ class RunAPIFilter(RunFilter):
     target = IdFilter(field_name="target_id", label="Only the runs of this target (id).")
     repeat_group = IdFilter(field_name="repeat_group_id", label="Only the runs launched together in this repeat group (id).")
     schedule = IdFilter(field_name="schedule_id", label="Only the runs this schedule started (id).")
-
-
-class IsOperator(permissions.BasePermission):
-    """Staff or 'benchmark operators', by session or token; everyone else 403 (401 without credentials)."""
-
-    message = "Runs and targets are for staff and benchmark operators."
-
-    def has_permission(self, request, view):
-        return is_operator(request.user)
 
 
 class OperatorAPIMixin:
@@ -281,8 +273,7 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None, version=None):
         run = self.get_object()
-        if not may_change(request.user, run):
-            raise PermissionDenied(_("You can only cancel your own runs."))
+        check_may_change_run(request.user, run, _("You can only cancel your own runs."))
         changed = actions.cancel(run, request.user)
         run.refresh_from_db()
         code = status.HTTP_202_ACCEPTED if changed else status.HTTP_409_CONFLICT
@@ -292,17 +283,6 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
                               "conflict", run=body)
         return Response(body, status=code)
 
-
-
-class IsStaffToWrite(IsOperator):
-    """Operators read schedules; only staff create, change, pause or delete them (as on the pages)."""
-
-    message = "Only staff can create, change, pause or delete schedules."
-
-    def has_permission(self, request, view):
-        if request.method in permissions.SAFE_METHODS:
-            return super().has_permission(request, view)
-        return bool(request.user and request.user.is_authenticated and request.user.is_active and request.user.is_staff)
 
 
 STAFF_FORBIDDEN = OpenApiResponse(ERROR, description="Authenticated, but not staff (reading needs staff or a benchmark operator).")

@@ -4,10 +4,12 @@ would change, the edition diff against the previous edition), download it, impor
 import tempfile
 from pathlib import Path
 
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_http_methods
+
+from config.permissions import staff_required
 
 from whitepaper import editions
 from whitepaper.importer import (
@@ -24,10 +26,9 @@ from .review import edition_diff
 MAX_TEXT_BYTES = 2 * 1024 * 1024
 
 
-@login_required
+@staff_required(gettext_lazy("Only staff can draft and import whitepapers."))
+@require_http_methods(["GET", "POST"])
 def draft_review(request):
-    if not request.user.is_staff:
-        raise PermissionDenied(_("Only staff can draft and import whitepapers."))
     context = {"vendors": known_vendors(), "errors": []}
     if request.method == "POST" and request.POST.get("action") == "import":
         content = request.POST.get("draft", "")

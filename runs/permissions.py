@@ -1,0 +1,48 @@
+"""Who may see and change targets, runs and schedules: each rule once, with its page decorator and its API
+permission (config/permissions.py makes both from a rule)."""
+
+from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext_lazy
+
+from config.permissions import UserRule, is_staff, user_passes
+
+OPERATORS_GROUP = "benchmark operators"
+
+
+def is_operator(user):
+    """Staff, or members of the 'benchmark operators' group, may see targets and runs and launch runs."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    return user.is_staff or user.groups.filter(name=OPERATORS_GROUP).exists()
+
+
+def may_change_run(user, run):
+    """Staff may cancel, publish or clean up after any run; an operator only the runs they asked for."""
+    return is_staff(user) or run.requested_by_id == user.pk
+
+
+def check_may_change_run(user, run, message):
+    """The run-level rule where a view holds the run: PermissionDenied with `message` (a 403 on a page and in the API)."""
+    if not may_change_run(user, run):
+        raise PermissionDenied(message)
+
+
+operator_required = user_passes(is_operator, gettext_lazy("Targets and runs are for staff and benchmark operators."))
+
+
+class IsOperator(UserRule):
+    """Staff or 'benchmark operators', by session or token; everyone else 403 (401 without credentials)."""
+
+    rule = staticmethod(is_operator)
+    message = "Runs and targets are for staff and benchmark operators."
+
+
+class IsStaffToWrite(IsOperator):
+    """Operators read; only staff create, change, pause or delete (schedules, as on the pages)."""
+
+    message = "Only staff can create, change, pause or delete schedules."
+
+    def has_permission(self, request, view):
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return super().has_permission(request, view)
+        return is_staff(request.user)
