@@ -182,9 +182,9 @@ def test_csv_export_is_exactly_the_filtered_view(client):
     _, html = queries(client, f"/explore/?{query}")
     assert f'href="/explore/results.csv?{query.replace("&", "&amp;")}"' in html
     # The visible columns by default (export names: document + published, engine + version, the ratio column as the
-    # document's and the derived ratio, issue 21.6) ...
+    # document's and the derived ratio, issue 21.6; the document's revision of the row, issue 36.1) ...
     _, visible = queries(client, f"/explore/results.csv?{query}")
-    assert visible.splitlines()[0] == ("vendor,document,published,engine,version,family,memory_ratio,memory_ratio_derived,"
+    assert visible.splitlines()[0] == ("vendor,document,published,revised_from,revised_changes,engine,version,family,memory_ratio,memory_ratio_derived,"
                                        "flavor,vcpus,memory_gb,max_connections,tps,qps")
     # ... every column of the export with columns=all.
     n, body = queries(client, f"/explore/results.csv?{query}&columns=all")

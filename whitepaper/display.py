@@ -198,3 +198,22 @@ def memory_ratio_html(flavor):
         return flavor.memory_ratio
     return format_html('<span class="derived" title="{}">{}</span>', _("Derived from vCPUs and memory: the document "
                        "groups these flavours by no ratio."), memory_ratio_text(flavor))
+
+
+def revised_from(result):
+    """What an older edition printed otherwise (`result.revised_from`, editions.revisions), one phrase per
+    metric: "TPS revised from 10929.30 in 2023, -19.1 %"; empty when the row was not revised."""
+    revision = getattr(result, "revised_from", None)
+    if revision is None:
+        return ""
+    year = revision.document.published.year
+    parts = []
+    for metric, old, _new, pct in revision.changes:
+        label = METRICS_BY_NAME[metric].label
+        if pct is None:  # printed in one edition only
+            parts.append(_("%(metric)s %(old)s in %(year)s") % {
+                "metric": label, "old": metric_shown(revision.older, metric) if old is not None else "–", "year": year})
+        else:
+            parts.append(f"{label} " + _("revised from %(old)s in %(year)s, %(pct)s %%") % {
+                "old": metric_shown(revision.older, metric), "year": year, "pct": f"{pct:+.1f}"})
+    return "; ".join(parts)

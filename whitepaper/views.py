@@ -334,14 +334,18 @@ def explorer_state(request):
     return filterset, queryset, cols, sort
 
 
-def same_in_editions(results, internal):
-    """{result id: the documents printing that row identically} (editions.same_in), in one query."""
+def other_editions(results, internal):
+    """For this page's rows, in one query: {result id: the documents printing that row identically}
+    (editions.same_in), and each row's `revised_from` (editions.revisions: an older edition printed
+    other numbers)."""
     if not results:
         return {}
-    # this page's rows only, and only other rows that may print them the same: a few rows, not every edition
-    # with what editions.same_in reads (row_key, numbers, document), not a shown row's whole provenance
-    candidates = PublishedResult.objects.visible(internal).select_related(
-        "table__document", "engine_version", "flavor__family").filter(editions.may_print_the_same(results))
+    # this page's rows' flavours and engine versions only: a few rows, not every edition
+    candidates = list(PublishedResult.objects.visible(internal).select_related(
+        "table__document", "engine_version", "flavor__family").filter(editions.other_editions(results)))
+    revised = editions.revisions(results, [*candidates, *results])
+    for r in results:
+        r.revised_from = revised.get(r.pk)
     return editions.same_in(results, candidates)
 
 
@@ -358,6 +362,8 @@ def explorer_cell(result, column, same=None):
         documents = (same or {}).get(result.pk, [])
         if len(documents) > 1:  # printed identically by several editions
             return format_html('{} <span class="same-in">{}</span>', link, display.same_in(documents))
+        if getattr(result, "revised_from", None):  # an older edition printed other numbers: say which and how
+            return format_html('{} <span class="revised">{}</span>', link, display.revised_from(result))
         return link
     if column == "engine":
         return str(result.engine_version)
@@ -448,7 +454,7 @@ def explore(request):
     filterset, queryset, cols, sort = explorer_state(request)
     page = explorer_page(queryset, request.GET.get("page"))
     results = page["results"]
-    same = same_in_editions(results, include_internal(request.GET))
+    same = other_editions(results, include_internal(request.GET))
     shown = sorted(cols, key=DISPLAY_ORDER.index)
     rows = [{"result": r, "cells": [(explorer_cell(r, c, same), c in TEXT_COLUMNS) for c in shown], "origin": origin_name(r),
              "name": row_name(r)} for r in results]
@@ -510,7 +516,7 @@ def compare_series_url(params, results):
 
 # The export columns (export.EXPORT_COLUMNS) behind each explorer column: the ratio column shows derived ratios
 # ("1:4 (derived)"), exported beside the document's as memory_ratio_derived.
-CSV_COLUMNS = {"vendor": ["vendor"], "document": ["document", "published"], "engine": ["engine", "version"],
+CSV_COLUMNS = {"vendor": ["vendor"], "document": ["document", "published", "revised_from", "revised_changes"], "engine": ["engine", "version"],
                "deployment": ["deployment", "edition"], "memory_ratio": ["memory_ratio", "memory_ratio_derived"]}
 
 

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import _reverse, reverse
 
+from ..editions import attach_revisions
 from ..metrics import METRICS, METRICS_BY_NAME
 from ..models import (Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, Origin, PublishedResult,
                       ResultTable, Vendor)
@@ -350,6 +351,45 @@ class NullWhenEmptyChoiceField(serializers.ChoiceField):
         return None if value in ("", None) else super().to_representation(value)
 
 
+class ChangeSerializer(serializers.Serializer):
+    metric = serializers.ChoiceField(choices=[m.name for m in METRICS], help_text="The metric that changed.")
+    old = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, allow_null=True,
+                                   help_text="What the older edition printed; null when it printed none.")
+    new = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, allow_null=True,
+                                   help_text="What this result's document prints; null when it prints none.")
+    change_percent = serializers.FloatField(allow_null=True, help_text="(new - old) / old in %, one decimal; "
+                                            "null without both numbers.")
+
+    def to_representation(self, instance):
+        metric, old, new, pct = instance
+        return super().to_representation({"metric": metric, "old": old, "new": new, "change_percent": pct})
+
+
+class RevisionSerializer(serializers.Serializer):
+    """An older edition printed this row's numbers otherwise (whitepaper.editions.revisions)."""
+
+    document = serializers.CharField(help_text="The older edition's document slug.")
+    published = serializers.DateField(help_text="The older edition's date.")
+    result = serializers.URLField(help_text="The older edition's row in the API.")
+    changes = ChangeSerializer(many=True, help_text="Each metric the two editions print differently.")
+
+    def to_representation(self, instance):
+        request = self.context.get("request")
+        return {"document": instance.document.slug, "published": instance.document.published.isoformat(),
+                "result": cached_reverse("result-detail", {"pk": instance.older.pk}, request),
+                "changes": ChangeSerializer(instance.changes, many=True).data}
+
+
+class ResultListSerializer(serializers.ListSerializer):
+    """Reads every listed result's older editions in one query (editions.attach_revisions), not one per row."""
+
+    def to_representation(self, data):
+        results = list(data.all() if hasattr(data, "all") else data)
+        if "revised_from" in self.child.fields:
+            attach_revisions(results, PublishedResult.objects.all())
+        return super().to_representation(results)
+
+
 class ResultSerializer(serializers.ModelSerializer):
     """One published row, with where it comes from (document, table, section, methodology)."""
 
@@ -370,6 +410,9 @@ class ResultSerializer(serializers.ModelSerializer):
     tps_per_core = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, read_only=True,
                                             allow_null=True, help_text="TPS per vCPU (transactions per second per vCPU).")
     printed = PrintedSerializer(source="*", read_only=True)
+    revised_from = serializers.SerializerMethodField(
+        help_text="Where an older edition of the vendor's numbers printed this row (the same flavour, engine version, "
+                  "deployment, edition and data size) with other numbers: that edition and each change; null otherwise.")
     document = DocumentSummarySerializer(source="table.document", read_only=True)
     table = TableSummarySerializer(read_only=True)
     methodology = MethodologySummarySerializer(source="table.methodology", read_only=True)
@@ -389,5 +432,11 @@ class ResultSerializer(serializers.ModelSerializer):
     class Meta:
         model = PublishedResult
         fields = ["url", "id", "origin", "vendor", "engine", "version", "version_url", "flavor", "deployment", "edition",
-                  *[m.name for m in METRICS], "iops_depends_on_disk", "tps_per_core", "printed",
+                  *[m.name for m in METRICS], "iops_depends_on_disk", "tps_per_core", "printed", "revised_from",
                   "document", "table", "position", "methodology"]
+        list_serializer_class = ResultListSerializer
+
+    @extend_schema_field(RevisionSerializer(allow_null=True))
+    def get_revised_from(self, obj):
+        attach_revisions([obj], PublishedResult.objects.all())  # a no-op when the list already read them
+        return None if obj.revised_from is None else RevisionSerializer(obj.revised_from, context=self.context).data
