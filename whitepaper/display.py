@@ -150,6 +150,24 @@ def edition_name(edition):
     return " + ".join(str(EDITIONS.get(e, e)) for e in edition.split("+") if e)
 
 
+def deployment_name(deployment):
+    """ha / single in the reader's language."""
+    from .models import Deployment  # models imports this module's neighbours
+
+    return str(Deployment(deployment).label) if deployment else ""
+
+
+def row_count(value):
+    """A row count as the documents write it in Chinese pages (1亿, 5000万), a whole number in English pages."""
+    if value is None:
+        return ""
+    if chinese():
+        for unit, size in (("亿", 10**8), ("万", 10**4)):
+            if value >= size and value % (size // 10) == 0:
+                return f"{value / size:g}{unit}"
+    return formats.number_format(value, force_grouping=True)
+
+
 def date(value):
     """A document's date: 2023年8月3日 / Aug. 3, 2023."""
     return formats.date_format(value, "DATE_FORMAT") if value else ""

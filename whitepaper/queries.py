@@ -346,7 +346,8 @@ class PublishedResultQuerySet(models.QuerySet):
 
     def facets(self, engine=None):
         """The values each filter can choose from among these results, from one query, labelled in the
-        reader's language: {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio"}."""
+        reader's language: {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio",
+        "deployment", "edition", "hot_rows"}."""
         from django.utils.translation import gettext as _
 
         from . import display
@@ -356,11 +357,15 @@ class PublishedResultQuerySet(models.QuerySet):
             "table__document__slug", "table__document__title_en", "table__document__title",
             "table__document__published", "engine_version__engine__slug", "engine_version__engine__name",
             "engine_version__version", "flavor__family__slug", "flavor__family__name", "flavor__family__name_zh",
-            "flavor__memory_ratio")
+            "flavor__memory_ratio", "deployment", "edition", "hot_rows")
             .distinct())
         vendors, documents, engines, versions, families, ratios = {}, {}, {}, {}, {}, set()
+        deployments, editions, hot_rows = set(), set(), set()
         by_engine = {}
-        for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio) in rows:
+        for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio, deployment, edition, hot) in rows:
+            deployments.add(deployment)
+            editions.add(edition)
+            hot_rows.add(hot)
             if ver:
                 by_engine.setdefault(e, set()).add(ver)
             vendors[v] = display.plain(vn, vzh)
@@ -384,6 +389,9 @@ class PublishedResultQuerySet(models.QuerySet):
                                 for e, _name in sorted(engines.items(), key=lambda kv: kv[1])],
             "family": sorted(families.items(), key=lambda kv: kv[1]),
             "memory_ratio": [(r, r) for r in sorted(ratios, key=lambda r: int(r.split(":")[1]))],
+            "deployment": [(d, display.deployment_name(d)) for d in sorted(deployments - {""})],
+            "edition": [(e, display.edition_name(e)) for e in sorted(editions - {""})],
+            "hot_rows": [(str(n), display.row_count(n)) for n in sorted(hot_rows - {None})],
         }
 
 

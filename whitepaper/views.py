@@ -270,40 +270,74 @@ def engine_version(request, engine, version):
 
 # --- Explorer ------------------------------------------------------------------------------------
 
-# The explorer's columns (key -> label); each sorts by the catalogue's sort key of the same name (queries.SORTS).
+# The explorer's columns (key -> label), in the order the picker lists them and the table shows them: key figures
+# first (the flavour's family and size, its metrics and the data size they were measured at), then what tells rows
+# apart, then where they come from. Each sorts by the catalogue's sort key of the same name (queries.SORTS) unless
+# UNSORTED.
 EXPLORER_COLUMNS = {
-    "vendor": gettext_lazy("Vendor"),
-    "document": gettext_lazy("Document"),
-    "engine": gettext_lazy("Engine"),
     "family": gettext_lazy("Family"),
+    "vcpus": gettext_lazy("vCPUs"),
+    "memory_gb": gettext_lazy("Memory (GB)"),
+    "tps": column_label("tps"),
+    "tps_per_core": gettext_lazy("TPS per vCPU"),  # computed (PublishedResult.tps_per_core)
+    "qps": QPS_PUBLISHED_LABEL,
+    "qps_normalised": QPS_NORMALISED_LABEL,  # computed (PublishedResult.qps_normalised)
+    "ro_qps": column_label("ro_qps"),
+    "rw_qps": column_label("rw_qps"),
+    "tpm": column_label("tpm"),
+    "hot_rows": column_label("hot_rows"),
+    "data_rows": column_label("data_rows"),
     "memory_ratio": gettext_lazy("CPU:memory"),
     "flavor": gettext_lazy("Spec code"),
     "deployment": gettext_lazy("Deployment"),
-    "vcpus": gettext_lazy("vCPUs"),
-    "memory_gb": gettext_lazy("Memory (GB)"),
+    "edition": column_label("edition"),  # sorted with the deployment (queries.SORTS["deployment"])
+    "engine": gettext_lazy("Engine"),
+    "vendor": gettext_lazy("Vendor"),
+    "document": gettext_lazy("Document"),
     "max_connections": column_label("max_connections"),
     "iops": column_label("iops"),
-    "tps": column_label("tps"),
-    "qps": QPS_PUBLISHED_LABEL,
-    "qps_normalised": QPS_NORMALISED_LABEL,  # computed (PublishedResult.qps_normalised): not a sort key
-    "tpm": column_label("tpm"),
-    "ro_qps": column_label("ro_qps"),
-    "rw_qps": column_label("rw_qps"),
     "table": gettext_lazy("Table"),
 }
-COMPUTED_COLUMNS = {"qps_normalised"}
-assert set(EXPLORER_COLUMNS) - COMPUTED_COLUMNS <= set(SORTS)
-TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment", "table"}  # left-aligned; numbers right
-DEFAULT_COLUMNS = ["vendor", "document", "engine", "family", "memory_ratio", "flavor", "vcpus", "memory_gb",
-                   "max_connections", "tps", "qps"]
-# Shown columns read key figures first (the flavour's family and size, TPS, QPS), then what tells rows apart, then where they
-# come from; `cols` keeps its own order for the state and the CSV.
-DISPLAY_ORDER = ["family", "vcpus", "memory_gb", "tps", "qps", "qps_normalised", "ro_qps", "rw_qps", "tpm",
-                 "memory_ratio", "flavor", "deployment", "engine", "vendor", "document", "max_connections", "iops", "table"]
-assert set(DISPLAY_ORDER) == set(EXPLORER_COLUMNS)
-FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment",
+UNSORTED = {"qps_normalised", "tps_per_core", "edition"}
+assert set(EXPLORER_COLUMNS) - UNSORTED <= set(SORTS)
+TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment", "edition", "table"}  # left-aligned
+# Shown unless `cols` is chosen, each where a row of the page has a value: what tells the rows apart (SQL Server's
+# edition and deployment, Alibaba's hot data) and every metric the rows have (TPM for SQL Server, read-only and
+# read-write QPS for pgbench); a column empty for every row of the page is left out (and named under the table).
+DEFAULT_COLUMNS = ["family", "vcpus", "memory_gb", "tps", "qps", "ro_qps", "rw_qps", "tpm", "hot_rows", "memory_ratio",
+                   "flavor", "deployment", "edition", "engine", "vendor", "document", "max_connections"]
+DISPLAY_ORDER = list(EXPLORER_COLUMNS)
+FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "edition", "hot_rows",
                  "min_vcpus", "max_vcpus", "min_memory_gb", "max_memory_gb", "min_tps", "max_tps",
                  "min_qps", "max_qps", "min_max_connections", "max_max_connections", "latest", "include_internal"]
+
+
+def has_value(result, column):
+    """Whether the explorer's `column` says something for this row (an empty cell otherwise)."""
+    flavor = result.flavor
+    if column == "family":
+        return flavor.family_id is not None
+    if column == "flavor":
+        return bool(flavor.spec_code)
+    if column == "memory_ratio":
+        return bool(flavor.ratio)
+    if column in ("deployment", "edition"):
+        return bool(getattr(result, column))
+    if column == "iops":
+        return result.iops is not None or result.iops_depends_on_disk
+    if column in ("tps_per_core", "qps_normalised") or column in METRIC_NAMES:
+        return getattr(result, column) is not None
+    return True
+
+
+def shown_columns(cols, chosen, results):
+    """The columns the table shows, in DISPLAY_ORDER: the chosen ones, or the default ones that a row of the page
+    has a value for; and the default ones left out as empty."""
+    ordered = sorted(cols, key=DISPLAY_ORDER.index)
+    if chosen or not results:
+        return ordered, []
+    shown = [c for c in ordered if any(has_value(r, c) for r in results)]
+    return shown, [c for c in ordered if c not in shown]
 
 
 def latest_default(params):
@@ -321,9 +355,14 @@ def explorer_params(params):
     return params
 
 
+def chosen_columns(params):
+    """The columns the reader chose (`cols`), [] for the default."""
+    return [c for c in params.getlist("cols") if c in EXPLORER_COLUMNS]
+
+
 def explorer_state(request):
     params = explorer_params(request.GET)
-    cols = [c for c in params.getlist("cols") if c in EXPLORER_COLUMNS] or DEFAULT_COLUMNS
+    cols = chosen_columns(params) or DEFAULT_COLUMNS
     sort = params.get("sort", "")
     sort_key = sort.lstrip("-")
     filterset = ExplorerFilter(params, queryset=PublishedResult.objects.with_provenance())
@@ -455,7 +494,7 @@ def explore(request):
     page = explorer_page(queryset, request.GET.get("page"))
     results = page["results"]
     same = other_editions(results, include_internal(request.GET))
-    shown = sorted(cols, key=DISPLAY_ORDER.index)
+    shown, empty = shown_columns(cols, bool(chosen_columns(request.GET)), results)
     rows = [{"result": r, "cells": [(explorer_cell(r, c, same), c in TEXT_COLUMNS) for c in shown], "origin": origin_name(r),
              "name": row_name(r)} for r in results]
     query = canonical_query(request.GET)
@@ -480,7 +519,13 @@ def explore(request):
             context["version_engines"] = pgettext("list separator", ", ").join(engines)
     context["compare_series_url"] = compare_series_url(request.GET, results)
     context["qps_definitions"] = charts.qps_definitions(results)
-    context["computed_cols"] = COMPUTED_COLUMNS
+    context["computed_cols"] = UNSORTED
+    context["empty_columns"] = [EXPLORER_COLUMNS[c] for c in empty]
+    # The CSV link writes the columns the screen shows (the default ones a row of this page has), not every default one.
+    csv_params = request.GET.copy()
+    if not chosen_columns(request.GET):
+        csv_params.setlist("cols", shown)
+    context["csv_query"] = canonical_query(csv_params)
     context["qps_normalised_shown"] = "qps_normalised" in cols
     params = request.GET.copy()
     params.setlist("cols", [c for c in cols if c != "qps"] + ["qps", "qps_normalised"])
@@ -521,7 +566,7 @@ CSV_COLUMNS = {"vendor": ["vendor"], "document": ["document", "published", "revi
 
 
 def csv_columns(cols):
-    return [c for col in cols for c in CSV_COLUMNS.get(col, [col])]
+    return list(dict.fromkeys(c for col in cols for c in CSV_COLUMNS.get(col, [col])))  # edition once
 
 
 def explore_csv(request):
@@ -620,5 +665,8 @@ def sizing(request):
     rows = [{"result": r, "cells": [(m, column_label(m), display.metric_shown(r, m)) for m in columns],
              "data_size": display.data_size(r), "also": [(o, display.metric_shown(o, metric)) for o in r.also],
              "revised": r.revised and display.metric_shown(r.revised, metric)} for r in answers or []]
+    # Columns that say something for an answer only (SQL Server: deployment and edition; no family or spec code).
+    shows = {c: any(has_value(r, c) for r in answers or []) for c in ("flavor", "family", "deployment", "edition")}
     return render(request, "whitepaper/sizing.html", {"form": form, "answers": answers, "rows": rows, "metric": metric,
+                                                       "shows": shows,
                                                        "metric_headers": [(m, column_label(m)) for m in columns]})
