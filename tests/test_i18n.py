@@ -403,8 +403,13 @@ def catalogue_urls():
     """The pages above, every document and every engine version."""
     from whitepaper.models import EngineVersion
 
+    from whitepaper.models import Flavor
+
+    flavours = [Flavor.objects.filter(results__engine_version__engine__slug=engine).order_by("-vcpus").first()
+                for engine in ("postgresql", "ppas", "sqlserver")]  # a revised one, hot data, editions (issue 36.4)
     return (CATALOGUE_PAGES + [d.get_absolute_url() for d in Document.objects.all()]
-            + [v.get_absolute_url() for v in EngineVersion.objects.filter(results__isnull=False).distinct()])
+            + [v.get_absolute_url() for v in EngineVersion.objects.filter(results__isnull=False).distinct()]
+            + [f.get_absolute_url() for f in flavours])
 
 
 def test_catalogue_pages_speak_one_language(client):

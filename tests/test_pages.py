@@ -70,7 +70,9 @@ def test_document_page_prints_every_table_as_the_document_does(client):
     assert headers == ["vCPUs", "Memory (GB)", "Max connections", "TPS", "QPS", "IOPS"]
     # Numbers as printed, the IOPS note as a note (no number).
     row = re.search(r"<tr data-result=\"\d+\">(.*?)</tr>", first, re.S).group(1)
-    assert re.findall(r"<td[^>]*>(.*?)</td>", row)[:5] == ["1", "2", "800", "197.19", "3943.85"]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+    assert [re.sub(r"<[^>]+>", "", c) for c in cells[:5]] == ["1", "2", "800", "197.19", "3943.85"]
+    assert re.match(r'<a href="/flavors/\d+/">1</a>', cells[0])  # the size links to the flavour's page (issue 36.4)
     assert re.search(r'class="note"[^>]*>depends on disk', row)
     assert "IOPS depends on the EVS cloud disk" in first
     # Methodology: tool and the QPS definition.
@@ -256,7 +258,7 @@ def test_compare_bad_selection_is_reported(client):
 
 def test_sizing_answers_the_smallest_flavour_per_family_and_ratio(client):
     _, html = queries(client, "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000")
-    vcpus = [int(x) for x in re.findall(r"<tr><td[^>]*>(\d+)</td>", html)]
+    vcpus = [int(x) for x in re.findall(r'<tr><td[^>]*><a href="/flavors/\d+/">(\d+)</a></td>', html)]
     assert vcpus == sorted(vcpus) and vcpus
     reaching = PublishedResult.objects.filter(engine_version__engine__slug="mysql", engine_version__version="8.0",
                                               tps__gte=3000)

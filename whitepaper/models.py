@@ -215,6 +215,9 @@ class Flavor(models.Model):
         """The memory ratio as the document groups it, else derived from vCPUs and memory (ratio_is_derived)."""
         return self.memory_ratio or derived_memory_ratio(self.vcpus, self.memory_gb)
 
+    def get_absolute_url(self):
+        return reverse("whitepaper:flavor", args=[self.pk])
+
     def __str__(self):
         size = f"{self.vcpus} vCPU / {self.memory_gb} GB"
         return f"{self.spec_code} ({size})" if self.spec_code else size

@@ -22,7 +22,8 @@ from .filters import ExplorerFilter, ResultFilter, include_internal
 from .forms import COMPARE_METRICS, SIZING_METRICS, SizingForm
 from .metrics import METRIC_NAMES, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
 from .freshness import catalogue_stamp
-from .models import Document, Engine, EngineVersion, Origin, PublishedResult
+from .flavors import flavour_sheet
+from .models import Document, Engine, EngineVersion, Flavor, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, origin_name, wants_partial
 from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison
 from .queries import SORTS, document_newness, version_sort_key
@@ -71,7 +72,8 @@ def _table_rows(table):
             if column == "iops" and result.iops_depends_on_disk:
                 cells.append({"note": True, "value": "", "label": column_label(column), "column": column})
             else:
-                cells.append({"note": False, "value": cell(result, column), "label": column_label(column), "column": column})
+                cells.append({"note": False, "value": cell(result, column), "label": column_label(column), "column": column,
+                              "link": result.flavor.get_absolute_url() if column in FLAVOUR_LINK_COLUMNS else ""})
         rows.append({"result": result, "cells": cells})
     return rows
 
@@ -268,6 +270,33 @@ def engine_version(request, engine, version):
     })
 
 
+# --- Flavour -------------------------------------------------------------------------------------
+
+@catalogue_page
+def flavor_detail(request, pk):
+    """One flavour, as ec2instances.info has a page per instance: every published row of it (each edition and
+    methodology, revisions said), its revision history and the same size elsewhere (flavors.flavour_sheet)."""
+    flavor = get_object_or_404(Flavor.objects.select_related("vendor", "family"), pk=pk)
+    toggle = _origin_toggle(request)
+    sheet = flavour_sheet(flavor, toggle["include_internal"] or flavor.vendor.is_internal)
+    metrics = sheet.metrics
+    rows = [{"result": r, "cells": [(m, column_label(m), display.metric_shown(r, m), m == "iops" and r.iops_depends_on_disk)
+                                    for m in metrics], "revised": display.revised_from(r)} for r in sheet.results]
+    explore = {"vendor": flavor.vendor.slug, "vcpus": flavor.vcpus, "memory_gb": flavor.memory_gb, "latest": "false"}
+    if flavor.spec_code:
+        explore["flavor"] = flavor.spec_code
+    if flavor.family:
+        explore["family"] = flavor.family.slug
+    return render(request, "whitepaper/flavor.html", {
+        "flavor": flavor, "sheet": sheet, "rows": rows, "metric_headers": [(m, column_label(m)) for m in metrics],
+        "same_size": [{"result": r, "tps": display.metric_shown(r, "tps"), "qps": display.metric_shown(r, "qps"),
+                       "tpm": display.metric_shown(r, "tpm"), "rw_qps": display.metric_shown(r, "rw_qps")}
+                      for r in sheet.same_size],
+        "explore_url": reverse("whitepaper:explore") + "?" + urlencode(explore),
+        "api_url": reverse("v1:flavor-detail", args=[flavor.pk]), **toggle,
+    })
+
+
 # --- Explorer ------------------------------------------------------------------------------------
 
 # The explorer's columns (key -> label), in the order the picker lists them and the table shows them: key figures
@@ -310,6 +339,9 @@ DISPLAY_ORDER = list(EXPLORER_COLUMNS)
 FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "edition", "hot_rows",
                  "min_vcpus", "max_vcpus", "min_memory_gb", "max_memory_gb", "min_tps", "max_tps",
                  "min_qps", "max_qps", "min_max_connections", "max_max_connections", "latest", "include_internal"]
+
+
+FLAVOUR_LINK_COLUMNS = {"vcpus", "memory_gb", "flavor"}  # cells linking to the flavour's page (views.flavor_detail)
 
 
 def has_value(result, column):
@@ -410,6 +442,8 @@ def explorer_cell(result, column, same=None):
         return display.family_html(flavor.family)
     if column == "iops" and result.iops_depends_on_disk:
         return _("depends on disk")
+    if column in FLAVOUR_LINK_COLUMNS and has_value(result, column):  # the flavour's page (every edition of it)
+        return format_html('<a href="{}">{}</a>', flavor.get_absolute_url(), cell(result, column))
     if column == "table":  # the row's source: its table on the document page (#table-N)
         return format_html('<a href="{}">{}</a>', result.table.get_absolute_url(), display.table_label_html(result.table))
     return cell(result, column)
@@ -497,6 +531,11 @@ def explore(request):
     shown, empty = shown_columns(cols, bool(chosen_columns(request.GET)), results)
     rows = [{"result": r, "cells": [(explorer_cell(r, c, same), c in TEXT_COLUMNS) for c in shown], "origin": origin_name(r),
              "name": row_name(r)} for r in results]
+    if not FLAVOUR_LINK_COLUMNS & set(shown):  # no size column shown: the first cell links to the flavour's page
+        for row in rows:
+            first, text = row["cells"][0]
+            row["cells"][0] = (format_html('{} <a class="flavour-link" href="{}">{}</a>', first,
+                                           row["result"].flavor.get_absolute_url(), _("flavour")), text)
     query = canonical_query(request.GET)
     context = {
         "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query, "page": page,

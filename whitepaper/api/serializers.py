@@ -185,11 +185,19 @@ class FlavorSerializer(serializers.ModelSerializer):
     memory_ratio = serializers.CharField(read_only=True, help_text="GB per vCPU as the document groups it, 1:N; "
                                          "empty when it does not group by ratio.")
     spec_code = serializers.CharField(read_only=True, help_text="Spec code as printed; empty when the document gives none.")
+    html_url = serializers.SerializerMethodField(help_text="The flavour's page (every figure, its revisions, the same "
+                                                 "size elsewhere).")
 
     class Meta:
         model = Flavor
         fields = ["url", "id", "vendor", "family", "family_slug", "spec_code", "vcpus", "memory_gb", "storage",
-                  "memory_ratio"]
+                  "memory_ratio", "html_url"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_html_url(self, obj):
+        request = self.context.get("request")
+        url = obj.get_absolute_url()
+        return request.build_absolute_uri(url) if request else url
 
 
 # --- Documents and methodologies -----------------------------------------------------------------
@@ -339,6 +347,7 @@ class FamilySummarySerializer(serializers.ModelSerializer):
 
 class FlavorSummarySerializer(FlavorSerializer):
     family = FamilySummarySerializer(read_only=True, allow_null=True)
+    html_url = None
 
     class Meta(FlavorSerializer.Meta):
         fields = ["url", "id", "family", "spec_code", "vcpus", "memory_gb", "storage", "memory_ratio"]
@@ -440,3 +449,24 @@ class ResultSerializer(serializers.ModelSerializer):
     def get_revised_from(self, obj):
         attach_revisions([obj], PublishedResult.objects.all())  # a no-op when the list already read them
         return None if obj.revised_from is None else RevisionSerializer(obj.revised_from, context=self.context).data
+
+
+class FlavorDetailSerializer(FlavorSerializer):
+    """A flavour with every published row of it and the same size elsewhere (whitepaper.flavors.flavour_sheet:
+    the flavour page's content). `instance`: a FlavourSheet."""
+
+    results = ResultSerializer(many=True, read_only=True, help_text=(
+        "Every published row of this flavour (each edition and methodology), in document order, each with its "
+        "revised_from."))
+    same_size = ResultSerializer(many=True, read_only=True, help_text=(
+        "The newest row per variant of the other flavours with these vCPUs and memory (other families, engines, "
+        "vendors)."))
+
+    class Meta(FlavorSerializer.Meta):
+        fields = [*FlavorSerializer.Meta.fields, "results", "same_size"]
+
+    def to_representation(self, sheet):
+        answer = super().to_representation(sheet.flavor)
+        answer["results"] = ResultSerializer(sheet.results, many=True, context=self.context).data
+        answer["same_size"] = ResultSerializer(sheet.same_size, many=True, context=self.context).data
+        return answer
