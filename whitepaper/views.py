@@ -79,6 +79,9 @@ def _table_rows(table):
     return rows
 
 
+WIDE_TABLE_COLUMNS = 7
+
+
 def document_sections(document):
     """Tables in document order, grouped by section and methodology, each group with one chart."""
     tables = list(document.tables.select_related("methodology").order_by("position"))
@@ -100,7 +103,10 @@ def document_sections(document):
         chart = charts.build_chart(f"chart-{first.anchor}",
                                    display.section_title(first) if section else display.table_label(first),
                                    charts.split_series(group_results))
-        groups.append({"section": section, "tables": group_tables, "chart": chart,
+        # Tables of many columns (Alibaba's pgbench tables: spec, size, storage, capacity, data, hot data, both QPS)
+        # take the page's width, the chart below them: beside it their key columns would scroll out of view.
+        wide = any(len(t.columns) > WIDE_TABLE_COLUMNS for t in group_tables)
+        groups.append({"section": section, "tables": group_tables, "chart": chart, "wide": wide,
                        "chart_rows": charts.chart_rows(chart), "methodology": group_tables[0].methodology,
                        "heading": first.heading, "new_heading": bool(first.heading) and first.heading != previous_heading})
         previous_heading = first.heading
