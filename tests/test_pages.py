@@ -175,7 +175,7 @@ def test_explorer_query_count_does_not_grow_with_rows(client):
     everything, _ = queries(client, "/explore/")
     cache.clear()  # the filters' choices are cached under the catalogue stamp: compare cold with cold
     few, _ = queries(client, "/explore/?min_vcpus=60")
-    assert everything == few <= 5
+    assert everything == few <= 6  # 6: the total ("Results 1-100 of 300", issue 36.7)
 
 
 def test_csv_export_is_exactly_the_filtered_view(client):

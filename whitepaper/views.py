@@ -480,8 +480,8 @@ EXPLORER_PAGE_SIZE = 100
 
 def explorer_page(queryset, number):
     """One page of the explorer's rows (EXPLORER_PAGE_SIZE, `page` from 1), read with one query of a page
-    and one row more, never a count: the work stays the same at 1,000 or 100,000 results. The total is
-    known (and shown) when everything fits on the first page."""
+    and one row more, and the total (one count query, on every page alike: the same queries whatever the rows).
+    `beyond` is the last page's number when `number` lies past it (the caller sends the reader there)."""
     try:
         number = max(1, int(number or 1))
     except ValueError:
@@ -490,9 +490,12 @@ def explorer_page(queryset, number):
     rows = list(queryset.rows(start, start + EXPLORER_PAGE_SIZE + 1))
     has_next = len(rows) > EXPLORER_PAGE_SIZE
     rows = rows[:EXPLORER_PAGE_SIZE]
-    return {"results": rows, "number": number, "first": start + 1, "last": start + len(rows),
-            "has_next": has_next, "has_previous": number > 1, "complete": number == 1 and not has_next,
-            "next": number + 1, "previous": number - 1}
+    complete = number == 1 and not has_next
+    total = queryset.count()
+    last_page = max(1, -(-total // EXPLORER_PAGE_SIZE))
+    return {"results": rows, "number": number, "first": start + 1, "last": start + len(rows), "total": total,
+            "has_next": has_next, "has_previous": number > 1, "complete": complete,
+            "next": number + 1, "previous": number - 1, "beyond": last_page if number > last_page else None}
 
 
 def catalogue_facets(request, internal, engine):
@@ -539,6 +542,10 @@ def explore(request):
         return redirect(request.path + (f"?{query}" if query else ""))
     filterset, queryset, cols, sort = explorer_state(request)
     page = explorer_page(queryset, request.GET.get("page"))
+    if page["beyond"]:  # ?page=4 of three pages: the last page, not "Results 301-300" and an empty table
+        params = request.GET.copy()
+        params["page"] = page["beyond"]
+        return redirect(request.path + "?" + canonical_query(params))
     results = page["results"]
     same = other_editions(results, include_internal(request.GET))
     shown, empty = shown_columns(cols, bool(chosen_columns(request.GET)), results)
@@ -613,7 +620,7 @@ def compare_series_url(params, results):
 
 # The export columns (export.EXPORT_COLUMNS) behind each explorer column: the ratio column shows derived ratios
 # ("1:4 (derived)"), exported beside the document's as memory_ratio_derived.
-CSV_COLUMNS = {"vendor": ["vendor"], "document": ["document", "published", "revised_from", "revised_changes"], "engine": ["engine", "version"],
+CSV_COLUMNS = {"iops": ["iops", "iops_note"], "vendor": ["vendor"], "document": ["document", "published", "revised_from", "revised_changes"], "engine": ["engine", "version"],
                "deployment": ["deployment", "edition"], "memory_ratio": ["memory_ratio", "memory_ratio_derived"]}
 
 
