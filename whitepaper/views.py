@@ -8,7 +8,7 @@ from itertools import chain, groupby
 from urllib.parse import urlencode
 
 from django.core.cache import cache
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.http import Http404, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -49,7 +49,9 @@ def home(request):
     versions = (EngineVersion.objects.select_related("engine")
                 .filter(results__in=visible).annotate(
                     n_results=Count("results", distinct=True),
-                    n_documents=Count("results__table__document", distinct=True))
+                    n_documents=Count("results__table__document", distinct=True),
+                    # rows whose document names the version only as an example (Alibaba's "PPAS 10")
+                    n_example=Count("results", filter=Q(results__table__version_example=True), distinct=True))
                 .order_by("engine__name", "version"))
     engines = [(engine, sorted(vs, key=lambda v: version_sort_key(v.version)))
                for engine, vs in groupby(versions, key=lambda v: v.engine)]
