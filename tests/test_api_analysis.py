@@ -159,7 +159,8 @@ def test_compare_internal_measurements_only_when_asked(client, internal):  # noq
 
 def page_sizing_rows(client, query):
     html = client.get(f"/sizing/?{query}").content.decode()
-    return [tuple(int(x) for x in m) for m in re.findall(r"<tr><td[^>]*>(\d+)</td><td[^>]*>(\d+)</td>", html)]
+    link = r'<a href="/flavors/\d+/">(\d+)</a>'  # the size cells link to the flavour's page (issue 36.4)
+    return [tuple(int(x) for x in m) for m in re.findall(rf"<tr><td[^>]*>{link}</td><td[^>]*>{link}</td>", html)]
 
 
 def test_sizing_answers_the_smallest_flavour_once_per_flavour(client):

@@ -222,6 +222,7 @@ CONTRACT = ["vendor", "document", "published", "engine", "version", "family", "m
             "tpm", "capacity_rows", "data_rows", "hot_rows", "ro_qps", "rw_qps", "table", "section", "methodology",
             "iops_note"]
 APPENDED = ["id", "url", "tps_per_core", "statements_per_transaction", "origin", "qps_normalised", "memory_ratio_derived",
+            "revised_from", "revised_changes",
             # issue 33: an internal measurement's context (empty for a vendor's row)
             "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats_n", "repeats_stdev"]
 
@@ -230,7 +231,7 @@ def csv_body(response):
     return b"".join(response.streaming_content)
 
 
-def test_csv_keeps_the_contract_and_appends_columns_identical_to_export_results(client):
+def test_csv_keeps_the_contract_and_appends_its_columns_identical_to_export_results(client):
     body = csv_body(get(client, f"{API}/results/?format=csv"))
     out = io.StringIO()
     call_command("export_results", stdout=out)

@@ -103,9 +103,10 @@ def test_ppas_10_from_the_version_menu_lists_ppas_only(server, page):
     """Issue 21.6: the grouped Version menu (no engine chosen) names each option's engine."""
     page.set_viewport_size({"width": 1280, "height": 900})
     open_page(page, server, "/explore/", "en")
-    page.select_option("#version-select", label="PPAS 10")
+    page.select_option("#version-select", label="PPAS 10 (example version)")  # an example version (issue 36.8)
     page.wait_for_function("() => location.search.includes('engine=ppas') && location.search.includes('version=10')")
-    page.wait_for_function("() => document.querySelector('#version-select').selectedOptions[0].textContent.trim() === '10'")
+    page.wait_for_function("() => document.querySelector('#version-select').selectedOptions[0].textContent.trim() === "
+                           "'10 (example version)'")
     assert page.eval_on_selector("select[name=engine]", "s => s.value") == "ppas"
     engines = page.eval_on_selector_all("table.explorer tbody tr", "rows => rows.length")
     assert engines > 0

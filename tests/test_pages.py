@@ -70,7 +70,9 @@ def test_document_page_prints_every_table_as_the_document_does(client):
     assert headers == ["vCPUs", "Memory (GB)", "Max connections", "TPS", "QPS", "IOPS"]
     # Numbers as printed, the IOPS note as a note (no number).
     row = re.search(r"<tr data-result=\"\d+\">(.*?)</tr>", first, re.S).group(1)
-    assert re.findall(r"<td[^>]*>(.*?)</td>", row)[:5] == ["1", "2", "800", "197.19", "3943.85"]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+    assert [re.sub(r"<[^>]+>", "", c) for c in cells[:5]] == ["1", "2", "800", "197.19", "3943.85"]
+    assert re.match(r'<a href="/flavors/\d+/">1</a>', cells[0])  # the size links to the flavour's page (issue 36.4)
     assert re.search(r'class="note"[^>]*>depends on disk', row)
     assert "IOPS depends on the EVS cloud disk" in first
     # Methodology: tool and the QPS definition.
@@ -173,19 +175,21 @@ def test_explorer_query_count_does_not_grow_with_rows(client):
     everything, _ = queries(client, "/explore/")
     cache.clear()  # the filters' choices are cached under the catalogue stamp: compare cold with cold
     few, _ = queries(client, "/explore/?min_vcpus=60")
-    assert everything == few <= 5
+    assert everything == few <= 6  # 6: the total ("Results 1-100 of 300", issue 36.7)
 
 
 def test_csv_export_is_exactly_the_filtered_view(client):
     params = {"engine": "mysql", "version": "8.0", "min_tps": "1000"}
     query = "&".join(f"{k}={v}" for k, v in params.items())
     _, html = queries(client, f"/explore/?{query}")
-    assert f'href="/explore/results.csv?{query.replace("&", "&amp;")}"' in html
-    # The visible columns by default (export names: document + published, engine + version, the ratio column as the
-    # document's and the derived ratio, issue 21.6) ...
-    _, visible = queries(client, f"/explore/results.csv?{query}")
-    assert visible.splitlines()[0] == ("vendor,document,published,engine,version,family,memory_ratio,memory_ratio_derived,"
-                                       "flavor,vcpus,memory_gb,max_connections,tps,qps")
+    # The link writes the columns the screen shows (issue 36.2: the default ones a row has), in the screen's order, as
+    # export columns (document + published and the document's revision of the row, issue 36.1; engine + version; the
+    # ratio column as the document's and the derived ratio, issue 21.6) ...
+    link = re.search(r'class="csv-link" href="([^"]+)"', html).group(1).replace("&amp;", "&")
+    assert link.startswith(f"/explore/results.csv?{query}&cols=")
+    _, visible = queries(client, link)
+    assert visible.splitlines()[0] == ("family,vcpus,memory_gb,tps,qps,memory_ratio,memory_ratio_derived,engine,"
+                                       "version,vendor,document,published,revised_from,revised_changes")
     # ... every column of the export with columns=all.
     n, body = queries(client, f"/explore/results.csv?{query}&columns=all")
     rows = list(csv.DictReader(io.StringIO(body)))
@@ -254,7 +258,7 @@ def test_compare_bad_selection_is_reported(client):
 
 def test_sizing_answers_the_smallest_flavour_per_family_and_ratio(client):
     _, html = queries(client, "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000")
-    vcpus = [int(x) for x in re.findall(r"<tr><td[^>]*>(\d+)</td>", html)]
+    vcpus = [int(x) for x in re.findall(r'<tr><td[^>]*><a href="/flavors/\d+/">(\d+)</a></td>', html)]
     assert vcpus == sorted(vcpus) and vcpus
     reaching = PublishedResult.objects.filter(engine_version__engine__slug="mysql", engine_version__version="8.0",
                                               tps__gte=3000)

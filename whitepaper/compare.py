@@ -25,7 +25,8 @@ from .queries import to_param
 from .templatetags.catalogue import methodology_text
 
 # A series selection's parameters (`hot_rows`, the data size, is compare's own: not a ResultFilter filter).
-SERIES_KEYS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "latest", "hot_rows"]
+SERIES_KEYS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "edition", "latest",
+               "hot_rows"]
 MAX_SELECTIONS = 6
 
 
@@ -47,6 +48,8 @@ def describe_series(data, rows):
         parts.append(display.memory_ratio_text(r.flavor))
     if "deployment" in data:
         parts.append(r.get_deployment_display())
+    if "edition" in data:
+        parts.append(display.edition_name(r.edition))
     if "hot_rows" in data:
         parts.append(f"{_('hot rows')} {display.metric_shown(r, 'hot_rows')}")
     if any(row.is_internal for row in rows):
@@ -74,7 +77,7 @@ def part_query(data, result):
                 "engine": result.engine_version.engine.slug, "version": to_param(result.engine_version.version),
                 "family": to_param(f.family.slug if f.family else ""), "memory_ratio": f.ratio}
     narrowed.pop("latest", None)  # one document named: every row of it
-    for key, value in (("deployment", result.deployment), ("hot_rows", result.hot_rows)):
+    for key, value in (("deployment", result.deployment), ("edition", result.edition), ("hot_rows", result.hot_rows)):
         if value:
             narrowed[key] = str(value)
     return urlencode(narrowed)
@@ -106,9 +109,13 @@ def split_parts(data, rows):
 
 
 def describe_result(r):
-    family = family_name(r.flavor.family)
+    """A single row's name: engine version, family, spec code or size, and what tells it from the rows beside it
+    (SQL Server's deployment and edition, Alibaba's hot data), with its vendor and year."""
     spec = r.flavor.spec_code or f"{r.flavor.vcpus} vCPU / {r.flavor.memory_gb} GB"
-    label = f"{r.engine_version} · {family} · {spec} ({display.vendor_name(r.table.document.vendor)} {r.table.document.published:%Y})"
+    parts = [str(r.engine_version), family_name(r.flavor.family), spec,
+             r.get_deployment_display() if r.deployment else "", display.edition_name(r.edition) if r.edition else "",
+             f"{_('hot rows')} {display.metric_shown(r, 'hot_rows')}" if r.hot_rows else ""]
+    label = " · ".join(p for p in parts if p) + f" ({display.vendor_name(r.table.document.vendor)} {r.table.document.published:%Y})"
     return f"{label} · {origin_name(r)}" if r.is_internal else label
 
 

@@ -165,6 +165,24 @@ def edition_name(edition):
     return " + ".join(str(EDITIONS.get(e, e)) for e in edition.split("+") if e)
 
 
+def deployment_name(deployment):
+    """ha / single in the reader's language."""
+    from .models import Deployment  # models imports this module's neighbours
+
+    return str(Deployment(deployment).label) if deployment else ""
+
+
+def row_count(value):
+    """A row count as the documents write it in Chinese pages (1亿, 5000万), a whole number in English pages."""
+    if value is None:
+        return ""
+    if chinese():
+        for unit, size in (("亿", 10**8), ("万", 10**4)):
+            if value >= size and value % (size // 10) == 0:
+                return f"{value / size:g}{unit}"
+    return formats.number_format(value, force_grouping=True)
+
+
 def date(value):
     """A document's date: 2023年8月3日 / Aug. 3, 2023."""
     return formats.date_format(value, "DATE_FORMAT") if value else ""
@@ -213,3 +231,22 @@ def memory_ratio_html(flavor):
         return flavor.memory_ratio
     return format_html('<span class="derived" title="{}">{}</span>', _("Derived from vCPUs and memory: the document "
                        "groups these flavours by no ratio."), memory_ratio_text(flavor))
+
+
+def revised_from(result):
+    """What an older edition printed otherwise (`result.revised_from`, editions.revisions), one phrase per
+    metric: "TPS revised from 10929.30 in 2023, -19.1 %"; empty when the row was not revised."""
+    revision = getattr(result, "revised_from", None)
+    if revision is None:
+        return ""
+    year = revision.document.published.year
+    parts = []
+    for metric, old, _new, pct in revision.changes:
+        label = METRICS_BY_NAME[metric].label
+        if pct is None:  # printed in one edition only
+            parts.append(_("%(metric)s %(old)s in %(year)s") % {
+                "metric": label, "old": metric_shown(revision.older, metric) if old is not None else "–", "year": year})
+        else:
+            parts.append(f"{label} " + _("revised from %(old)s in %(year)s, %(pct)s %%") % {
+                "old": metric_shown(revision.older, metric), "year": year, "pct": f"{pct:+.1f}"})
+    return "; ".join(parts)

@@ -8,7 +8,9 @@ One definition each, used by the edition diff page, the engine version pages and
 - which editions print a row identically (`same_in`), and a series printed identically by several
   editions drawn once (`merge_identical_series`);
 - the older editions of a newest figure and the one that printed another number (`attach_older_editions`:
-  "revised from 10929.30 in 2023, -19.1 %", sizing and compare).
+  "revised from 10929.30 in 2023, -19.1 %", sizing and compare);
+- a row revised by a later edition (`revisions`: the older edition's row, every metric's change), the rule of
+  the explorer, its CSV, the export, the API's `revised_from` and the flavour page.
 """
 
 from dataclasses import dataclass, field
@@ -131,6 +133,56 @@ def diff(old_results, new_results):
     for t in tables.values():
         t.rows.sort(key=lambda d: (d.result.flavor.vcpus, d.result.flavor.memory_gb, d.result.flavor.spec_code))
     return list(tables.values())
+
+
+def other_editions(results):
+    """A filter (Q) of the rows that may be another edition of one of `results` (their flavours and engine
+    versions, not themselves): what `same_in` and `revisions` read, one query whatever the page size."""
+    return (Q(flavor_id__in={r.flavor_id for r in results}, engine_version_id__in={r.engine_version_id for r in results})
+            & ~Q(pk__in=[r.pk for r in results]))
+
+
+@dataclass
+class Revision:
+    """A row whose numbers an older edition printed otherwise: that edition's row and each metric's change."""
+
+    older: object
+    changes: list  # [(metric, old value, new value, % change or None)], metrics only
+
+    @property
+    def document(self):
+        return self.older.table.document
+
+
+def revisions(results, candidates):
+    """{result id: Revision} for each of `results` whose row (row_key, the same hot rows: Alibaba prints a
+    flavour at several) an older edition among `candidates` (the results themselves may be among them) printed with other numbers (not `same_numbers`):
+    the newest such edition, as `attach_older_editions` takes it for one metric."""
+    by_key = {}
+    for c in candidates:
+        by_key.setdefault(row_key(c), []).append(c)
+    answer = {}
+    for r in results:
+        newness = document_newness(r.table.document)
+        older = sorted((c for c in by_key.get(row_key(r), []) if c.pk != r.pk and c.hot_rows == r.hot_rows
+                        and document_newness(c.table.document) < newness and not same_numbers(c, r)),
+                       key=lambda c: document_newness(c.table.document), reverse=True)
+        if older:
+            answer[r.pk] = Revision(older[0], [c for c in _changes(older[0], r) if c[0] in METRIC_NAMES])
+    return answer
+
+
+def attach_revisions(results, queryset):
+    """Set `revised_from` (a Revision or None) on each of `results`, reading other editions from `queryset`
+    (the rows a reader may see) in one query."""
+    results = [r for r in results if not hasattr(r, "revised_from")]
+    if not results:
+        return
+    candidates = queryset.select_related("table__document", "engine_version", "flavor__family").filter(
+        other_editions(results))
+    found = revisions(results, [*candidates, *results])
+    for r in results:
+        r.revised_from = found.get(r.pk)
 
 
 def may_print_the_same(results):

@@ -4,7 +4,9 @@ export: the columns of DESIGN.md ("Interfaces"), in that order, then a few more.
 import csv
 import io
 
-from .metrics import METRICS
+from .editions import attach_revisions
+from .metrics import METRICS, METRICS_BY_NAME
+from .models import PublishedResult
 
 EXPORT_COLUMNS = [
     "vendor", "document", "published", "engine", "version", "family", "memory_ratio", "flavor",
@@ -13,9 +15,10 @@ EXPORT_COLUMNS = [
     # Extra columns (the contract allows more after `table`), only ever appended.
     "section", "methodology", "iops_note",
     "id", "url", "tps_per_core", "statements_per_transaction", "origin",
-    "qps_normalised", "memory_ratio_derived",
+    "qps_normalised", "memory_ratio_derived", "revised_from", "revised_changes",
     "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats_n", "repeats_stdev",
 ]
+CHUNK = 2000  # rows read at a time, each chunk's older editions in one query
 IOPS_ON_DISK_NOTE = "depends on disk"
 RESULTS_PATH = "/api/v1/results/"  # + id: a result's `url` column, the same bytes for the API and the command
 
@@ -76,6 +79,10 @@ COLUMN_INFO = {
     "memory_ratio_derived": (_TEXT, "", "Derived, not printed: where the document groups the flavour by no memory "
                              "ratio (memory_ratio empty), the ratio computed from vCPUs and memory (1:N = N GB per "
                              "vCPU, one decimal when not whole); empty where the document states one."),
+    "revised_from": (_TEXT, "", "Where an older edition of the vendor's numbers printed this row otherwise: that "
+                     "document's slug; empty otherwise (the API's revised_from)."),
+    "revised_changes": (_TEXT, "", "Each metric that older edition printed otherwise: 'tps 10929.30 -> 8839.4 "
+                        "(-19.1 %)', several joined by '; '; empty when not revised."),
     "run": (_TEXT, "", "Internal measurements: the public record of the run behind the row (set-up, evidence, samples), "
             "relative to the server (/runs/<id>/record/); empty for a vendor's row."),
     "tps_ci_low": ("number", "transactions per second", "Internal measurements: low end of the TPS's 95 % interval "
@@ -112,6 +119,22 @@ def column_schema():
                        "na_values": {name: [""] for name in EXPORT_COLUMNS if COLUMN_INFO[name][0] in ("integer", "number")}}}
 
 
+def _printed_or_empty(result, metric):
+    return _metric_cell(result, METRICS_BY_NAME[metric]) or "-"
+
+
+def revision_cells(result):
+    """The revised_from and revised_changes cells of a row (its editions.Revision, or none)."""
+    revision = getattr(result, "revised_from", None)
+    if revision is None:
+        return {"revised_from": "", "revised_changes": ""}
+    changes = []
+    for metric, _old, _new, pct in revision.changes:
+        text = f"{metric} {_printed_or_empty(revision.older, metric)} -> {_printed_or_empty(result, metric)}"
+        changes.append(text + (f" ({pct:+.1f} %)" if pct is not None else ""))
+    return {"revised_from": revision.document.slug, "revised_changes": "; ".join(changes)}
+
+
 def result_row(result, columns=None):
     document, flavor = result.table.document, result.flavor
     row = {
@@ -139,6 +162,7 @@ def result_row(result, columns=None):
         "origin": result.origin,
         "qps_normalised": _or_empty(result.qps_normalised),
         "memory_ratio_derived": flavor.memory_ratio_derived,
+        **revision_cells(result),
         **_measurement_cells(result),
     }
     row.update({m.name: _metric_cell(result, m) for m in METRICS})
@@ -166,7 +190,20 @@ def iter_csv_lines(queryset, bom=False, columns=None):
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns or EXPORT_COLUMNS)
     yield buffer.getvalue()
-    for result in export_queryset(queryset).iterator(chunk_size=2000):
+    revised = columns is None or {"revised_from", "revised_changes"} & set(columns)
+    chunk = []
+    for result in export_queryset(queryset).iterator(chunk_size=CHUNK):
+        chunk.append(result)
+        if len(chunk) == CHUNK:
+            yield from _chunk_lines(chunk, writer, buffer, columns, revised)
+            chunk = []
+    yield from _chunk_lines(chunk, writer, buffer, columns, revised)
+
+
+def _chunk_lines(results, writer, buffer, columns, revised):
+    if revised and results:
+        attach_revisions(results, PublishedResult.objects.all())
+    for result in results:
         buffer.seek(0)
         buffer.truncate()
         writer.writerow(result_row(result, columns))

@@ -24,6 +24,7 @@ from .models import (MEMORY_RATIO_RE, Deployment, Document, Engine, Flavor, Inst
 from .queries import NOT_STATED, InIdSubquery, from_param
 
 MAX_INTEGER = 2**31 - 1  # PostgreSQL integer
+MAX_BIG_INTEGER = 2**63 - 1  # PostgreSQL bigint (row counts: 50亿 = 5,000,000,000)
 MAX_DECIMAL = Decimal("1e14")  # DecimalField(max_digits=16, decimal_places=2)
 TRUE_VALUES = {"true", "1", "yes", "on"}
 FALSE_VALUES = {"false", "0", "no", "off"}
@@ -248,22 +249,30 @@ class StrictBooleanFilter(SchemaMixin, django_filters.BooleanFilter):
 
 # --- The FilterSet -------------------------------------------------------------------------------
 
-# The numbers the results filter on: name -> (field, unit, whole number).
+# The numbers the results filter on: name -> (field, unit, kind: "int", "rows" (bigint) or "decimal").
 NUMBER_FIELDS = {
-    "vcpus": ("flavor__vcpus", "vCPUs", True),
-    "memory_gb": ("flavor__memory_gb", "GB", True),
-    **{name: (name, METRICS_BY_NAME[name].unit, METRICS_BY_NAME[name].kind == "int")
-       for name in ("tps", "qps", "max_connections")},
+    "vcpus": ("flavor__vcpus", "vCPUs", "int"),
+    "memory_gb": ("flavor__memory_gb", "GB", "int"),
+    **{name: (name, METRICS_BY_NAME[name].unit, METRICS_BY_NAME[name].kind)
+       for name in ("tps", "qps", "max_connections", "iops", "tpm", "data_rows", "hot_rows", "ro_qps", "rw_qps")},
 }
+
+
+class BigIntegerFilter(IntegerFilter):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("max_value", MAX_BIG_INTEGER)
+        super().__init__(*args, **kwargs)
+
+    schema = {"type": "integer", "format": "int64", "minimum": 0, "maximum": MAX_BIG_INTEGER}
 
 
 def number_filter(name, lookup_expr="exact", field_name=None):
     """An exact, minimum (gte) or maximum (lte) filter on a size or a metric of a result, with its
     unit (`field_name`: the path from another model)."""
-    path, unit, integer = NUMBER_FIELDS[name]
+    path, unit, kind = NUMBER_FIELDS[name]
     what = {"exact": "Exactly this", "gte": "Minimum", "lte": "Maximum"}[lookup_expr]
-    return (IntegerFilter if integer else DecimalFilter)(field_name=field_name or path, lookup_expr=lookup_expr,
-                                                          label=f"{what} {name} ({unit})")
+    filter_class = {"int": IntegerFilter, "rows": BigIntegerFilter, "decimal": DecimalFilter}[kind]
+    return filter_class(field_name=field_name or path, lookup_expr=lookup_expr, label=f"{what} {name} ({unit})")
 
 
 class ResultFilterForm(forms.Form):
@@ -350,6 +359,24 @@ class ResultFilter(django_filters.FilterSet):
     max_connections = number_filter("max_connections")
     min_max_connections = number_filter("max_connections", "gte")
     max_max_connections = number_filter("max_connections", "lte")
+    iops = number_filter("iops")
+    min_iops = number_filter("iops", "gte")
+    max_iops = number_filter("iops", "lte")
+    tpm = number_filter("tpm")
+    min_tpm = number_filter("tpm", "gte")
+    max_tpm = number_filter("tpm", "lte")
+    data_rows = number_filter("data_rows")
+    min_data_rows = number_filter("data_rows", "gte")
+    max_data_rows = number_filter("data_rows", "lte")
+    hot_rows = number_filter("hot_rows")
+    min_hot_rows = number_filter("hot_rows", "gte")
+    max_hot_rows = number_filter("hot_rows", "lte")
+    ro_qps = number_filter("ro_qps")
+    min_ro_qps = number_filter("ro_qps", "gte")
+    max_ro_qps = number_filter("ro_qps", "lte")
+    rw_qps = number_filter("rw_qps")
+    min_rw_qps = number_filter("rw_qps", "gte")
+    max_rw_qps = number_filter("rw_qps", "lte")
     latest = StrictBooleanFilter(method="filter_latest",
                                  label="Keep only the newest document's row per flavour and version")
     include_internal = StrictBooleanFilter(

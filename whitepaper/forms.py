@@ -27,14 +27,26 @@ class SizingForm(forms.Form):
     metric = forms.ChoiceField(label=_("Metric"), choices=SIZING_METRICS, initial="tps", required=False)
     target = forms.DecimalField(label=_("At least"), min_value=0, max_digits=16, decimal_places=2)
     vendor = forms.CharField(label=_("Vendor"), required=False, max_length=50, widget=forms.HiddenInput)
+    # SQL Server: its licence edition and HA/single change the answer (Web 27,000 TPS vs Enterprise+Standard 27,500).
+    deployment = forms.ChoiceField(label=_("Deployment"), required=False, choices=[
+        ("", _("any")), ("ha", _("HA (primary/standby)")), ("single", _("Single instance"))])
+    edition = forms.ChoiceField(label=_("Edition"), required=False, help_text=_("SQL Server's licence edition"))
     include_internal = forms.BooleanField(label=_("Include internal measurements"), required=False,
                                           help_text=_("This dashboard's own benchmark runs, besides the vendors' documents"))
     # Absent: true (each flavour's newest figure answers); `latest=false` answers from every edition.
     latest = forms.NullBooleanField(label=_("Newest edition only"), required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args, engines=(), **kwargs):
+    def __init__(self, *args, engines=(), editions=None, **kwargs):
+        """`editions`: the recorded SQL Server editions to choose from; None: the short form (home page), without
+        deployment and edition."""
         super().__init__(*args, **kwargs)
         self.fields["engine"].choices = [(e.slug, e.name) for e in engines]
+        if editions is None:
+            del self.fields["deployment"], self.fields["edition"]
+        else:
+            from .display import edition_name
+
+            self.fields["edition"].choices = [("", _("any"))] + [(e, edition_name(e)) for e in editions]
 
     def clean_metric(self):
         return self.cleaned_data.get("metric") or "tps"

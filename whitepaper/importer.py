@@ -85,6 +85,7 @@ class ParsedTable:
     notes_zh: str = ""
     heading: str = ""
     heading_en: str = ""
+    version_example: bool = False  # the document names its version only as an example (Alibaba's "PPAS 10")
     rows: list = field(default_factory=list)
 
 
@@ -255,7 +256,8 @@ def _parse_table(path, position, raw, methodology_slugs):
                         _text(path, raw.get("section_en"), "section_en", label),
                         _text(path, raw.get("notes_zh"), "notes_zh", label),
                         _text(path, raw.get("heading"), "heading", label),
-                        _text(path, raw.get("heading_en"), "heading_en", label))
+                        _text(path, raw.get("heading_en"), "heading_en", label),
+                        _text(path, raw.get("version_example"), "version_example", label) == "true")
     seen = {}
     for row_position, cells in enumerate(raw["rows"], start=1):
         row = _parse_row(path, label, row_position, cells, columns, defaults)
@@ -412,7 +414,7 @@ def _import_document(parsed):
         values = {"position": table.position, "label_printed": table.label_printed, "section": table.section,
                   "methodology": methodologies[table.methodology], "columns": table.columns, "notes": table.notes,
                   "label_en": table.label_en, "section_en": table.section_en, "notes_zh": table.notes_zh,
-                  "heading": table.heading, "heading_en": table.heading_en}
+                  "heading": table.heading, "heading_en": table.heading_en, "version_example": table.version_example}
         if existing is None:
             report.created += 1
             table_obj = ResultTable.objects.create(document=document, label=table.label, **values)
@@ -566,7 +568,7 @@ def plan_document(parsed):
         for result in results:
             stored_rows[(result.table.label, result.position)] = result
     table_fields = ["position", "label_printed", "section", "columns", "notes", "label_en", "section_en",
-                    "notes_zh", "heading", "heading_en"]
+                    "notes_zh", "heading", "heading_en", "version_example"]
     for table in parsed.tables:
         stored = stored_tables.get(table.label)
         if stored is None:

@@ -225,6 +225,9 @@ class Flavor(models.Model):
         column of that name, and the API's field)."""
         return self.ratio if self.ratio_is_derived else ""
 
+    def get_absolute_url(self):
+        return reverse("whitepaper:flavor", args=[self.pk])
+
     def __str__(self):
         size = f"{self.vcpus} vCPU / {self.memory_gb} GB"
         return f"{self.spec_code} ({size})" if self.spec_code else size
@@ -291,6 +294,9 @@ class ResultTable(models.Model):
     # as printed; empty when the section names them itself.
     heading = models.CharField(max_length=200, blank=True, help_text=_("The engine heading above the section, as printed."))
     heading_en = models.CharField(max_length=200, blank=True)
+    version_example = models.BooleanField(default=False, help_text=_(
+        "The document names the engine version only as an example (Alibaba 2019: \"PPAS 10\", \"PostgreSQL 10.0\" "
+        "when changing parameters), not as the version tested."))
     methodology = models.ForeignKey(Methodology, on_delete=models.PROTECT, related_name="result_tables")
     columns = models.JSONField(default=list, help_text=_("Column names in the document's order."))
     notes = models.TextField(blank=True, help_text=_("Transcription notes, English."))

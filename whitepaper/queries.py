@@ -356,17 +356,24 @@ class PublishedResultQuerySet(models.QuerySet):
 
     def facets(self, engine=None):
         """The values each filter can choose from among these results, from one query, labelled in the
-        reader's language: {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio"}."""
+        reader's language: {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio",
+        "deployment", "edition", "hot_rows"}."""
         rows = (self.order_by().values_list(
             "table__document__vendor__slug", "table__document__vendor__name", "table__document__vendor__name_zh",
             "table__document__slug", "table__document__title_en", "table__document__title",
             "table__document__published", "engine_version__engine__slug", "engine_version__engine__name",
             "engine_version__version", "flavor__family__slug", "flavor__family__name", "flavor__family__name_zh",
-            "flavor__memory_ratio")
+            "flavor__memory_ratio", "deployment", "edition", "hot_rows", "table__version_example")
             .distinct())
         vendors, documents, engines, versions, families, ratios = {}, {}, {}, {}, {}, set()
+        deployments, editions, hot_rows = set(), set(), set()
+        stated, example = set(), set()  # (engine, version) named as tested / only as an example
         by_engine = {}
-        for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio) in rows:
+        for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio, deployment, edition, hot, is_example) in rows:
+            (example if is_example else stated).add((e, ver))
+            deployments.add(deployment)
+            editions.add(edition)
+            hot_rows.add(hot)
             if ver:
                 by_engine.setdefault(e, set()).add(ver)
             vendors[v] = display.plain(vn, vzh)
@@ -384,12 +391,19 @@ class PublishedResultQuerySet(models.QuerySet):
             "document": [(slug, label) for slug, (_date, label) in  # newest first (`document_newness`)
                          sorted(documents.items(), key=lambda kv: (kv[1][0], kv[0]), reverse=True)],
             "engine": sorted(engines.items(), key=lambda kv: kv[1]),
-            "version": sorted(versions.items(), key=lambda kv: version_sort_key(kv[0])),
+            "version": [(v, _("%(version)s (example version)") % {"version": label}
+                         if engine and (engine, v) in example - stated else label)
+                        for v, label in sorted(versions.items(), key=lambda kv: version_sort_key(kv[0]))],
+            # "engine:version" of versions every document names only as an example (Alibaba's "PPAS 10")
+            "example_versions": {f"{e}:{ver}" for e, ver in example - stated},
             # Per engine (in the engines' order), its versions in version order: PostgreSQL 10 and PPAS 10 stay apart.
             "engine_versions": [(e, engines[e], sorted(by_engine.get(e, ()), key=version_sort_key))
                                 for e, _name in sorted(engines.items(), key=lambda kv: kv[1])],
             "family": sorted(families.items(), key=lambda kv: kv[1]),
             "memory_ratio": [(r, r) for r in sorted(ratios, key=lambda r: int(r.split(":")[1]))],
+            "deployment": [(d, display.deployment_name(d)) for d in sorted(deployments - {""})],
+            "edition": [(e, display.edition_name(e)) for e in sorted(editions - {""})],
+            "hot_rows": [(str(n), display.row_count(n)) for n in sorted(hot_rows - {None})],
         }
 
 

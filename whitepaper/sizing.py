@@ -18,14 +18,15 @@ from .models import Engine, PublishedResult
 def sizing_form(params):
     """The sizing question as a bound SizingForm (engines: those with published results)."""
     engines = list(Engine.objects.filter(versions__results__isnull=False).distinct())
-    return SizingForm(params or None, engines=engines)
+    editions = sorted(PublishedResult.objects.exclude(edition="").order_by().values_list("edition", flat=True).distinct())
+    return SizingForm(params or None, engines=engines, editions=editions)
 
 
 def sizing_filter(data):
-    """The results a sizing question looks at (engine, version, vendor; vendor-published unless
+    """The results a sizing question looks at (engine, version, vendor, deployment, edition; vendor-published unless
     `include_internal`), as a ResultFilter (invalid, e.g. an unknown vendor: it filters to nothing)."""
     filter_data = {"engine": data["engine"], "include_internal": data.get("include_internal") or False}
-    for key in ("version", "vendor"):
+    for key in ("version", "vendor", "deployment", "edition"):
         if data.get(key):
             filter_data[key] = data[key]
     return ResultFilter(filter_data, queryset=PublishedResult.objects.all())

@@ -13,6 +13,7 @@ urlpatterns = [
     path("engines/<slug:engine>/", views.engine_index, name="engine"),
     path("engines/<slug:engine>/<stated:version>/", views.engine_version, name="engine-version"),
     path("editions/<slug:older>/<slug:newer>/", views.edition_diff, name="edition-diff"),
+    path("flavors/<int:pk>/", views.flavor_detail, name="flavor"),
     path("explore/", views.explore, name="explore"),
     path("explore/results.csv", views.explore_csv, name="explore-csv"),
     path("compare/", views.compare, name="compare"),

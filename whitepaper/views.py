@@ -8,11 +8,12 @@ from itertools import chain, groupby
 from urllib.parse import urlencode
 
 from django.core.cache import cache
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.http import Http404, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
 
@@ -24,7 +25,8 @@ from .filters import ExplorerFilter, ResultFilter, include_internal
 from .forms import COMPARE_METRICS, SIZING_METRICS, SizingForm
 from .metrics import METRIC_NAMES, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL, qps_definitions
 from .freshness import catalogue_stamp
-from .models import Document, Engine, EngineVersion, Origin, PublishedResult
+from .flavors import flavour_sheet
+from .models import Document, Engine, EngineVersion, Flavor, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, measurement_html, origin_name
 from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison
 from .queries import SORTS, document_newness, version_sort_key
@@ -49,7 +51,9 @@ def home(request):
     versions = (EngineVersion.objects.select_related("engine")
                 .filter(results__in=visible).annotate(
                     n_results=Count("results", distinct=True),
-                    n_documents=Count("results__table__document", distinct=True))
+                    n_documents=Count("results__table__document", distinct=True),
+                    # rows whose document names the version only as an example (Alibaba's "PPAS 10")
+                    n_example=Count("results", filter=Q(results__table__version_example=True), distinct=True))
                 .order_by("engine__name", "version"))
     engines = [(engine, sorted(vs, key=lambda v: version_sort_key(v.version)))
                for engine, vs in groupby(versions, key=lambda v: v.engine)]
@@ -73,11 +77,15 @@ def _table_rows(table):
             if column == "iops" and result.iops_depends_on_disk:
                 cells.append({"note": True, "value": "", "label": column_label(column), "column": column})
             else:
-                cells.append({"note": False, "value": cell(result, column), "label": column_label(column), "column": column})
+                cells.append({"note": False, "value": cell(result, column), "label": column_label(column), "column": column,
+                              "link": result.flavor.get_absolute_url() if column in FLAVOUR_LINK_COLUMNS else ""})
         if table.document.vendor.is_internal:  # the run behind the row: its interval, flags and record
             cells.append({"note": False, "value": measurement_html(result), "label": _("Measurement"), "column": "measurement"})
         rows.append({"result": result, "cells": cells})
     return rows
+
+
+WIDE_TABLE_COLUMNS = 7
 
 
 def document_sections(document):
@@ -101,7 +109,10 @@ def document_sections(document):
         chart = charts.build_chart(f"chart-{first.anchor}",
                                    display.section_title(first) if section else display.table_label(first),
                                    charts.split_series(group_results))
-        groups.append({"section": section, "tables": group_tables, "chart": chart,
+        # Tables of many columns (Alibaba's pgbench tables: spec, size, storage, capacity, data, hot data, both QPS)
+        # take the page's width, the chart below them: beside it their key columns would scroll out of view.
+        wide = any(len(t.columns) > WIDE_TABLE_COLUMNS for t in group_tables)
+        groups.append({"section": section, "tables": group_tables, "chart": chart, "wide": wide,
                        "chart_rows": charts.chart_rows(chart), "methodology": group_tables[0].methodology,
                        "heading": first.heading, "new_heading": bool(first.heading) and first.heading != previous_heading})
         previous_heading = first.heading
@@ -272,42 +283,108 @@ def engine_version(request, engine, version):
     })
 
 
+# --- Flavour -------------------------------------------------------------------------------------
+
+@catalogue_page
+def flavor_detail(request, pk):
+    """One flavour, as ec2instances.info has a page per instance: every published row of it (each edition and
+    methodology, revisions said), its revision history and the same size elsewhere (flavors.flavour_sheet)."""
+    flavor = get_object_or_404(Flavor.objects.select_related("vendor", "family"), pk=pk)
+    toggle = _origin_toggle(request)
+    sheet = flavour_sheet(flavor, toggle["include_internal"] or flavor.vendor.is_internal)
+    metrics = sheet.metrics
+    rows = [{"result": r, "cells": [(m, column_label(m), display.metric_shown(r, m), m == "iops" and r.iops_depends_on_disk)
+                                    for m in metrics], "revised": display.revised_from(r)} for r in sheet.results]
+    explore = {"vendor": flavor.vendor.slug, "vcpus": flavor.vcpus, "memory_gb": flavor.memory_gb, "latest": "false"}
+    if flavor.spec_code:
+        explore["flavor"] = flavor.spec_code
+    if flavor.family:
+        explore["family"] = flavor.family.slug
+    return render(request, "whitepaper/flavor.html", {
+        "flavor": flavor, "sheet": sheet, "rows": rows, "metric_headers": [(m, column_label(m)) for m in metrics],
+        "same_size": [{"result": r, "tps": display.metric_shown(r, "tps"), "qps": display.metric_shown(r, "qps"),
+                       "tpm": display.metric_shown(r, "tpm"), "rw_qps": display.metric_shown(r, "rw_qps")}
+                      for r in sheet.same_size],
+        "explore_url": reverse("whitepaper:explore") + "?" + urlencode(explore),
+        "api_url": reverse("v1:flavor-detail", args=[flavor.pk]), **toggle,
+    })
+
+
 # --- Explorer ------------------------------------------------------------------------------------
 
-# The explorer's columns (key -> label); each sorts by the catalogue's sort key of the same name (queries.SORTS).
+# The explorer's columns (key -> label), in the order the picker lists them and the table shows them: key figures
+# first (the flavour's family and size, its metrics and the data size they were measured at), then what tells rows
+# apart, then where they come from. Each sorts by the catalogue's sort key of the same name (queries.SORTS) unless
+# UNSORTED.
 EXPLORER_COLUMNS = {
-    "vendor": gettext_lazy("Vendor"),
-    "document": gettext_lazy("Document"),
-    "engine": gettext_lazy("Engine"),
     "family": gettext_lazy("Family"),
+    "vcpus": gettext_lazy("vCPUs"),
+    "memory_gb": gettext_lazy("Memory (GB)"),
+    "tps": column_label("tps"),
+    "tps_per_core": gettext_lazy("TPS per vCPU"),  # computed (PublishedResult.tps_per_core)
+    "qps": QPS_PUBLISHED_LABEL,
+    "qps_normalised": QPS_NORMALISED_LABEL,  # computed (PublishedResult.qps_normalised)
+    "ro_qps": column_label("ro_qps"),
+    "rw_qps": column_label("rw_qps"),
+    "tpm": column_label("tpm"),
+    "hot_rows": column_label("hot_rows"),
+    "data_rows": column_label("data_rows"),
     "memory_ratio": gettext_lazy("CPU:memory"),
     "flavor": gettext_lazy("Spec code"),
     "deployment": gettext_lazy("Deployment"),
-    "vcpus": gettext_lazy("vCPUs"),
-    "memory_gb": gettext_lazy("Memory (GB)"),
+    "edition": column_label("edition"),  # sorted with the deployment (queries.SORTS["deployment"])
+    "engine": gettext_lazy("Engine"),
+    "vendor": gettext_lazy("Vendor"),
+    "document": gettext_lazy("Document"),
     "max_connections": column_label("max_connections"),
     "iops": column_label("iops"),
-    "tps": column_label("tps"),
-    "qps": QPS_PUBLISHED_LABEL,
-    "qps_normalised": QPS_NORMALISED_LABEL,  # computed (PublishedResult.qps_normalised): not a sort key
-    "tpm": column_label("tpm"),
-    "ro_qps": column_label("ro_qps"),
-    "rw_qps": column_label("rw_qps"),
     "table": gettext_lazy("Table"),
 }
-COMPUTED_COLUMNS = {"qps_normalised"}
-assert set(EXPLORER_COLUMNS) - COMPUTED_COLUMNS <= set(SORTS)
-TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment", "table"}  # left-aligned; numbers right
-DEFAULT_COLUMNS = ["vendor", "document", "engine", "family", "memory_ratio", "flavor", "vcpus", "memory_gb",
-                   "max_connections", "tps", "qps"]
-# Shown columns read key figures first (the flavour's family and size, TPS, QPS), then what tells rows apart, then where they
-# come from; `cols` keeps its own order for the state and the CSV.
-DISPLAY_ORDER = ["family", "vcpus", "memory_gb", "tps", "qps", "qps_normalised", "ro_qps", "rw_qps", "tpm",
-                 "memory_ratio", "flavor", "deployment", "engine", "vendor", "document", "max_connections", "iops", "table"]
-assert set(DISPLAY_ORDER) == set(EXPLORER_COLUMNS)
-FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment",
+UNSORTED = {"qps_normalised", "tps_per_core", "edition"}
+assert set(EXPLORER_COLUMNS) - UNSORTED <= set(SORTS)
+TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment", "edition", "table"}  # left-aligned
+# Shown unless `cols` is chosen, each where a row of the page has a value: what tells the rows apart (SQL Server's
+# edition and deployment, Alibaba's hot data) and every metric the rows have (TPM for SQL Server, read-only and
+# read-write QPS for pgbench); a column empty for every row of the page is left out (and named under the table).
+# Max connections (a stress-test capacity, not a performance figure), IOPS, test data and TPS per vCPU are one tick
+# away, so that the default columns of a page mixing engines still fit 1280 px.
+DEFAULT_COLUMNS = ["family", "vcpus", "memory_gb", "tps", "qps", "ro_qps", "rw_qps", "tpm", "hot_rows", "memory_ratio",
+                   "flavor", "deployment", "edition", "engine", "vendor", "document"]
+DISPLAY_ORDER = list(EXPLORER_COLUMNS)
+FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "edition", "hot_rows",
                  "min_vcpus", "max_vcpus", "min_memory_gb", "max_memory_gb", "min_tps", "max_tps",
                  "min_qps", "max_qps", "min_max_connections", "max_max_connections", "latest", "include_internal"]
+
+
+FLAVOUR_LINK_COLUMNS = {"vcpus", "memory_gb", "flavor"}  # cells linking to the flavour's page (views.flavor_detail)
+
+
+def has_value(result, column):
+    """Whether the explorer's `column` says something for this row (an empty cell otherwise)."""
+    flavor = result.flavor
+    if column == "family":
+        return flavor.family_id is not None
+    if column == "flavor":
+        return bool(flavor.spec_code)
+    if column == "memory_ratio":
+        return bool(flavor.ratio)
+    if column in ("deployment", "edition"):
+        return bool(getattr(result, column))
+    if column == "iops":
+        return result.iops is not None or result.iops_depends_on_disk
+    if column in ("tps_per_core", "qps_normalised") or column in METRIC_NAMES:
+        return getattr(result, column) is not None
+    return True
+
+
+def shown_columns(cols, chosen, results):
+    """The columns the table shows, in DISPLAY_ORDER: the chosen ones, or the default ones that a row of the page
+    has a value for; and the default ones left out as empty."""
+    ordered = sorted(cols, key=DISPLAY_ORDER.index)
+    if chosen or not results:
+        return ordered, []
+    shown = [c for c in ordered if any(has_value(r, c) for r in results)]
+    return shown, [c for c in ordered if c not in shown]
 
 
 def latest_default(params):
@@ -325,9 +402,14 @@ def explorer_params(params):
     return params
 
 
+def chosen_columns(params):
+    """The columns the reader chose (`cols`), [] for the default."""
+    return [c for c in params.getlist("cols") if c in EXPLORER_COLUMNS]
+
+
 def explorer_state(request):
     params = explorer_params(request.GET)
-    cols = [c for c in params.getlist("cols") if c in EXPLORER_COLUMNS] or DEFAULT_COLUMNS
+    cols = chosen_columns(params) or DEFAULT_COLUMNS
     sort = params.get("sort", "")
     sort_key = sort.lstrip("-")
     filterset = ExplorerFilter(params, queryset=PublishedResult.objects.with_provenance())
@@ -338,14 +420,18 @@ def explorer_state(request):
     return filterset, queryset, cols, sort
 
 
-def same_in_editions(results, internal):
-    """{result id: the documents printing that row identically} (editions.same_in), in one query."""
+def other_editions(results, internal):
+    """For this page's rows, in one query: {result id: the documents printing that row identically}
+    (editions.same_in), and each row's `revised_from` (editions.revisions: an older edition printed
+    other numbers)."""
     if not results:
         return {}
-    # this page's rows only, and only other rows that may print them the same: a few rows, not every edition
-    # with what editions.same_in reads (row_key, numbers, document), not a shown row's whole provenance
-    candidates = PublishedResult.objects.visible(internal).select_related(
-        "table__document", "engine_version", "flavor__family").filter(editions.may_print_the_same(results))
+    # this page's rows' flavours and engine versions only: a few rows, not every edition
+    candidates = list(PublishedResult.objects.visible(internal).select_related(
+        "table__document", "engine_version", "flavor__family").filter(editions.other_editions(results)))
+    revised = editions.revisions(results, [*candidates, *results])
+    for r in results:
+        r.revised_from = revised.get(r.pk)
     return editions.same_in(results, candidates)
 
 
@@ -362,6 +448,8 @@ def explorer_cell(result, column, same=None):
         documents = (same or {}).get(result.pk, [])
         if len(documents) > 1:  # printed identically by several editions
             return format_html('{} <span class="same-in">{}</span>', link, display.same_in(documents))
+        if getattr(result, "revised_from", None):  # an older edition printed other numbers: say which and how
+            return format_html('{} <span class="revised">{}</span>', link, display.revised_from(result))
         return link
     if column == "engine":
         return str(result.engine_version)
@@ -369,6 +457,12 @@ def explorer_cell(result, column, same=None):
         return display.family_html(flavor.family)
     if column == "iops" and result.iops_depends_on_disk:
         return _("depends on disk")
+    if column == "flavor" and flavor.spec_code:  # the flavour's page; a long spec code may break after its dots
+        parts = flavor.spec_code.split(".")
+        return format_html('<a href="{}">{}</a>', flavor.get_absolute_url(),
+                           format_html_join(mark_safe(".<wbr>"), "{}", ((p,) for p in parts)))
+    if column in FLAVOUR_LINK_COLUMNS and has_value(result, column):  # the flavour's page (every edition of it)
+        return format_html('<a href="{}">{}</a>', flavor.get_absolute_url(), cell(result, column))
     if column == "table":  # the row's source: its table on the document page (#table-N)
         return format_html('<a href="{}">{}</a>', result.table.get_absolute_url(), display.table_label_html(result.table))
     return cell(result, column)
@@ -392,8 +486,8 @@ EXPLORER_PAGE_SIZE = 100
 
 def explorer_page(queryset, number):
     """One page of the explorer's rows (EXPLORER_PAGE_SIZE, `page` from 1), read with one query of a page
-    and one row more, never a count: the work stays the same at 1,000 or 100,000 results. The total is
-    known (and shown) when everything fits on the first page."""
+    and one row more, and the total (one count query, on every page alike: the same queries whatever the rows).
+    `beyond` is the last page's number when `number` lies past it (the caller sends the reader there)."""
     try:
         number = max(1, int(number or 1))
     except ValueError:
@@ -402,9 +496,12 @@ def explorer_page(queryset, number):
     rows = list(queryset.rows(start, start + EXPLORER_PAGE_SIZE + 1))
     has_next = len(rows) > EXPLORER_PAGE_SIZE
     rows = rows[:EXPLORER_PAGE_SIZE]
-    return {"results": rows, "number": number, "first": start + 1, "last": start + len(rows),
-            "has_next": has_next, "has_previous": number > 1, "complete": number == 1 and not has_next,
-            "next": number + 1, "previous": number - 1}
+    complete = number == 1 and not has_next
+    total = queryset.count()
+    last_page = max(1, -(-total // EXPLORER_PAGE_SIZE))
+    return {"results": rows, "number": number, "first": start + 1, "last": start + len(rows), "total": total,
+            "has_next": has_next, "has_previous": number > 1, "complete": complete,
+            "next": number + 1, "previous": number - 1, "beyond": last_page if number > last_page else None}
 
 
 def catalogue_facets(request, internal, engine):
@@ -451,11 +548,20 @@ def explore(request):
         return redirect(request.path + (f"?{query}" if query else ""))
     filterset, queryset, cols, sort = explorer_state(request)
     page = explorer_page(queryset, request.GET.get("page"))
+    if page["beyond"]:  # ?page=4 of three pages: the last page, not "Results 301-300" and an empty table
+        params = request.GET.copy()
+        params["page"] = page["beyond"]
+        return redirect(request.path + "?" + canonical_query(params))
     results = page["results"]
-    same = same_in_editions(results, include_internal(request.GET))
-    shown = sorted(cols, key=DISPLAY_ORDER.index)
-    rows = [{"result": r, "cells": [(explorer_cell(r, c, same), c in TEXT_COLUMNS) for c in shown], "origin": origin_name(r),
+    same = other_editions(results, include_internal(request.GET))
+    shown, empty = shown_columns(cols, bool(chosen_columns(request.GET)), results)
+    rows = [{"result": r, "cells": [(explorer_cell(r, c, same), c in TEXT_COLUMNS, c) for c in shown], "origin": origin_name(r),
              "name": row_name(r)} for r in results]
+    if not FLAVOUR_LINK_COLUMNS & set(shown):  # no size column shown: the first cell links to the flavour's page
+        for row in rows:
+            first, text, column = row["cells"][0]
+            row["cells"][0] = (format_html('{} <a class="flavour-link" href="{}">{}</a>', first,
+                                           row["result"].flavor.get_absolute_url(), _("flavour")), text, column)
     query = canonical_query(request.GET)
     context = {
         "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query, "page": page,
@@ -478,7 +584,13 @@ def explore(request):
             context["version_engines"] = pgettext("list separator", ", ").join(engines)
     context["compare_series_url"] = compare_series_url(request.GET, results)
     context["qps_definitions"] = qps_definitions(results)
-    context["computed_cols"] = COMPUTED_COLUMNS
+    context["computed_cols"] = UNSORTED
+    context["empty_columns"] = [EXPLORER_COLUMNS[c] for c in empty]
+    # The CSV link writes the columns the screen shows (the default ones a row of this page has), not every default one.
+    csv_params = request.GET.copy()
+    if not chosen_columns(request.GET):
+        csv_params.setlist("cols", shown)
+    context["csv_query"] = canonical_query(csv_params)
     context["qps_normalised_shown"] = "qps_normalised" in cols
     params = request.GET.copy()
     params.setlist("cols", [c for c in cols if c != "qps"] + ["qps", "qps_normalised"])
@@ -514,12 +626,12 @@ def compare_series_url(params, results):
 
 # The export columns (export.EXPORT_COLUMNS) behind each explorer column: the ratio column shows derived ratios
 # ("1:4 (derived)"), exported beside the document's as memory_ratio_derived.
-CSV_COLUMNS = {"vendor": ["vendor"], "document": ["document", "published"], "engine": ["engine", "version"],
+CSV_COLUMNS = {"iops": ["iops", "iops_note"], "vendor": ["vendor"], "document": ["document", "published", "revised_from", "revised_changes"], "engine": ["engine", "version"],
                "deployment": ["deployment", "edition"], "memory_ratio": ["memory_ratio", "memory_ratio_derived"]}
 
 
 def csv_columns(cols):
-    return [c for col in cols for c in CSV_COLUMNS.get(col, [col])]
+    return list(dict.fromkeys(c for col in cols for c in CSV_COLUMNS.get(col, [col])))  # edition once
 
 
 def explore_csv(request):
@@ -618,5 +730,8 @@ def sizing(request):
     rows = [{"result": r, "cells": [(m, column_label(m), display.metric_shown(r, m)) for m in columns],
              "data_size": display.data_size(r), "also": [(o, display.metric_shown(o, metric)) for o in r.also],
              "revised": r.revised and display.metric_shown(r.revised, metric)} for r in answers or []]
+    # Columns that say something for an answer only (SQL Server: deployment and edition; no family or spec code).
+    shows = {c: any(has_value(r, c) for r in answers or []) for c in ("flavor", "family", "deployment", "edition")}
     return render(request, "whitepaper/sizing.html", {"form": form, "answers": answers, "rows": rows, "metric": metric,
+                                                       "shows": shows,
                                                        "metric_headers": [(m, column_label(m)) for m in columns]})

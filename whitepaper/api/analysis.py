@@ -16,6 +16,7 @@ from config.pagination import ASCII_WHOLE_NUMBER
 
 from ..compare import MAX_SELECTIONS, METHODOLOGY_DIFFERENCE_FIELDS, SERIES_KEYS, comparison
 from ..display import data_size
+from ..editions import attach_revisions
 from ..filters import ASCII_DECIMAL, StrictBooleanField
 from ..forms import COMPARE_METRICS, SIZING_METRICS
 from ..metrics import METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
@@ -245,6 +246,8 @@ class CompareView(CatalogueCaching, APIView):
                         "qps_note": QPS_CAVEAT if answer["qps_definitions_differ"] else None,
                         "methodology_differences": answer["methodology_differences"]},
         }
+        # The rows' older editions in one query (each row's result says `revised_from`), not one per row.
+        attach_revisions([r for x in answer["selections"] for r in x["rows"]], PublishedResult.objects.all())
         return ComparisonSerializer(data, context=context).data
 
 
@@ -305,7 +308,8 @@ class SizingView(CatalogueCaching, APIView):
     """The sizing page's answer: the smallest published flavour reaching a TPS or QPS target, per
     vendor, family, memory ratio and deployment."""
 
-    PARAMS = {"engine", "version", "vendor", "metric", "target", "include_internal", "latest", "format"}
+    PARAMS = {"engine", "version", "vendor", "deployment", "edition", "metric", "target", "include_internal", "latest",
+              "format"}
 
     @extend_schema(
         summary="The smallest flavour reaching a target (the sizing page's answer)",
@@ -313,6 +317,9 @@ class SizingView(CatalogueCaching, APIView):
             OpenApiParameter("engine", str, required=True, description="Engine slug, e.g. mysql."),
             OpenApiParameter("version", str, description="Engine version, e.g. 8.0; absent: every version."),
             OpenApiParameter("vendor", str, description="Vendor slug, e.g. huawei; absent: every vendor."),
+            OpenApiParameter("deployment", str, enum=["ha", "single"], description="ha or single; absent: both."),
+            OpenApiParameter("edition", str, description="SQL Server edition as recorded, e.g. web, enterprise+standard; "
+                                                         "absent: every edition."),
             OpenApiParameter("metric", str, enum=[m for m, _label in SIZING_METRICS], description=(
                 "tps (default), qps, tpm, ro_qps or rw_qps (the export's columns); a metric no document publishes "
                 "for the engine and version is a 400 naming the published ones.")),
@@ -339,7 +346,7 @@ class SizingView(CatalogueCaching, APIView):
             for name, messages in form.errors.get_json_data().items():
                 errors.setdefault(name, [m["message"] for m in messages])
             errors.pop("__all__", None)
-        elif params.get("vendor") and "vendor" not in errors:
+        elif any(params.get(k) and k not in errors for k in ("vendor", "edition")):
             filterset = sizing_filter(form.cleaned_data)
             if not filterset.is_valid():
                 errors.update({k: [str(m) for m in v] for k, v in filterset.errors.items()})
@@ -350,6 +357,7 @@ class SizingView(CatalogueCaching, APIView):
         answers = [{"value": getattr(r, metric), "printed": r.display(metric) or None, "result": r, "also": r.also,
                     "revised": r.revised, "revised_pct": getattr(r, "revised_pct", None), "data_size": data_size(r)}
                    for r in smallest_flavours(data)]
+        attach_revisions([a["result"] for a in answers], PublishedResult.objects.all())  # one query, not one per answer
         return Response(SizingSerializer({
             "engine": data["engine"], "version": data.get("version") or None, "vendor": data.get("vendor") or None,
             "metric": metric, "unit": METRIC_UNITS[metric], "target": data["target"], "answers": answers,

@@ -9,6 +9,7 @@ from rest_framework import serializers
 from rest_framework.reverse import _reverse, reverse
 
 from ..export import COLUMN_INFO
+from ..editions import attach_revisions
 from ..metrics import METRICS, METRICS_BY_NAME
 from ..models import (Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, Origin, PublishedResult,
                       ResultTable, Vendor)
@@ -185,11 +186,19 @@ class FlavorSerializer(serializers.ModelSerializer):
     memory_ratio = serializers.CharField(read_only=True, help_text="GB per vCPU as the document groups it, 1:N; "
                                          "empty when it does not group by ratio.")
     spec_code = serializers.CharField(read_only=True, help_text="Spec code as printed; empty when the document gives none.")
+    html_url = serializers.SerializerMethodField(help_text="The flavour's page (every figure, its revisions, the same "
+                                                 "size elsewhere).")
 
     class Meta:
         model = Flavor
         fields = ["url", "id", "vendor", "family", "family_slug", "spec_code", "vcpus", "memory_gb", "storage",
-                  "memory_ratio"]
+                  "memory_ratio", "html_url"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_html_url(self, obj):
+        request = self.context.get("request")
+        url = obj.get_absolute_url()
+        return request.build_absolute_uri(url) if request else url
 
 
 # --- Documents and methodologies -----------------------------------------------------------------
@@ -341,6 +350,7 @@ class FamilySummarySerializer(serializers.ModelSerializer):
 
 class FlavorSummarySerializer(FlavorSerializer):
     family = FamilySummarySerializer(read_only=True, allow_null=True)
+    html_url = None
 
     class Meta(FlavorSerializer.Meta):
         fields = ["url", "id", "family", "spec_code", "vcpus", "memory_gb", "storage", "memory_ratio"]
@@ -381,6 +391,45 @@ def _measurement(result):
     return result.measurement or {}
 
 
+class ChangeSerializer(serializers.Serializer):
+    metric = serializers.ChoiceField(choices=[m.name for m in METRICS], help_text="The metric that changed.")
+    old = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, allow_null=True,
+                                   help_text="What the older edition printed; null when it printed none.")
+    new = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, allow_null=True,
+                                   help_text="What this result's document prints; null when it prints none.")
+    change_percent = serializers.FloatField(allow_null=True, help_text="(new - old) / old in %, one decimal; "
+                                            "null without both numbers.")
+
+    def to_representation(self, instance):
+        metric, old, new, pct = instance
+        return super().to_representation({"metric": metric, "old": old, "new": new, "change_percent": pct})
+
+
+class RevisionSerializer(serializers.Serializer):
+    """An older edition printed this row's numbers otherwise (whitepaper.editions.revisions)."""
+
+    document = serializers.CharField(help_text="The older edition's document slug.")
+    published = serializers.DateField(help_text="The older edition's date.")
+    result = serializers.URLField(help_text="The older edition's row in the API.")
+    changes = ChangeSerializer(many=True, help_text="Each metric the two editions print differently.")
+
+    def to_representation(self, instance):
+        request = self.context.get("request")
+        return {"document": instance.document.slug, "published": instance.document.published.isoformat(),
+                "result": cached_reverse("result-detail", {"pk": instance.older.pk}, request),
+                "changes": ChangeSerializer(instance.changes, many=True).data}
+
+
+class ResultListSerializer(serializers.ListSerializer):
+    """Reads every listed result's older editions in one query (editions.attach_revisions), not one per row."""
+
+    def to_representation(self, data):
+        results = list(data.all() if hasattr(data, "all") else data)
+        if "revised_from" in self.child.fields:
+            attach_revisions(results, PublishedResult.objects.all())
+        return super().to_representation(results)
+
+
 class ResultSerializer(serializers.ModelSerializer):
     """One published row, with where it comes from (document, table, section, methodology)."""
 
@@ -410,6 +459,9 @@ class ResultSerializer(serializers.ModelSerializer):
     updated_at = serializers.DateTimeField(read_only=True, help_text=(
         "When this row last changed (created, or another number saved; ISO 8601, UTC): for updated_since."))
     printed = PrintedSerializer(source="*", read_only=True)
+    revised_from = serializers.SerializerMethodField(
+        help_text="Where an older edition of the vendor's numbers printed this row (the same flavour, engine version, "
+                  "deployment, edition and data size) with other numbers: that edition and each change; null otherwise.")
     document = DocumentSummarySerializer(source="table.document", read_only=True)
     table = TableSummarySerializer(read_only=True)
     methodology = MethodologySummarySerializer(source="table.methodology", read_only=True)
@@ -447,9 +499,15 @@ class ResultSerializer(serializers.ModelSerializer):
         model = PublishedResult
         fields = ["url", "id", "origin", "vendor", "engine", "version", "version_url", "flavor", "deployment", "edition",
                   *[m.name for m in METRICS], "iops_depends_on_disk", "tps_per_core", "qps_normalised",
-                  "memory_ratio_derived", "updated_at", "printed",
+                  "memory_ratio_derived", "updated_at", "printed", "revised_from",
                   "document", "table", "position", "methodology",
                   "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats"]
+        list_serializer_class = ResultListSerializer
+
+    @extend_schema_field(RevisionSerializer(allow_null=True))
+    def get_revised_from(self, obj):
+        attach_revisions([obj], PublishedResult.objects.all())  # a no-op when the list already read them
+        return None if obj.revised_from is None else RevisionSerializer(obj.revised_from, context=self.context).data
 
     @extend_schema_field(serializers.URLField(allow_null=True))
     def get_run(self, obj):
@@ -480,3 +538,24 @@ class ResultSerializer(serializers.ModelSerializer):
     @extend_schema_field(ResultRepeatsSerializer(allow_null=True))
     def get_repeats(self, obj):
         return _measurement(obj).get("repeats")
+
+
+class FlavorDetailSerializer(FlavorSerializer):
+    """A flavour with every published row of it and the same size elsewhere (whitepaper.flavors.flavour_sheet:
+    the flavour page's content). `instance`: a FlavourSheet."""
+
+    results = ResultSerializer(many=True, read_only=True, help_text=(
+        "Every published row of this flavour (each edition and methodology), in document order, each with its "
+        "revised_from."))
+    same_size = ResultSerializer(many=True, read_only=True, help_text=(
+        "The newest row per variant of the other flavours with these vCPUs and memory (other families, engines, "
+        "vendors)."))
+
+    class Meta(FlavorSerializer.Meta):
+        fields = [*FlavorSerializer.Meta.fields, "results", "same_size"]
+
+    def to_representation(self, sheet):
+        answer = super().to_representation(sheet.flavor)
+        answer["results"] = ResultSerializer(sheet.results, many=True, context=self.context).data
+        answer["same_size"] = ResultSerializer(sheet.same_size, many=True, context=self.context).data
+        return answer

@@ -21,6 +21,7 @@ from django.urls import reverse
 from rest_framework.views import APIView
 
 from ..filters import StrictBooleanField
+from ..flavors import flavour_sheet
 from ..export import EXPORT_COLUMNS, column_schema, iter_csv_lines
 from ..queries import version_sort_key
 from ..models import Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor
@@ -126,11 +127,19 @@ class FamilyViewSet(CatalogueViewSet):
 
 @extend_schema_view(list=extend_schema(summary="Flavours (instance sizes)",
                                        responses={200: s.FlavorSerializer(many=True), **COMMON_ERRORS}),
-                    retrieve=extend_schema(summary="A flavour", responses={200: s.FlavorSerializer, **COMMON_ERRORS}))
+                    retrieve=extend_schema(summary="A flavour with every published figure of it and the same size "
+                                                   "elsewhere (its page's content)",
+                                           responses={200: s.FlavorDetailSerializer, **COMMON_ERRORS}))
 class FlavorViewSet(CatalogueViewSet):
     queryset = Flavor.objects.select_related("vendor", "family__vendor").order_by("vendor__slug", "vcpus", "memory_gb", "id")
     serializer_class = s.FlavorSerializer
     filterset_class = f.FlavorFilter
+
+    def retrieve(self, request, *args, **kwargs):
+        flavor = self.get_object()
+        # vendor-published rows, as every answer; an internal flavour's own rows are internal measurements
+        sheet = flavour_sheet(flavor, include_internal=flavor.vendor.is_internal)
+        return Response(s.FlavorDetailSerializer(sheet, context=self.get_serializer_context()).data)
 
 
 # --- Published results ---------------------------------------------------------------------------

@@ -22,6 +22,13 @@ register.filter("heading_title", display.heading_html)
 register.filter("edition_name", display.edition_name)
 register.filter("docdate", display.date)
 register.filter("memory_ratio", display.memory_ratio_html)  # the document's, or derived and said so
+register.filter("revised_from", display.revised_from)  # "TPS revised from 10929.30 in 2023, -19.1 %"
+
+
+@register.filter
+def hot_rows_label(result):
+    """"Hot data 1亿" (Chinese pages) / "Hot data 100,000,000"."""
+    return f"{display.METRICS_BY_NAME['hot_rows'].label} {display.metric_shown(result, 'hot_rows')}"
 
 
 @register.filter
