@@ -143,7 +143,7 @@ def test_the_schema_documents_schedules_and_the_version_is_the_changelogs(client
     schema = client.get("/api/v1/schema/?format=json").json()
     changelog = (ROOT / "docs" / "API-CHANGELOG.md").read_text()
     newest = re.search(r"^## (\d+\.\d+\.\d+)", changelog, re.M).group(1)
-    assert schema["info"]["version"] == newest == "2.2.0"
+    assert schema["info"]["version"] == newest
     paths = schema["paths"]
     assert {"400", "401", "403", "429"} <= set(paths["/api/v1/schedules/"]["post"]["responses"])
     assert {"400", "401", "403"} <= set(paths["/api/v1/schedules/{id}/"]["patch"]["responses"])

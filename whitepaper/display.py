@@ -13,6 +13,7 @@ from django.utils import formats, translation
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from .choices import Deployment
 from .metrics import METRICS_BY_NAME
 
 EDITIONS = {"enterprise": _("Enterprise"), "standard": _("Standard"), "web": _("Web")}
@@ -167,8 +168,6 @@ def edition_name(edition):
 
 def deployment_name(deployment):
     """ha / single in the reader's language."""
-    from .models import Deployment  # models imports this module's neighbours
-
     return str(Deployment(deployment).label) if deployment else ""
 
 

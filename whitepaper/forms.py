@@ -4,6 +4,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
+from .display import edition_name
 from .metrics import QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
 from .models import EngineVersion, PublishedResult
 from .queries import version_sort_key
@@ -44,8 +45,6 @@ class SizingForm(forms.Form):
         if editions is None:
             del self.fields["deployment"], self.fields["edition"]
         else:
-            from .display import edition_name
-
             self.fields["edition"].choices = [("", _("any"))] + [(e, edition_name(e)) for e in editions]
 
     def clean_metric(self):

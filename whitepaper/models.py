@@ -10,9 +10,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from .choices import Architecture, Deployment, Origin  # noqa: F401  (the models' vocabularies, named from here too)
 from .metrics import METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
-from .queries import (DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, ORIGIN_INTERNAL, DocumentQuerySet, PublishedResultQuerySet,
-                      version_order_key)
+from .queries import DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, DocumentQuerySet, PublishedResultQuerySet, version_order_key
 
 MEMORY_RATIO_RE = re.compile(r"^1:[1-9][0-9]*$")
 
@@ -20,22 +20,6 @@ MEMORY_RATIO_RE = re.compile(r"^1:[1-9][0-9]*$")
 def validate_memory_ratio(value):
     if value and not MEMORY_RATIO_RE.match(value):
         raise ValidationError(_("Memory ratio must look like 1:N, got %(value)r."), params={"value": value})
-
-
-class Architecture(models.TextChoices):
-    X86 = "x86", "x86"
-    ARM = "arm", "ARM"
-
-
-class Deployment(models.TextChoices):
-    HA = "ha", _("HA (primary/standby)")
-    SINGLE = "single", _("Single instance")
-    __empty__ = _("Not stated")
-
-
-class Origin(models.TextChoices):
-    VENDOR = "vendor", _("Vendor-published")
-    INTERNAL = ORIGIN_INTERNAL, _("Internal measurement")
 
 
 # The vendor under which runs/publish.py files this dashboard's own measurements.

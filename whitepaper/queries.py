@@ -24,6 +24,7 @@ from django.db.models.functions import Cast, Concat, LPad, Rank
 from django.utils.translation import gettext as _
 
 from . import display  # the facets' labels in the reader's language (display imports no model)
+from .choices import Origin
 
 # --- "Not stated" -------------------------------------------------------------------------------
 
@@ -79,7 +80,6 @@ SORTS = {
 # "Newer" between two documents: the later date, then the later slug. The one definition: in SQL
 # (NEWEST_DOCUMENT_FIRST, DOCUMENT_ORDER, `newest_rank`) and in Python (`document_newness`).
 DOCUMENTS_NEWEST_FIRST = ("-published", "-slug")
-ORIGIN_INTERNAL = "internal"  # models.Origin.INTERNAL (models imports this module, so the value is named here)
 NEWEST_DOCUMENT_FIRST = tuple(f"-table__document__{field.lstrip('-')}" for field in DOCUMENTS_NEWEST_FIRST)
 
 
@@ -220,7 +220,7 @@ class PublishedResultQuerySet(models.QuerySet):
         table_model = self.model._meta.get_field("table").related_model
         # NOT IN (subquery): PostgreSQL hashes the few internal tables once and checks each row against
         # the hash, with no join, so an index walk (ordering=-tps) still stops after a page.
-        internal_tables = table_model.objects.order_by().filter(document__vendor__origin=ORIGIN_INTERNAL).values("id")
+        internal_tables = table_model.objects.order_by().filter(document__vendor__origin=Origin.INTERNAL).values("id")
         return self.exclude(table_id__in=internal_tables)
 
     def document_order(self):
