@@ -43,7 +43,7 @@ PRINTED_RUN = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef《》“”]
 def quote_printed(text):
     """English notes quote the document's Chinese (云硬盘, 须知 ...): each quotation is marked
     lang="zh-Hans", like the printed labels."""
-    html = PRINTED_RUN.sub(lambda m: f'<span lang="zh-Hans">{m.group(0)}</span>', escape(text or ""))
+    html = PRINTED_RUN.sub(lambda m: f'<span lang="zh-Hans">{m.group(0)}</span>', escape("" if text is None else str(text)))
     return mark_safe(code_spans(html))
 
 
