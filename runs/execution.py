@@ -20,9 +20,10 @@ from django.utils.translation import gettext as _
 
 from . import actions, insight, leftovers, sampling
 from .access import ConnectionFailed, TargetAccess, Unsupported
-from .drivers import NotRunnable, get_driver, judge_step, redact
+from .drivers import NotRunnable, get_driver, judge_step, openloop, redact
 from .models import RunState, ServerSample
 from .multiclient import HOST
+from .params import is_open_loop
 from .runner import run_command
 from .workdir import remove_files, run_workdir, write_private_files
 
@@ -168,6 +169,8 @@ class Execution:
                 if concluded is None:  # stopped by a cancel or another client, or a report never came
                     return "", summaries
                 step_summary, evidence = concluded
+                if is_open_loop(run.params):  # offered, achieved, latency from the scheduled start, late, skipped, lag
+                    step_summary["open_loop"] = openloop.figures(run.params["rate_tps"], step_summary, evidence["latency"])
                 summaries.append(step_summary)
                 self.insight_steps.append(evidence)
                 found = insight.run_insight(self.insight_steps)  # shown as each step ends
