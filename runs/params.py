@@ -79,7 +79,27 @@ PARAMETERS = (
                   "late when they could start are skipped. Empty: none."),
               api_help="pgbench -L (ms, with rate_tps): transactions above it are counted late, those already that late "
                        "at their start skipped. Null or absent: no limit."),
+    # A capacity search (runs/capacity.py): steps of offered rate from rate_tps, by capacity_factor up to
+    # capacity_max_tps, then narrowing; each step judged against the p95 bound and the budget.
+    Parameter("capacity_bound_ms", gettext_lazy("capacity: p95 bound (ms)"), kind="number",
+              limits=(MIN_LATENCY_LIMIT_MS, 3_600_000), on_profile=False, empty_means_default=True, help=gettext_lazy(
+                  "A capacity search: the highest offered rate whose p95, from the scheduled start, stays at or below this "
+                  "bound. Needs the offered rate (the first step), the factor and the maximum. Empty: no search."),
+              api_help="A capacity search: the p95 bound in ms (with rate_tps as the first rate, capacity_factor and "
+                       "capacity_max_tps). Null or absent: no search."),
+    Parameter("capacity_factor", gettext_lazy("capacity: rate factor"), kind="number", limits=(1.1, 100), on_profile=False,
+              empty_means_default=True, help=gettext_lazy("Each next step offers the last passing rate times this."),
+              api_help="Each next step offers the last passing rate times this (1.1 to 100)."),
+    Parameter("capacity_max_tps", gettext_lazy("capacity: maximum rate (TPS)"), limits=(1, MAX_RATE_TPS), on_profile=False,
+              empty_means_default=True, help=gettext_lazy("The search offers no more than this."),
+              api_help="The highest rate the search offers."),
+    Parameter("capacity_budget_pct", gettext_lazy("capacity: late, skipped and failed budget (%)"), kind="number",
+              limits=(0.001, 100), on_profile=False, empty_means_default=True,
+              help=gettext_lazy("A step passes with late + skipped, and failed, transactions up to this share. Empty: 1 %."),
+              api_help="A step passes with late + skipped, and failed, transactions up to this share (%). Default 1."),
 )
+CAPACITY_FIELDS = ("capacity_bound_ms", "capacity_factor", "capacity_max_tps", "capacity_budget_pct")
+MAX_CAPACITY_STEPS = 8  # a search measures at most this many steps (runs/capacity.py)
 BY_NAME = {p.name: p for p in PARAMETERS}
 NAMES = [p.name for p in PARAMETERS]
 PROFILE_FIELDS = [p.name for p in PARAMETERS if p.on_profile]
@@ -267,7 +287,9 @@ def resolve_params(profile, overrides):
         raise ValidationError(errors)
     for name in set(NAMES) - allowed:
         params.pop(name, None)
-    for name in ("rate_tps", "latency_limit_ms"):
+    if is_capacity(params) and "latency_limit_ms" in allowed and params.get("latency_limit_ms") is None:
+        params["latency_limit_ms"] = params["capacity_bound_ms"]  # pgbench -L: late and skipped against the bound
+    for name in ("rate_tps", "latency_limit_ms", *CAPACITY_FIELDS):
         if params.get(name) is None:
             params.pop(name, None)  # closed loop: the parameters of a run as before open-loop runs existed
     if params["client_hosts"] == 1:
@@ -313,7 +335,30 @@ def open_loop_errors(params):
                                "the threads above.")
     elif rate is not None and (params.get("client_hosts") or 1) > 1:
         errors["rate_tps"] = _("rate_tps needs client_hosts 1: an open-loop run is offered from one client host.")
+    if params.get("capacity_bound_ms") is not None:
+        if rate is None:
+            errors["rate_tps"] = _("A capacity search needs rate_tps, the rate of its first step.")
+        for name in ("capacity_factor", "capacity_max_tps"):
+            if params.get(name) is None:
+                errors[name] = _("%(field)s is required for a capacity search (capacity_bound_ms).") % {"field": name}
+        if rate is not None and params.get("capacity_max_tps") is not None and params["capacity_max_tps"] < rate:
+            errors["capacity_max_tps"] = _("capacity_max_tps (%(m)s) must be at least rate_tps (%(r)s).") % {
+                "m": params["capacity_max_tps"], "r": rate}
+    else:
+        for name in CAPACITY_FIELDS[1:]:
+            if params.get(name) is not None:
+                errors[name] = _("%(field)s needs capacity_bound_ms: it applies to a capacity search.") % {"field": name}
     return errors
+
+
+def is_capacity(params):
+    """The run searches for the highest rate sustained under a p95 bound (runs/capacity.py)."""
+    return (params or {}).get("capacity_bound_ms") is not None
+
+
+def step_count(params):
+    """How many run steps a run measures at most: a capacity search's limit, else one per thread count."""
+    return MAX_CAPACITY_STEPS if is_capacity(params) else len(thread_steps(params or {}))
 
 
 def is_open_loop(params):
@@ -329,7 +374,7 @@ def thread_steps(params):
 def expected_seconds(params):
     """How long a run of these parameters measures: each step's warm-up and duration (set-up not counted)."""
     p = params or {}
-    return len(thread_steps(p)) * (p.get("duration_s", 0) + p.get("warmup_s", 0)) if p else 0
+    return step_count(p) * (p.get("duration_s", 0) + p.get("warmup_s", 0)) if p else 0
 
 
 def client_count(params):

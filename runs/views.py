@@ -224,7 +224,7 @@ def _run_context(run):
     steps = thread_steps(run.params or {})
     client_heavy = bool(run.client_cores) and max(s or 0 for s in steps) > 4 * run.client_cores
     best_step = None
-    if len(measured.get("steps") or []) > 1:
+    if len(measured.get("steps") or []) > 1 and run.loop == "closed":  # a sweep's; a capacity search has its own result
         best_step = max(measured["steps"], key=lambda s: s.get("tps") or 0)
     insight_steps = (run.insight or {}).get("steps") or []
     # The tools' own transaction counts; a run recorded before they were kept shows the logged count when
