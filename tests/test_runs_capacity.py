@@ -8,7 +8,8 @@ from runs.models import RunState
 
 from .runs_support import make_targets, wait_final
 
-PARAMS = {"rate_tps": 1000, "capacity_bound_ms": 50.0, "capacity_factor": 4.0, "capacity_max_tps": 200_000}
+PARAMS = {"rate_tps": 1000, "capacity_bound_ms": 50.0, "capacity_factor": 4.0, "capacity_max_tps": 200_000, "duration_s": 100}
+# 1,000 TPS for 100 s schedules 100,000 +- 316 transactions: 99 % less three of those deviations is 98.05 %
 
 
 def figures(offered, achieved=None, p95=1.0, **more):
@@ -18,7 +19,8 @@ def figures(offered, achieved=None, p95=1.0, **more):
 
 @pytest.mark.parametrize(("step", "passed", "words"), [
     (figures(1000, achieved=995), True, ""),
-    (figures(1000, achieved=989.9), False, "below 99 %"),
+    (figures(1000, achieved=980.6), True, ""),
+    (figures(1000, achieved=980.4), False, "below 99 %"),
     (figures(1000, p95=50.1), False, "p95 50.1 ms above the bound of 50.0 ms"),
     (figures(1000, late_pct=0.6, skipped_pct=0.5), False, "1.1 % of the transactions late or skipped"),
     (figures(1000, lag_grows=True), False, "schedule lag grew"),
@@ -146,3 +148,9 @@ def test_the_run_page_leads_with_the_capacity_or_says_the_first_step_failed(clie
     assert html.count('class="passed"') == 1 and html.count('class="failed"') == 1
     html = page([{**bad, "offered_tps": 1000}])
     assert "No rate sustained at p95 ≤ 50.0 ms: the first step, 1000 TPS, failed: p95 900.0 ms above the bound" in html
+
+
+def test_the_achieved_rule_allows_the_schedules_own_chance():
+    # by hand: 500 TPS for 3 s schedules 1500 +- 38.73; 99 % less 3 x 38.73 / 1500 (7.746 %) is 91.254 % of 500
+    assert capacity.least_achieved(500, 3) == pytest.approx(456.27, abs=0.01)
+    assert capacity.verdict({**PARAMS, "duration_s": 3}, figures(500, achieved=496.8))[0] is True  # seen by hand

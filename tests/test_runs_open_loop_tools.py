@@ -127,3 +127,20 @@ def test_sysbench_open_loop_below_capacity_reports_its_figures(worker, operator_
     assert figures["p95_ms"] == float(report.split("95th percentile:")[1].split()[0]) and figures["lag_grows"] is False
     assert figures["late"] is None and figures["skipped"] is None
     assert operator_api.get(f"/api/v1/runs/{run.pk}/").json()["loop"] == "open"
+
+
+def test_pgbench_open_loop_five_times_the_closed_loop_maximum_says_the_server_fell_behind(worker, operator_api, targets,
+                                                                                        tmp_path):
+    conn = ["-h", "127.0.0.1", "-p", "5432", "-U", DB_USER, PG_DB]
+    by_hand(["pgbench", "-i", "-q", "-s", "1", *conn], tmp_path)
+    closed, _ = by_hand(["pgbench", "-M", "prepared", "-c", "2", "-j", "2", "-T", "3", "-f", str(RO_SQL), "-D", "scale=1",
+                         "-D", "range=100000", *conn], tmp_path)
+    rate = int(5 * pg_tps(closed))
+    body = launch(operator_api, targets["postgresql"], "pgbench-ro-quick", duration_s=6, threads=2, rate_tps=rate)
+    run = wait_final(body["id"])
+    assert run.state == RunState.SUCCEEDED, run.reason
+    figures = run.summary["open_loop"]
+    # pgbench's own progress lines: the lag of each second, growing as the queue of late transactions grows
+    lags = [float(line.split("lag ")[1].split()[0]) for line in run.log.splitlines() if line.startswith("progress:") and "lag " in line]
+    assert lags == run.summary["lag_per_interval_ms"] and lags[-1] > lags[0]
+    assert figures["offered_tps"] == rate and figures["achieved_ratio"] < 0.99 and figures["lag_grows"] is True, figures
