@@ -23,6 +23,9 @@ PARAMETERS = {
     "tables": gettext_lazy("tables"), "rows_per_table": gettext_lazy("rows per table"), "scale": gettext_lazy("scale"),
     "range": gettext_lazy("range"), "jobs": gettext_lazy("jobs (-j)"), "prepared": gettext_lazy("prepared statements"),
     "client_hosts": gettext_lazy("client hosts"),
+    # open loop and capacity search (issue 35): shown when a compared run has them (a closed-loop run: "—")
+    "rate_tps": gettext_lazy("offered rate (TPS)"), "latency_limit_ms": gettext_lazy("latency limit (ms)"),
+    "capacity_bound_ms": gettext_lazy("capacity: p95 bound (ms)"),
 }
 
 

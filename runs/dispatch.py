@@ -13,7 +13,7 @@ import uuid
 from celery import current_app
 from django.conf import settings
 
-from .params import thread_steps
+from .params import step_count
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ TASK_ID_RE = re.compile(r"^run-(\d+)-")
 def time_limit_for(run):
     """Celery's hard limit for a run's task: every step's time with its margin, prepare and cleanup, a minute."""
     margin = settings.RUNS_TIME_MARGIN_SECONDS
-    return run.expected_seconds + len(thread_steps(run.params)) * margin + 2 * settings.RUNS_PREPARE_TIME_LIMIT_SECONDS + 60
+    return run.expected_seconds + step_count(run.params) * margin + 2 * settings.RUNS_PREPARE_TIME_LIMIT_SECONDS + 60
 
 
 def task_id_for(run):

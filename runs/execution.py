@@ -7,6 +7,7 @@ the loop is the same for all of them. Each ended step is judged by the drivers' 
 state changes go through runs/actions.py. Evidence beside the tool (server counters, client CPU) is read by
 runs/sampling.py and judged by runs/insight.py."""
 
+import dataclasses
 import logging
 import os
 import shlex
@@ -19,11 +20,12 @@ from django.db import InterfaceError, OperationalError, connections
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from . import actions, insight, leftovers, sampling
+from . import actions, capacity, insight, leftovers, sampling
 from .access import ConnectionFailed, TargetAccess, Unsupported
-from .drivers import NotRunnable, get_driver, judge_step, redact
+from .drivers import NotRunnable, get_driver, judge_step, openloop, redact
 from .models import MAX_LOG_CHARS, RunState, ServerSample
 from .multiclient import HOST
+from .params import is_open_loop
 from .runner import run_command
 from .workdir import remove_files, run_workdir, write_private_files
 
@@ -55,6 +57,8 @@ def summarize(step_summaries, params):
     summary["prepared"] = bool(params.get("prepared", True))
     if len(step_summaries) > 1:
         summary["steps"] = step_summaries
+    if capacity.is_capacity(params):
+        summary["capacity"] = capacity.result(params, [s["capacity_step"] for s in step_summaries if "capacity_step" in s])
     return summary
 
 
@@ -91,6 +95,8 @@ class Execution:
         self.stored_readings = 0
         self.insight_steps = []
         self.tables_dropped = False  # the cleanup ran to its end (a tool step before it may have left tables)
+        self.conn = None
+        self.offered = {}  # a capacity search: the rate each step after the first offers, by step index
 
     # --- the run ---------------------------------------------------------------------------------------
     def execute(self):
@@ -128,6 +134,7 @@ class Execution:
             setup = self.access.tool_setup(driver, workdir)
             # The last gate before a tool: the named workloads only, parameters of their kind (runs/drivers).
             steps = driver.plan(setup.conn, {**self.params, "workload": run.profile.workload}, workdir)
+            self.conn = setup.conn  # a capacity search plans each next rate's steps with it
         except (Unsupported, NotRunnable) as exc:
             raise SetupFailed(str(exc)) from None
         if self.lead:
@@ -154,7 +161,8 @@ class Execution:
         start. Returns (why the run fails or "", the run steps' summaries)."""
         run, team = self.run, self.team
         summaries = []
-        for step in [s for s in steps if s.phase != "cleanup"]:
+        queue = [s for s in steps if s.phase != "cleanup"]  # a capacity search adds each next rate's steps
+        for step in queue:
             measured = step.phase in MEASURED
             if measured:
                 reason = team.meet(self, step)
@@ -179,11 +187,29 @@ class Execution:
                 if concluded is None:  # stopped by a cancel or another client, or a report never came
                     return "", summaries
                 step_summary, evidence = concluded
+                if is_open_loop(run.params):  # offered, achieved, latency from the scheduled start, late, skipped, lag
+                    offered = self.offered.get(step.index, run.params["rate_tps"])
+                    step_summary["open_loop"] = openloop.figures(offered, step_summary, evidence["latency"])
+                if capacity.is_capacity(run.params):
+                    step_summary["capacity_step"] = capacity.step_record(run.params, step_summary["open_loop"], step_summary)
                 summaries.append(step_summary)
+                queue.extend(self.next_capacity_steps(step, summaries, workdir))
                 self.insight_steps.append(evidence)
                 found = insight.run_insight(self.insight_steps)  # shown as each step ends
                 run.beat(insight=found, client_bound=found["client_bound"])
         return "", summaries
+
+    def next_capacity_steps(self, step, summaries, workdir):
+        """A capacity search (runs/capacity.py): the warm-up and run step of the next rate to offer, numbered after
+        `step`; [] when the search is over or the run is not one."""
+        if not capacity.is_capacity(self.run.params):
+            return []
+        rate = capacity.next_rate(self.run.params, [s["capacity_step"] for s in summaries])
+        if rate is None:
+            return []
+        planned = self.driver.plan(self.conn, {**self.params, "workload": self.run.profile.workload, "rate_tps": rate}, workdir)
+        self.offered[step.index + 1] = rate
+        return [dataclasses.replace(s, index=step.index + 1) for s in planned if s.phase in MEASURED]
 
     def finish(self, reason, summaries, cleanup, env, workdir):
         """The lead, after the last step: clean up (always: a cancelled or failed run drops its tables too), then

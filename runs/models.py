@@ -25,7 +25,7 @@ from .cron import schedule_errors
 from .drivers import workloads
 from .drivers.base import HOST_RE, IDENT_RE
 from .insight import other_load as steps_with_other_load
-from .params import expected_seconds, resolve_params, typed_overrides
+from .params import expected_seconds, is_open_loop, resolve_params, typed_overrides
 
 # A launch may ask for this many runs of one set-up at most (they queue one after another on the target).
 MAX_REPEATS = 10
@@ -510,6 +510,12 @@ class Run(models.Model):
                          "latency wrong, far below clients / TPS: this run's latency figures are not to be trusted. Its TPS "
                          "is.") % {"jobs": jobs}
         return ""
+
+    @property
+    def loop(self):
+        """"open": the run offered a fixed rate (rate_tps; summary.open_loop has its figures); "closed": its threads
+        sent each next transaction when the last returned, a thread sweep's steps too."""
+        return "open" if is_open_loop(self.params) else "closed"
 
     def summary_latency(self):
         """The summary's latency line (ms): min, avg, max and p95 as the tool's final report prints them; where

@@ -3,6 +3,7 @@
 Every bad value is reported under its own field name; unknown fields are refused.
 """
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -12,6 +13,10 @@ from django.utils.translation import gettext_lazy
 
 SYSBENCH, PGBENCH = "sysbench", "pgbench"
 BOTH = frozenset({SYSBENCH, PGBENCH})
+# An offered rate above this is a typo, not a benchmark; a latency bound below this is below what the tools resolve
+# (pgbench logs whole microseconds).
+MAX_RATE_TPS = 10_000_000
+MIN_LATENCY_LIMIT_MS = 0.01
 
 
 @dataclass(frozen=True)
@@ -21,14 +26,15 @@ class Parameter:
 
     name: str
     label: str  # as the run page lists it
-    kind: str = "int"  # "int" | "sweep" (thread counts) | "bool"
+    kind: str = "int"  # "int" | "number" (a decimal, 3 places at most) | "sweep" (thread counts) | "bool"
     limits: tuple = None  # (minimum, maximum) of an int, bounded so a typo cannot start 10^6 connections
     tools: frozenset = BOTH  # the tools that take it; the others refuse it
     form_label: str = ""  # the form's label when it says more than the page's (which tool takes it)
     help: str = ""  # the form's help
     api_help: str = ""  # the API's description of the override
     empty_means_default: bool = False  # jobs: empty is "as many as clients", not an error
-    on_profile: bool = True  # a BenchmarkProfile field (client_hosts is the launch's alone: 1 unless asked)
+    on_profile: bool = True  # a BenchmarkProfile field (client_hosts, rate_tps, latency_limit_ms: the launch's alone)
+    default: object = None  # the value of a parameter that is not on the profile when the launch does not give it
 
     @property
     def field_label(self):
@@ -57,8 +63,43 @@ PARAMETERS = (
     Parameter("prepared", gettext_lazy("prepared statements"), kind="bool", api_help="Prepared statements."),
     Parameter("client_hosts", gettext_lazy("client hosts"), limits=(1, 64), on_profile=False, help=gettext_lazy(
         "Benchmark workers of the target's pool driving the run together, the threads split between them (1: one client)."),
-        api_help="Benchmark workers of the target's pool driving the run together (at most the pool's limit)."),
+        api_help="Benchmark workers of the target's pool driving the run together (at most the pool's limit).", default=1),
+    # Open loop (docs/runs.md): the tool offers transactions on a fixed schedule instead of sending the next one when the
+    # last returns, and each latency counts from the transaction's scheduled start. Empty: closed loop, as before.
+    Parameter("rate_tps", gettext_lazy("offered rate (TPS)"), limits=(1, MAX_RATE_TPS), on_profile=False,
+              empty_means_default=True, form_label=gettext_lazy("offered rate, TPS (open loop)"), help=gettext_lazy(
+                  "Open loop: transactions a second offered on a fixed schedule (pgbench -R, sysbench --rate), each latency "
+                  "measured from its scheduled start. Empty: closed loop (each thread sends its next transaction when the last returns)."),
+              api_help="Open loop: transactions a second offered on a schedule (pgbench -R, sysbench --rate); latency from "
+                       "each transaction's scheduled start. Null or absent: closed loop."),
+    Parameter("latency_limit_ms", gettext_lazy("latency limit (ms)"), kind="number", limits=(MIN_LATENCY_LIMIT_MS, 3_600_000),
+              tools=frozenset({PGBENCH}), on_profile=False, empty_means_default=True,
+              form_label=gettext_lazy("latency limit, ms (pgbench, open loop)"), help=gettext_lazy(
+                  "pgbench -L with the offered rate: transactions slower than this are counted late, those already this "
+                  "late when they could start are skipped. Empty: none."),
+              api_help="pgbench -L (ms, with rate_tps): transactions above it are counted late, those already that late "
+                       "at their start skipped. Null or absent: no limit."),
+    # A capacity search (runs/capacity.py): steps of offered rate from rate_tps, by capacity_factor up to
+    # capacity_max_tps, then narrowing; each step judged against the p95 bound and the budget.
+    Parameter("capacity_bound_ms", gettext_lazy("capacity: p95 bound (ms)"), kind="number",
+              limits=(MIN_LATENCY_LIMIT_MS, 3_600_000), on_profile=False, empty_means_default=True, help=gettext_lazy(
+                  "A capacity search: the highest offered rate whose p95, from the scheduled start, stays at or below this "
+                  "bound. Needs the offered rate (the first step), the factor and the maximum. Empty: no search."),
+              api_help="A capacity search: the p95 bound in ms (with rate_tps as the first rate, capacity_factor and "
+                       "capacity_max_tps). Null or absent: no search."),
+    Parameter("capacity_factor", gettext_lazy("capacity: rate factor"), kind="number", limits=(1.1, 100), on_profile=False,
+              empty_means_default=True, help=gettext_lazy("Each next step offers the last passing rate times this."),
+              api_help="Each next step offers the last passing rate times this (1.1 to 100)."),
+    Parameter("capacity_max_tps", gettext_lazy("capacity: maximum rate (TPS)"), limits=(1, MAX_RATE_TPS), on_profile=False,
+              empty_means_default=True, help=gettext_lazy("The search offers no more than this."),
+              api_help="The highest rate the search offers."),
+    Parameter("capacity_budget_pct", gettext_lazy("capacity: late, skipped and failed budget (%)"), kind="number",
+              limits=(0.001, 100), on_profile=False, empty_means_default=True,
+              help=gettext_lazy("A step passes with late + skipped, and failed, transactions up to this share. Empty: 1 %."),
+              api_help="A step passes with late + skipped, and failed, transactions up to this share (%). Default 1."),
 )
+CAPACITY_FIELDS = ("capacity_bound_ms", "capacity_factor", "capacity_max_tps", "capacity_budget_pct")
+MAX_CAPACITY_STEPS = 8  # a search measures at most this many steps (runs/capacity.py)
 BY_NAME = {p.name: p for p in PARAMETERS}
 NAMES = [p.name for p in PARAMETERS]
 PROFILE_FIELDS = [p.name for p in PARAMETERS if p.on_profile]
@@ -72,6 +113,7 @@ def allowed_for(tool):
 
 
 _ASCII_WHOLE_NUMBER = re.compile(r"-?[0-9]+")
+_ASCII_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 
 
 def ascii_int(value):
@@ -105,6 +147,26 @@ def _int(name, value, errors):
             "field": name, "lo": lo, "hi": hi, "value": number}
         return None
     return number
+
+
+def _number(name, value, errors):
+    """A decimal (ASCII digits, a point; 3 places kept: the tools count microseconds) within the parameter's limits."""
+    lo, hi = LIMITS[name]
+    if isinstance(value, bool) or value is None or value == "":
+        errors[name] = _("%(field)s must be a number.") % {"field": name}
+        return None
+    if isinstance(value, (int, float)):
+        number = float(value)
+    elif isinstance(value, str) and _ASCII_DECIMAL.fullmatch(value.strip()):
+        number = float(value.strip())
+    else:
+        errors[name] = _("%(field)s must be a number, got %(value)r.") % {"field": name, "value": str(value)[:40]}
+        return None
+    if not math.isfinite(number) or not lo <= number <= hi:
+        errors[name] = _("%(field)s must be between %(lo)s and %(hi)s, got %(value)s.") % {
+            "field": name, "lo": lo, "hi": hi, "value": number}
+        return None
+    return round(number, 3)
 
 
 def _bool(name, value, errors):
@@ -142,8 +204,8 @@ def _sweep(value, errors):
 
 
 def profile_defaults(profile):
-    """The profile's value of every parameter (client_hosts: 1, one client)."""
-    values = {p.name: getattr(profile, p.name) if p.on_profile else 1 for p in PARAMETERS}
+    """The profile's value of every parameter (the launch's own: their defaults, client_hosts 1, closed loop)."""
+    values = {p.name: getattr(profile, p.name) if p.on_profile else p.default for p in PARAMETERS}
     values["thread_sweep"] = list(values["thread_sweep"] or [])
     return values
 
@@ -158,6 +220,8 @@ def parse_value(parameter, value, errors):
         return _bool(parameter.name, value, errors)
     if value in (None, "") and parameter.empty_means_default:
         return None
+    if parameter.kind == "number":
+        return _number(parameter.name, value, errors)
     return _int(parameter.name, value, errors)
 
 
@@ -214,6 +278,7 @@ def resolve_params(profile, overrides):
             for name in ("tables", "rows_per_table"):
                 if not params[name]:
                     errors[name] = _("%(field)s is required for sysbench.") % {"field": name}
+        errors.update(open_loop_errors(params))
         fewest = min([params["threads"], *params["thread_sweep"]])
         if params["client_hosts"] > fewest:
             errors["client_hosts"] = _("client_hosts (%(c)s) must not exceed the threads of any step (%(t)s): each client host runs at "
@@ -222,6 +287,11 @@ def resolve_params(profile, overrides):
         raise ValidationError(errors)
     for name in set(NAMES) - allowed:
         params.pop(name, None)
+    if is_capacity(params) and "latency_limit_ms" in allowed and params.get("latency_limit_ms") is None:
+        params["latency_limit_ms"] = params["capacity_bound_ms"]  # pgbench -L: late and skipped against the bound
+    for name in ("rate_tps", "latency_limit_ms", *CAPACITY_FIELDS):
+        if params.get(name) is None:
+            params.pop(name, None)  # closed loop: the parameters of a run as before open-loop runs existed
     if params["client_hosts"] == 1:
         params.pop("client_hosts")  # one client: the parameters of a run as before multi-client runs existed
     params.update(tool=profile.tool, workload=profile.workload, engine=profile.engine)
@@ -238,6 +308,9 @@ def argv_problems(params):
             continue
         if parameter.kind == "bool":
             ok = isinstance(value, bool)
+        elif parameter.kind == "number":
+            lo, hi = parameter.limits
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and lo <= value <= hi
         elif parameter.kind == "sweep":
             ok = isinstance(value, list) and len(value) <= MAX_SWEEP and all(
                 isinstance(v, int) and not isinstance(v, bool) and LIMITS["threads"][0] <= v <= LIMITS["threads"][1] for v in value)
@@ -249,6 +322,50 @@ def argv_problems(params):
     return bad
 
 
+def open_loop_errors(params):
+    """The rules of an open-loop run's parameters, {field: message}: a latency limit needs a rate; an open-loop
+    run offers one rate from one client host (a sweep of threads at one rate, or a rate split between hosts, is
+    not what it measures yet)."""
+    errors = {}
+    rate = params.get("rate_tps")
+    if params.get("latency_limit_ms") is not None and rate is None:
+        errors["latency_limit_ms"] = _("latency_limit_ms needs rate_tps: the limit applies to an open-loop run.")
+    if rate is not None and params.get("thread_sweep"):
+        errors["rate_tps"] = _("rate_tps cannot be combined with thread_sweep: an open-loop run offers one rate with "
+                               "the threads above.")
+    elif rate is not None and (params.get("client_hosts") or 1) > 1:
+        errors["rate_tps"] = _("rate_tps needs client_hosts 1: an open-loop run is offered from one client host.")
+    if params.get("capacity_bound_ms") is not None:
+        if rate is None:
+            errors["rate_tps"] = _("A capacity search needs rate_tps, the rate of its first step.")
+        for name in ("capacity_factor", "capacity_max_tps"):
+            if params.get(name) is None:
+                errors[name] = _("%(field)s is required for a capacity search (capacity_bound_ms).") % {"field": name}
+        if rate is not None and params.get("capacity_max_tps") is not None and params["capacity_max_tps"] < rate:
+            errors["capacity_max_tps"] = _("capacity_max_tps (%(m)s) must be at least rate_tps (%(r)s).") % {
+                "m": params["capacity_max_tps"], "r": rate}
+    else:
+        for name in CAPACITY_FIELDS[1:]:
+            if params.get(name) is not None:
+                errors[name] = _("%(field)s needs capacity_bound_ms: it applies to a capacity search.") % {"field": name}
+    return errors
+
+
+def is_capacity(params):
+    """The run searches for the highest rate sustained under a p95 bound (runs/capacity.py)."""
+    return (params or {}).get("capacity_bound_ms") is not None
+
+
+def step_count(params):
+    """How many run steps a run measures at most: a capacity search's limit, else one per thread count."""
+    return MAX_CAPACITY_STEPS if is_capacity(params) else len(thread_steps(params or {}))
+
+
+def is_open_loop(params):
+    """The run offered a fixed rate (rate_tps) rather than a closed loop of threads."""
+    return bool((params or {}).get("rate_tps"))
+
+
 def thread_steps(params):
     """The thread counts a run measures, one step each: the sweep, or the single thread count."""
     return params.get("thread_sweep") or [params.get("threads")]
@@ -257,7 +374,7 @@ def thread_steps(params):
 def expected_seconds(params):
     """How long a run of these parameters measures: each step's warm-up and duration (set-up not counted)."""
     p = params or {}
-    return len(thread_steps(p)) * (p.get("duration_s", 0) + p.get("warmup_s", 0)) if p else 0
+    return step_count(p) * (p.get("duration_s", 0) + p.get("warmup_s", 0)) if p else 0
 
 
 def client_count(params):

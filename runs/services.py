@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from .clients import pool_limit
 from .dispatch import enqueue, workers_consuming
 from .models import MAX_REPEATS, RepeatGroup, Run
-from .params import ascii_int, client_count, thread_steps, typed_overrides
+from .params import ascii_int, client_count, step_count, typed_overrides
 
 
 def parse_repeats(value, errors):
@@ -70,7 +70,7 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
         group = RepeatGroup.objects.create(count=repeats) if repeats > 1 else None
         runs = [Run.objects.create(target=target, profile=profile, overrides=overrides, params=params,
                                    requested_by=user, reproduces=reproduces, schedule=schedule,
-                                   step_count=len(thread_steps(params)), repeat_group=group,
+                                   step_count=step_count(params), repeat_group=group,
                                    repeat_index=index if group else None)
                 for index in range(1, repeats + 1)]
         transaction.on_commit(lambda: [enqueue(run) for run in runs])

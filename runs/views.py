@@ -250,9 +250,10 @@ def _results_context(run):
 
 
 def _best_step(run):
-    """A sweep's step with the highest TPS (its report is the summary); None for a single step."""
+    """A sweep's step with the highest TPS (its report is the summary); None for a single step, and for a capacity
+    search (its result is the rate it sustains, runs/capacity.py)."""
     steps = (run.summary or {}).get("steps") or []
-    return max(steps, key=lambda s: s.get("tps") or 0) if len(steps) > 1 else None
+    return max(steps, key=lambda s: s.get("tps") or 0) if len(steps) > 1 and run.loop == "closed" else None
 
 
 def _setup_key(run):

@@ -336,6 +336,8 @@ KEPT_WORDS = {
     "EVS", "IP", "IO", "CentOS", "Windows", "GitHub", "Oracle", "VPC", "SSD", "GiB", "InnoDB", "PGDG", "BEGIN", "COMMIT", "SELECT", "INSERT", "UPDATE", "DELETE", "rw", "ro", "oltp", "legacy", "lua", "sql", "client", "ID", "GB", "thr", "p", "s", "x", "c", "T", "G",
     # TLS: the protocol, certificate formats and libpq's mode names (disable, require, verify-ca, verify-full) stay as written.
     "TLS", "CA", "PEM", "disable", "require", "verify", "full",
+    # The tools' open-loop options (pgbench -R, -L; sysbench --rate) stay as written: they are what is typed.
+    "R", "L", "rate",
 }
 
 

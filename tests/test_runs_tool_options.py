@@ -24,6 +24,8 @@ PGBENCH_MEANING = {
     "-b": ("builtin", True),
     "-h": ("host", True), "-p": ("port", True), "-U": ("username", True),
     "-l": ("log", False),  # "write transaction times to log file"
+    "-R": ("rate", True),  # "target rate in transactions per second"
+    "-L": ("latency-limit", True),  # "count transactions lasting more than NUM ms as late"
 }
 # pgbench long options the driver passes as --name=value -> the words of their help line
 PGBENCH_LONG_MEANING = {
@@ -38,6 +40,7 @@ SYSBENCH_MEANING = {
     "--report-interval": "periodically report intermediate statistics", "--percentile": "percentile to calculate",
     "--forced-shutdown": "seconds to wait after the --time limit before forcing shutdown",
     "--histogram": "print latency histogram in report",
+    "--rate": "average transactions rate",
 }
 PG_PARAMS = {"scale": 2, "range": 1000, "threads": 4, "jobs": 2, "thread_sweep": [2, 4], "duration_s": 5,
              "report_interval_s": 1, "warmup_s": 3, "prepared": True}
@@ -50,10 +53,14 @@ def help_text(*argv):
     return done.stdout + done.stderr
 
 
+@pytest.mark.parametrize("loop", [{}, {"rate_tps": 500, "latency_limit_ms": 50.5}], ids=["closed", "open"])
 @pytest.mark.parametrize("workload", pgbench.WORKLOADS)
-def test_every_pgbench_option_is_the_documented_one(workload):
+def test_every_pgbench_option_is_the_documented_one(workload, loop):
     helptext = help_text("pgbench", "--help")
-    steps = pgbench.plan(PG, {**PG_PARAMS, "workload": workload}, "/w")
+    steps = pgbench.plan(PG, {**PG_PARAMS, "workload": workload, **loop}, "/w")
+    if loop:
+        assert all(["-R", "500", "-L", "50.5"] == s.argv[s.argv.index("-R"):s.argv.index("-R") + 4]
+                   for s in steps if s.phase in ("warmup", "run"))
     for step in steps:
         argv = step.argv[1:]
         positional = []
@@ -80,12 +87,15 @@ def test_every_pgbench_option_is_the_documented_one(workload):
         assert positional == ["sbtest"], (step.phase, positional)
 
 
+@pytest.mark.parametrize("loop", [{}, {"rate_tps": 500}], ids=["closed", "open"])
 @pytest.mark.parametrize("workload", sysbench.WORKLOADS)
 @pytest.mark.parametrize("conn", [MY, PG], ids=["mysql", "pgsql"])
-def test_every_sysbench_option_is_the_documented_one(conn, workload):
+def test_every_sysbench_option_is_the_documented_one(conn, workload, loop):
     helptext = help_text("sysbench", "--help") + help_text("sysbench", workload, "help")
     normalized = helptext.replace("_", "-")  # lua script options print as --table_size; sysbench accepts both
-    for step in sysbench.plan(conn, {**SB_PARAMS, "workload": workload}, "/w"):
+    for step in sysbench.plan(conn, {**SB_PARAMS, "workload": workload, **loop}, "/w"):
+        if loop and step.phase in ("warmup", "run"):
+            assert "--rate=500" in step.argv
         options = [a.split("=", 1)[0] for a in step.argv[1:] if a.startswith("--")]
         for option in options:
             assert option in SYSBENCH_MEANING, f"{step.phase}: sysbench option {option} is not one we meant to pass"

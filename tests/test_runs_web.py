@@ -312,7 +312,9 @@ def test_run_parameters_are_the_same_list_on_the_form_the_page_and_the_api(clien
     """One definition of a run's parameters (runs.params.PARAMETERS): the form offers them, the run page lists them,
     the API's RunOverrides schema describes them and a profile states them, all the same names in the same order."""
     expected = ["threads", "thread_sweep", "duration_s", "report_interval_s", "warmup_s", "tables", "rows_per_table",
-                "scale", "range", "jobs", "prepared", "client_hosts"]  # the issue's list of a run's parameters
+                "scale", "range", "jobs", "prepared", "client_hosts",  # the issue's list of a run's parameters
+                "rate_tps", "latency_limit_ms",  # issue 35's open loop
+                "capacity_bound_ms", "capacity_factor", "capacity_max_tps", "capacity_budget_pct"]  # and capacity search
     client.force_login(operator_user)
     html = client.get("/runs/new/").content.decode()
     form_names = [n for n in re.findall(r'<(?:input|select)[^>]*\bname="([a-z_]+)"', html)
@@ -321,7 +323,9 @@ def test_run_parameters_are_the_same_list_on_the_form_the_page_and_the_api(clien
     schema = operator_api.get("/api/v1/schema/", {"format": "json"}).json()
     assert list(schema["components"]["schemas"]["RunOverrides"]["properties"]) == expected
     profile_fields = list(schema["components"]["schemas"]["Profile"]["properties"])
-    assert profile_fields[profile_fields.index("runnable") + 1:] == [n for n in expected if n != "client_hosts"]
+    launch_only = ("client_hosts", "rate_tps", "latency_limit_ms", "capacity_bound_ms", "capacity_factor", "capacity_max_tps",
+                   "capacity_budget_pct")  # a launch's, not a profile's
+    assert profile_fields[profile_fields.index("runnable") + 1:] == [n for n in expected if n not in launch_only]
     # The run page lists a sysbench run's own parameters in that order (the workload last).
     run = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql-quick",
                                               "overrides": {"threads": 3, "client_hosts": 1}}, format="json").json()

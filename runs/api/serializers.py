@@ -47,6 +47,9 @@ def _override_field(parameter):
     if parameter.kind == "bool":
         return serializers.BooleanField(required=False, help_text=parameter.api_help)
     lo, hi = parameter.limits
+    if parameter.kind == "number":
+        return serializers.FloatField(min_value=lo, max_value=hi, required=False, allow_null=parameter.empty_means_default,
+                                      help_text=parameter.api_help or None)
     return serializers.IntegerField(min_value=lo, max_value=hi, required=False, allow_null=parameter.empty_means_default,
                                     help_text=parameter.api_help or None)
 
@@ -156,6 +159,11 @@ class RunSerializer(serializers.ModelSerializer):
     leftover_tables = serializers.ListField(child=serializers.CharField(), read_only=True, help_text=(
         "Tables a dead worker's run left on the target when the reconciler could not reach it (the run page offers to "
         "drop them); empty otherwise."))
+    loop = serializers.ChoiceField(choices=["open", "closed"], read_only=True, help_text=(
+        "open: the run offered a fixed rate (params.rate_tps) and summary.open_loop has offered_tps, achieved_tps, "
+        "achieved_ratio, p50_ms, p95_ms, p99_ms (from each transaction's scheduled start), late, late_pct, skipped, "
+        "skipped_pct, lag_avg_ms, lag_max_ms, lag_grows; closed: its threads sent each next transaction when the last "
+        "returned (thread sweeps too), so its latency leaves out the waits of transactions never sent."))
     clients = RunClientSerializer(many=True, read_only=True, help_text=(
         "The client hosts of a multi-client run (empty for one client): each one's threads (first step), state and "
         "start times; summary.clients has each one's TPS and share (%)."))
@@ -165,7 +173,7 @@ class RunSerializer(serializers.ModelSerializer):
         fields = ["id", "url", "html_url", "target", "profile", "overrides", "params", "state", "reason", "cancel_requested",
                   "requested_by", "created_at", "started_at", "finished_at", "worker", "client_host", "client_cores",
                   "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
-                  "command_line", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
+                  "command_line", "loop", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
                   "retraction_reason", "client_bound", "client_bound_cause", "latency", "latency_caveat", "insight", "client_info", "server_settings_hash",
                   "regression", "trend", "repeats", "repeat_group", "clients", "round_trip", "tls", "other_load",
                   "leftover_tables"]

@@ -15,7 +15,7 @@ A driver module provides:
   version_argv() / parse_version(text)
 """
 
-from . import hammerdb, pgbench, sysbench
+from . import hammerdb, openloop, pgbench, sysbench  # noqa: F401 - openloop: the engine's too
 from .base import (  # noqa: F401 - the drivers' shared parts, imported from the package by the engine
     CA_FILE,
     CERT_FILE,

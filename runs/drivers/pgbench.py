@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from ..params import thread_steps
-from . import latency
+from . import latency, openloop
 from .base import Connection, Step, checked_params, checked_workload, libpq_tls_env, libpq_tls_files, to_float
 
 BINARY = "pgbench"
@@ -101,16 +101,35 @@ def _conn_args(conn):
     return ["-h", conn.host, "-p", str(int(conn.port)), "-U", conn.user, conn.database]
 
 
-def sampling_rate(duration_s, clients, workload="tpcb"):
+def sampling_rate(duration_s, clients, workload="tpcb", rate_tps=None):
     """The fraction of transactions pgbench logs: LOG_LINES_PER_SECOND (and LOG_BUDGET a step) at the most TPS
-    the clients can reach with the script, so a fast server can never make the log cost more."""
+    the clients can reach with the script, so a fast server can never make the log cost more. Open loop, the most
+    is the offered rate (pgbench never runs ahead of its schedule)."""
     most_tps = max(1, int(clients) * MAX_TPS_PER_CLIENT.get(workload, MAX_TPS_PER_CLIENT["ro"]))
+    if rate_tps:
+        most_tps = min(most_tps, max(1, int(rate_tps)))
     rate = min(1.0, LOG_LINES_PER_SECOND / most_tps, LOG_BUDGET / (max(1, int(duration_s)) * most_tps))
     return 1.0 if rate >= 1 else float(f"{rate:.2g}")
 
 
 def log_prefix(index):
     return f"latency-step{int(index)}"
+
+
+def decimal_arg(value):
+    """A decimal as pgbench reads it (atof), never in exponent form: 3600000, 0.05."""
+    return f"{float(value):.3f}".rstrip("0").rstrip(".")
+
+
+def open_loop_args(params):
+    """-R (the offered rate, transactions a second, all clients together) and -L (the latency limit in ms: later
+    transactions are counted late; with -R, those already that late when they could start are skipped)."""
+    argv = []
+    if params.get("rate_tps"):
+        argv += ["-R", str(int(params["rate_tps"]))]
+        if params.get("latency_limit_ms"):
+            argv += ["-L", decimal_arg(params["latency_limit_ms"])]
+    return argv
 
 
 def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None, log_prefix=""):
@@ -126,6 +145,7 @@ def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None,
         "-c", str(int(threads)),
         "-j", str(jobs),
         "-T", str(int(duration_s)),
+        *open_loop_args(params),
     ]
     workload = checked_workload(WORKLOADS, params.get("workload", "tpcb"))
     if BUILTINS.get(workload):
@@ -139,7 +159,7 @@ def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None,
         # 0.025 ms; rw.sql 0.073 against 0.185). Its TPS is the same either way.
         argv += ["-v", "-f", str(SCRIPTS[workload]), "-D", f"scale={int(params['scale'])}", "-D", f"range={int(params['range'])}"]
     if log_prefix:  # the per-transaction latency log, written into the working directory (the run's workdir)
-        argv += ["-l", f"--log-prefix={log_prefix}", f"--sampling-rate={sampling_rate(duration_s, threads, workload):g}"]
+        argv += ["-l", f"--log-prefix={log_prefix}", f"--sampling-rate={sampling_rate(duration_s, threads, workload, params.get('rate_tps')):g}"]
     return argv + _conn_args(conn)
 
 
@@ -191,6 +211,13 @@ SUMMARY_PATTERNS = {
     "transaction_type": r"^transaction type:\s*(.+)$",
 }
 INTEGER_FIELDS = {"transactions", "errors", "clients", "jobs", "duration_s", "scale"}
+# Open loop (-R, -L), pgbench 15: "number of transactions skipped: 201 (1.676%)" (of the scheduled ones),
+# "number of transactions above the 5.0 ms latency limit: 129/11792 (1.094%)" (of the processed ones),
+# "rate limit schedule lag: avg 0.483 (max 14.990) ms", and ", lag 0.588 ms" on each progress line.
+SKIPPED_RE = re.compile(r"^number of transactions skipped:\s*(\d+)\s*\(([\d.]+)%\)", re.MULTILINE)
+LATE_RE = re.compile(r"^number of transactions above the ([\d.]+) ms latency limit:\s*(\d+)/\d+\s*\(([\d.]+)%\)", re.MULTILINE)
+LAG_RE = re.compile(r"^rate limit schedule lag: avg ([\d.]+) \(max ([\d.]+)\) ms", re.MULTILINE)
+PROGRESS_LAG_RE = re.compile(r",\s*lag\s+([\d.]+)\s*ms")
 TPS_NEW_RE = re.compile(r"^tps = ([\d.]+) \(without initial connection time\)", re.MULTILINE)
 TPS_OLD_RE = re.compile(r"^tps = ([\d.]+) \(excluding connections establishing\)", re.MULTILINE)
 
@@ -212,7 +239,26 @@ def parse_summary(stdout, stderr=""):
     if statements and "tps" in summary:
         summary["statements_per_transaction"] = statements
         summary["qps"] = round(summary["tps"] * statements, 6)
+    summary.update(parse_open_loop(stdout, stderr))
     return summary
+
+
+def parse_open_loop(stdout, stderr=""):
+    """The open-loop lines of pgbench's report (-R, -L) and its progress lines' lag ({} for a closed-loop run)."""
+    found = {}
+    if match := LAG_RE.search(stdout):
+        found["lag_avg_ms"], found["lag_max_ms"] = float(match.group(1)), float(match.group(2))
+        lags = [float(m.group(1)) for line in stderr.splitlines()
+                if PROGRESS_RE.match(line.strip()) and (m := PROGRESS_LAG_RE.search(line))]
+        found["lag_per_interval_ms"] = lags
+        found["lag_grows"] = openloop.lag_grows(lags)
+        found["skipped"], found["skipped_pct"] = 0, 0.0  # printed only with -L: without it pgbench skips none
+    if match := SKIPPED_RE.search(stdout):
+        found["skipped"], found["skipped_pct"] = int(match.group(1)), float(match.group(2))
+    if match := LATE_RE.search(stdout):
+        found["latency_limit_ms"] = float(match.group(1))
+        found["late"], found["late_pct"] = int(match.group(2)), float(match.group(3))
+    return found
 
 
 SAMPLING_RE = re.compile(r"--sampling-rate=([\d.e-]+)")

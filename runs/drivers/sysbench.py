@@ -8,7 +8,7 @@ the runner keeps an outer time limit as well.
 import re
 
 from ..params import thread_steps
-from . import latency
+from . import latency, openloop
 from .base import Connection, Step, checked_params, checked_workload, libpq_tls_env, libpq_tls_files, to_float
 
 BINARY = "sysbench"
@@ -130,6 +130,7 @@ def build_argv(phase, conn, params, workdir, threads=None, duration_s=None):
         f"--time={int(duration_s)}",
         f"--report-interval={int(params['report_interval_s'])}",
         "--forced-shutdown=1",
+        *([f"--rate={int(params['rate_tps'])}"] if params.get("rate_tps") else []),  # open loop: events a second
         "--percentile=95",
         "--histogram=on",  # the latency histogram in the final report: p50/p99 beside the report's p95
         workload,
@@ -183,7 +184,26 @@ def parse_summary(stdout, stderr=""):
         match = re.search(pattern, text, re.MULTILINE)
         if match:
             summary[name] = int(match.group(1)) if name in INTEGER_FIELDS else to_float(match.group(1))
+    summary.update(parse_open_loop(stdout))
     return summary
+
+
+# Open loop (--rate), sysbench 1.0.20: "Target transaction rate: 500/sec" before the run, and after each interval
+# line "[ 1s ] queue length: 0, concurrency: 0": the events generated and not yet taken by a thread. It stops
+# with "FATAL: The event queue is full. ..." when the threads cannot keep up (the run fails with those words).
+RATE_RE = re.compile(r"^Target transaction rate: (\d+)/sec", re.MULTILINE)
+QUEUE_RE = re.compile(r"^\[\s*[\d.]+s\s*\]\s+queue length:\s*(\d+),\s*concurrency:\s*(\d+)", re.MULTILINE)
+
+
+def parse_open_loop(stdout):
+    """The queue of an open-loop run as a schedule lag: an event waits behind the queue, so by Little's law its
+    wait is the queue length / the rate (ms). sysbench prints no lag, late or skipped count of its own. {} for a
+    closed-loop run."""
+    rate = RATE_RE.search(stdout)
+    if not rate:
+        return {}
+    lags = [round(int(q) / int(rate.group(1)) * 1000, 3) for q, _c in QUEUE_RE.findall(stdout)]
+    return {"lag_per_interval_ms": lags, "lag_grows": openloop.lag_grows(lags), "lag_from": "queue length / rate"}
 
 
 def parse_latency(stdout, stderr="", log_lines=(), argv=()):
