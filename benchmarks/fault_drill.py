@@ -33,6 +33,7 @@ Usage:  .venv/bin/python benchmarks/fault_drill.py [ROUNDS]      (default 5; a r
 Latest output: benchmarks/fault_drill.out.txt
 """
 
+import atexit
 import os
 import shutil
 import signal
@@ -97,6 +98,8 @@ def main():
         targets[engine] = target
     servers_dir = Path(tempfile.mkdtemp(prefix="perfdash-drill-servers-"))  # PostgreSQL runs as postgres: not /tmp/wt-*
     servers = TLSServers(servers_dir).start()
+    atexit.register(shutil.rmtree, servers_dir, ignore_errors=True)  # whatever fails from here on (runs last)
+    atexit.register(servers.stop)
     for engine, port in (("mysql", servers.mariadb_port), ("postgresql", servers.pg_port)):
         target = Target.objects.filter(name=f"drill-tls-{engine}").first() or Target(name=f"drill-tls-{engine}")
         for field, value in dict(engine=engine, host="localhost", port=port, database=TLS_DATABASE, user=TLS_USER,
