@@ -15,11 +15,27 @@ machine's MariaDB and PostgreSQL as benchmark targets, it repeats ROUNDS times:
           is started. Measured: seconds from the restart to the last run's final state, runs lost (still
           queued at the deadline), stuck (active at the deadline), run twice (a command repeated in the log).
 
-Usage:  .venv/bin/python benchmarks/fault_drill.py [ROUNDS]      (default 5)
+and against a PostgreSQL and a MariaDB of its own (tests/tls_servers.py: TLS-only, free ports), which it freezes
+with SIGSTOP (a frozen host or a cut link: the tool gets no error, it waits):
+
+  prepare  frozen while the prepare step loads the tables (pgbench -i scale 20 / sysbench 2 x 300,000 rows, the
+          engines in turn). Measured: seconds from the freeze to the run's final state, the tables named.
+  cleanup  frozen while the cleanup drops the tables (held there by a share lock of the drill's own on sbtest1).
+          Measured: seconds from the freeze to the final state, the tables named.
+  cancel   frozen while the run step reports transactions, then Cancel (the engines in turn). Measured: seconds
+          from the Cancel to the final state, the tables named, seconds until the worker takes the next run.
+  pool     kill -9 of the pool process running a TLS run. Measured: seconds until no decrypted client key is
+          left in the worker's temp directory, and until the run's final state.
+  db       every connection to the dashboard's database but the drill's own terminated (pg_terminate_backend)
+          while a run of 8 s reports transactions. Measured: whether the run succeeds, its stored intervals.
+
+Usage:  .venv/bin/python benchmarks/fault_drill.py [ROUNDS]      (default 5; a round takes about 80 s here)
 Latest output: benchmarks/fault_drill.out.txt
 """
 
+import atexit
 import os
+import shutil
 import signal
 import statistics
 import sys
@@ -52,14 +68,20 @@ def main():
     import django
 
     django.setup()
+    import psycopg
     import requests
     from django.contrib.auth.models import User
     from django.core.management import call_command
+    from django.db import connection
     from rest_framework.authtoken.models import Token
 
     from runs.models import Run, RunState, Target
     from tests.fault_stack import Stack, files_containing, stop
-    from tests.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB, ensure_database_users, run_processes
+    from tests.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB, ensure_database_users, run_processes, tool_processes
+    from tests.tls_servers import DATABASE as TLS_DATABASE
+    from tests.tls_servers import PASSWORD as TLS_PASSWORD
+    from tests.tls_servers import USER as TLS_USER
+    from tests.tls_servers import TLSServers
 
     call_command("migrate", verbosity=0)
     call_command("seed_profiles", stdout=open(os.devnull, "w"))
@@ -74,12 +96,26 @@ def main():
         target.queue = "benchmarks"
         target.save()
         targets[engine] = target
+    servers_dir = Path(tempfile.mkdtemp(prefix="perfdash-drill-servers-"))  # PostgreSQL runs as postgres: not /tmp/wt-*
+    servers = TLSServers(servers_dir).start()
+    atexit.register(shutil.rmtree, servers_dir, ignore_errors=True)  # whatever fails from here on (runs last)
+    atexit.register(servers.stop)
+    for engine, port in (("mysql", servers.mariadb_port), ("postgresql", servers.pg_port)):
+        target = Target.objects.filter(name=f"drill-tls-{engine}").first() or Target(name=f"drill-tls-{engine}")
+        for field, value in dict(engine=engine, host="localhost", port=port, database=TLS_DATABASE, user=TLS_USER,
+                                 tls_mode="verify-ca", tls_ca=servers.ca_pem, tls_cert=servers.client_cert_pem,
+                                 queue="benchmarks").items():
+            setattr(target, field, value)  # the servers' ports and certificates are new each time
+        target.set_password(TLS_PASSWORD)
+        target.set_tls_key(servers.client_key_pem)
+        target.save()
+        targets[f"tls-{engine}"] = target
     # Runs left by an interrupted earlier drill must not hold a target.
     Run.objects.exclude(state__in=[RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED]).update(
         state=RunState.CANCELLED, reason="drill reset")
 
-    def launch(engine, profile, **overrides):
-        response = requests.post(f"{stack.url}/api/v1/runs/", json={"target": targets[engine].pk, "profile": profile,
+    def launch(target, profile, **overrides):
+        response = requests.post(f"{stack.url}/api/v1/runs/", json={"target": targets[target].pk, "profile": profile,
                                  "overrides": overrides}, headers={"Authorization": f"Token {token.key}"}, timeout=30)
         assert response.status_code == 201, response.text
         return response.json()["id"]
@@ -92,6 +128,40 @@ def main():
             time.sleep(0.1)
         return False
 
+    def wait_until(predicate, timeout_s, interval=0.05):
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if predicate():
+                return True
+            time.sleep(interval)
+        return False
+
+    def tools(run_id):
+        return tool_processes(os.path.join(str(stack.tmp), f"perfdash-run{run_id}-"))
+
+    def measuring(run_id):
+        return Run.objects.filter(pk=run_id, state=RunState.RUNNING, samples__tps__gt=0).exists()
+
+    def freeze(engine, sig=signal.SIGSTOP):
+        """SIGSTOP (SIGCONT) the whole server: postmaster or mariadbd and every backend (one process group)."""
+        os.killpg(servers.procs["mariadb" if engine == "mysql" else "postgresql"].pid, sig)
+
+    def frozen_until_final(engine, run_id, then=None):
+        """Freeze the server, do then() (a Cancel), and wait for the run's final state: (seconds, run, tools left)."""
+        freeze(engine)
+        try:
+            if then:
+                then()
+            started = time.monotonic()
+            wait_final([run_id])
+            seconds = time.monotonic() - started
+        finally:
+            freeze(engine, signal.SIGCONT)
+        return seconds, Run.objects.get(pk=run_id), len(tools(run_id))
+
+    def key_files():
+        return [p for p in stack.tmp.rglob("client-key.pem")]
+
     def ran_twice(run):
         commands = [ln[2:] for ln in run.log.splitlines() if ln.startswith("$ ")]
         return len(commands) > len(run.command_line.splitlines())
@@ -101,6 +171,7 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="perfdash-fault-drill-"))
     stack = Stack(os.environ["DATABASE_URL"], REDIS_PORT, work)
     kill_rows, broker_rows = [], []
+    drill_rows = {"prepare": [], "cleanup": [], "cancel": [], "pool": [], "db": []}
     try:
         stack.start()
         for round_ in range(1, ROUNDS + 1):
@@ -145,9 +216,98 @@ def main():
             broker_rows.append(row)
             print(f"broker {round_}: {row['succeeded']}/3 succeeded, lost {row['lost']}, stuck {row['stuck']}, "
                   f"run twice {row['twice']}, last final {last_final:.1f} s after the restart", flush=True)
+
+            # --- target frozen in prepare (the engines in turn) ------------------------------------
+            engine = "postgresql" if round_ % 2 else "mysql"
+            if engine == "postgresql":
+                run_id = launch("tls-postgresql", "pgbench-tpcb-quick", duration_s=3, threads=2, scale=20)
+            else:
+                run_id = launch("tls-mysql", "sysbench-oltp-rw-mysql-quick", duration_s=3, threads=2, tables=2,
+                                rows_per_table=300_000)
+            wait_until(lambda: any(argv[-1] == "prepare" or ("-i" in argv and "-I" not in argv)
+                                   for _, argv in tools(run_id)), 120)
+            seconds, run, left = frozen_until_final(engine, run_id)
+            drill_rows["prepare"].append(dict(seconds=seconds, ok=int(run.state == RunState.FAILED and bool(run.leftover_tables)),
+                                              orphans=left))
+            print(f"prepare {round_} ({engine}): {run.state} {seconds:.1f} s after the freeze, tables named "
+                  f"{', '.join(run.leftover_tables) or 'none'}, tools left {left}: {run.reason[:110]}", flush=True)
+
+            # --- target frozen in cleanup ----------------------------------------------------------
+            run_id = launch("tls-postgresql", "sysbench-oltp-rw-postgresql-quick", duration_s=2, threads=2)
+            wait_until(lambda: measuring(run_id), 120)
+            holder = psycopg.connect(host=str(servers.pg_socket_dir), port=servers.pg_port, user="postgres",
+                                     dbname=TLS_DATABASE)
+            try:
+                holder.execute("LOCK TABLE sbtest1 IN ACCESS SHARE MODE")  # the cleanup's DROP TABLE waits for it
+                wait_until(lambda: Run.objects.filter(pk=run_id, state=RunState.CLEANING_UP).exists()
+                           and any(argv[-1] == "cleanup" for _, argv in tools(run_id)), 60)
+                seconds, run, left = frozen_until_final("postgresql", run_id)
+            finally:
+                holder.close()
+            drill_rows["cleanup"].append(dict(seconds=seconds, ok=int(run.state == RunState.FAILED and bool(run.leftover_tables)),
+                                              orphans=left))
+            print(f"cleanup {round_}: {run.state} {seconds:.1f} s after the freeze, tables named "
+                  f"{', '.join(run.leftover_tables) or 'none'}, tools left {left}: {run.reason[:110]}", flush=True)
+
+            # --- Cancel against a frozen target (the engines in turn) -------------------------------
+            profile = "sysbench-oltp-rw-postgresql-quick" if engine == "postgresql" else "sysbench-oltp-rw-mysql-quick"
+            run_id = launch(f"tls-{engine}", profile, duration_s=60, threads=2)
+            wait_until(lambda: measuring(run_id), 120)
+
+            def cancel():
+                response = requests.post(f"{stack.url}/api/v1/runs/{run_id}/cancel/",
+                                         headers={"Authorization": f"Token {token.key}"}, timeout=30)
+                assert response.status_code == 202, response.text
+
+            seconds, run, left = frozen_until_final(engine, run_id, then=cancel)
+            next_id = launch(f"tls-{engine}", profile, duration_s=1, threads=1)
+            asked = time.monotonic()
+            wait_until(lambda: not Run.objects.filter(pk=next_id, state=RunState.QUEUED).exists(), 60)
+            taken = time.monotonic() - asked
+            wait_final([next_id])
+            drill_rows["cancel"].append(dict(seconds=seconds, ok=int(run.state == RunState.CANCELLED and bool(run.leftover_tables)),
+                                             orphans=left, taken=taken))
+            print(f"cancel  {round_} ({engine}): {run.state} {seconds:.1f} s after the Cancel, tables named "
+                  f"{', '.join(run.leftover_tables) or 'none'}, tools left {left}, next run taken {taken:.1f} s after "
+                  f"its launch ({Run.objects.get(pk=next_id).state})", flush=True)
+
+            # --- pool process of a TLS run killed --------------------------------------------------
+            run_id = launch("tls-postgresql", "sysbench-oltp-rw-postgresql-quick", duration_s=60, threads=2)
+            wait_until(lambda: measuring(run_id), 120)
+            had_key = bool(key_files())
+            os.kill(Run.objects.get(pk=run_id).worker_pid, signal.SIGKILL)
+            killed = time.monotonic()
+            gone = wait_until(lambda: not key_files(), 60)
+            key_seconds = time.monotonic() - killed
+            wait_final([run_id])
+            final_seconds = time.monotonic() - killed
+            run = Run.objects.get(pk=run_id)
+            drill_rows["pool"].append(dict(seconds=key_seconds, final=final_seconds, ok=int(had_key and gone and run.state == RunState.FAILED),
+                                           orphans=len(tools(run_id))))
+            print(f"pool    {round_}: client key {'removed' if gone else 'STILL THERE'} {key_seconds:.1f} s after the kill "
+                  f"(present before: {had_key}), {run.state} {final_seconds:.1f} s after it, tools left "
+                  f"{drill_rows['pool'][-1]['orphans']}", flush=True)
+
+            # --- the dashboard's database connections terminated mid-run ---------------------------
+            run_id = launch("tls-postgresql", "sysbench-oltp-rw-postgresql-quick", duration_s=8, threads=2)
+            wait_until(lambda: measuring(run_id), 120)
+            ours = connection.cursor().connection.info.backend_pid
+            with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
+                ended = len(admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> %s "
+                    "AND backend_type = 'client backend'", [connection.settings_dict["NAME"], ours]).fetchall())
+            wait_final([run_id])
+            run = Run.objects.get(pk=run_id)
+            intervals = run.samples.filter(warmup=False).count()
+            drill_rows["db"].append(dict(ok=int(run.state == RunState.SUCCEEDED), intervals=intervals))
+            gone_line = next((ln for ln in run.log.splitlines() if "did not answer for" in ln), "no retry logged")
+            print(f"db      {round_}: {ended} connections terminated; {run.state}, {intervals} intervals stored of 8 s; "
+                  f"{gone_line}", flush=True)
     finally:
         stack.stop()
         stack.cleanup_files()
+        servers.stop()
+        shutil.rmtree(servers_dir, ignore_errors=True)
 
     def summary(values):
         return f"median {statistics.median(values):.1f} s, max {max(values):.1f} s"
@@ -161,6 +321,20 @@ def main():
           f"lost {sum(r['lost'] for r in broker_rows)}, stuck {sum(r['stuck'] for r in broker_rows)}, "
           f"run twice {sum(r['twice'] for r in broker_rows)}; Redis restart -> all final: "
           f"{summary([r['seconds'] for r in broker_rows])}")
+    for name, title, what, expected in (("prepare", "frozen in prepare", "freeze -> final", "failed naming its tables"),
+                                        ("cleanup", "frozen in cleanup", "freeze -> final", "failed naming its tables"),
+                                        ("cancel", "Cancel of a frozen target", "Cancel -> final", "cancelled naming its tables")):
+        rows = drill_rows[name]
+        print(f"{title} drill, {len(rows)} rounds: {expected} {sum(r['ok'] for r in rows)}, tools left "
+              f"{sum(r['orphans'] for r in rows)}; {what}: {summary([r['seconds'] for r in rows])}"
+              + (f"; next run taken: {summary([r['taken'] for r in rows])}" if name == "cancel" else ""))
+    rows = drill_rows["pool"]
+    print(f"pool-kill drill (TLS), {len(rows)} rounds: key gone and run failed {sum(r['ok'] for r in rows)}, tools left "
+          f"{sum(r['orphans'] for r in rows)}; kill -> no client key: {summary([r['seconds'] for r in rows])}; "
+          f"kill -> final: {summary([r['final'] for r in rows])}")
+    rows = drill_rows["db"]
+    print(f"database-blip drill, {len(rows)} rounds: succeeded {sum(r['ok'] for r in rows)}, intervals stored "
+          f"{', '.join(str(r['intervals']) for r in rows)}")
 
 
 if __name__ == "__main__":

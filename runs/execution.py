@@ -494,7 +494,10 @@ class Execution:
     def stop_sampling(self):
         sampler, probe = self.sampler, self.sampler.probe
         # PostgreSQL backends flush their counters as they exit: read the last time a moment later.
-        readings = sampler.finish(settle_s=0.5 if self.target.engine == "postgresql" else 0.0, server_silent=bool(self.silent))
+        # A cancelled run waits for no last reading: the server may be the reason it was cancelled (frozen, cut off),
+        # and a cancel takes effect within 10 s in any phase.
+        readings = sampler.finish(settle_s=0.5 if self.target.engine == "postgresql" else 0.0,
+                                  server_silent=bool(self.silent) or self.cancelled)
         if self.lead:
             self.store_server_samples()
         if probe is not None and probe.tool_tls is not None and "tool" not in self.run.tls:

@@ -238,3 +238,82 @@ def test_cancel_during_prepare_takes_effect_within_10_s_when_the_cleanup_cannot_
     assert "its tables could not be dropped (cleanup stopped: the target stopped answering" in run.reason
     assert run.leftover_tables == tables
     assert not tools_of(worker_tmp, run_id)
+
+
+def assert_the_worker_takes_the_next_run_within_15_s(run, operator_api):
+    """The worker is free again: a next run on the (resumed) server leaves the queue within 15 s and succeeds."""
+    next_id = launch(operator_api, run.target, run.profile.slug, duration_s=1, threads=1)
+    wait_for(lambda: Run.objects.get(pk=next_id).state != RunState.QUEUED, timeout=15, interval=0.1,
+             message="the worker to take the next run")
+    run = wait_final(next_id, timeout=120)
+    assert run.state == RunState.SUCCEEDED, run.reason
+
+
+# (engine, profile, overrides, where the cancel finds the run): warm-up on one engine, the run step on the other.
+MEASURED_CANCEL = [("postgresql", "sysbench-oltp-rw-postgresql-quick", {"warmup_s": 60, "duration_s": 3},
+                    "Cancelled while warming up step 1 of 1 (2 threads), "),
+                   ("mysql", "sysbench-oltp-rw-mysql-quick", {"duration_s": 60}, "Cancelled while running step 1 of 1 (2 threads), ")]
+
+
+@pytest.mark.parametrize("engine,profile,overrides,where", MEASURED_CANCEL, ids=["warmup-pgsql", "run-mysql"])
+def test_cancel_during_a_measured_step_against_a_frozen_target_takes_effect_within_10_s(
+        servers, fault_worker, worker_tmp, committed, operator_api, engine, profile, overrides, where):
+    run_id = launch(operator_api, make_target(servers, engine), profile, threads=2, **overrides)
+    wait_for(lambda: measuring(run_id), timeout=120, interval=0.1, message="the tool to report transactions")
+    freeze(servers, engine)  # the tool waits on the frozen server; so does the cleanup that follows the cancel
+    try:
+        assert operator_api.post(f"/api/v1/runs/{run_id}/cancel/").status_code == 202
+        asked_at = time.monotonic()
+        run = wait_final(run_id, timeout=60)
+        took = time.monotonic() - asked_at
+    finally:
+        freeze(servers, engine, signal.SIGCONT)
+    print(f"[measured] {engine} cancelled while {where.split(' while ')[1].split(' step')[0]} against the frozen server: "
+          f"cancelled {took:.1f} s later")
+    assert run.state == RunState.CANCELLED, run.reason
+    assert took < 10, took
+    assert run.reason.startswith(where), run.reason
+    assert "its tables could not be dropped (cleanup stopped: the target stopped answering" in run.reason
+    assert run.leftover_tables == ["sbtest1"]
+    assert not tools_of(worker_tmp, run_id)
+    assert_the_worker_takes_the_next_run_within_15_s(run, operator_api)
+
+
+@pytest.mark.parametrize("cancel", [False, True], ids=["frozen", "frozen-then-cancelled"])
+def test_a_target_frozen_during_cleanup_ends_the_run_within_10_s_naming_its_tables(
+        servers, fault_worker, worker_tmp, committed, operator_api, cancel):
+    """The cleanup is caught for certain: a transaction of the test's own holds a share lock on sbtest1, so the
+    cleanup's DROP TABLE waits for it; the server is then frozen (and the run cancelled)."""
+    run_id = launch(operator_api, make_target(servers, "postgresql"), "sysbench-oltp-rw-postgresql-quick", duration_s=2, threads=2)
+    wait_for(lambda: measuring(run_id), timeout=120, interval=0.1, message="the tool to report transactions")
+    holder = psycopg.connect(host=str(servers.pg_socket_dir), port=servers.pg_port, user="postgres", dbname=DATABASE)
+    try:
+        holder.execute("LOCK TABLE sbtest1 IN ACCESS SHARE MODE")  # the run's reads and writes go on; a DROP waits
+        wait_for(lambda: Run.objects.get(pk=run_id).state == RunState.CLEANING_UP
+                 and any(argv[-1] == "cleanup" for _, argv in tools_of(worker_tmp, run_id)),
+                 timeout=60, interval=0.05, message="the cleanup step")
+        freeze(servers, "postgresql")
+        try:
+            if cancel:
+                assert operator_api.post(f"/api/v1/runs/{run_id}/cancel/").status_code == 202
+            asked_at = time.monotonic()
+            run = wait_final(run_id, timeout=60)
+            took = time.monotonic() - asked_at
+        finally:
+            freeze(servers, "postgresql", signal.SIGCONT)
+    finally:
+        holder.close()
+    print(f"[measured] postgresql frozen in cleanup{', then cancelled' if cancel else ''}: {run.state} {took:.1f} s later")
+    assert took < 10, took
+    if cancel:
+        assert run.state == RunState.CANCELLED, run.reason
+        assert run.reason.startswith("Cancelled while cleaning up"), run.reason
+        assert "its tables could not be dropped (cleanup stopped: the target stopped answering: no output for 3 s" in run.reason
+    else:
+        assert run.state == RunState.FAILED, run.reason
+        assert run.reason.startswith("cleanup stopped: the target stopped answering: no output for 3 s, and a new "
+                                     "connection got no answer"), run.reason
+        assert "Its tables may be left on the target" in run.reason
+    assert run.leftover_tables == ["sbtest1"]
+    assert not tools_of(worker_tmp, run_id)
+    assert_the_worker_takes_the_next_run_within_15_s(run, operator_api)
