@@ -317,3 +317,24 @@ def test_a_target_frozen_during_cleanup_ends_the_run_within_10_s_naming_its_tabl
     assert run.leftover_tables == ["sbtest1"]
     assert not tools_of(worker_tmp, run_id)
     assert_the_worker_takes_the_next_run_within_15_s(run, operator_api)
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mysql"])
+def test_the_connection_test_of_a_frozen_target_answers_within_its_bound(servers, engine, operator):
+    # A frozen server accepts the TCP connection (the kernel does) and then says nothing: the page's "Test connection"
+    # must answer that it got no answer, not hang the request (issue 34.1: every phase that talks to a target).
+    target = make_target(servers, engine)
+    freeze(servers, engine)
+    try:
+        started = time.monotonic()
+        response = operator.post(f"/runs/targets/{target.pk}/test/")
+        took = time.monotonic() - started
+    finally:
+        freeze(servers, engine, signal.SIGCONT)
+    assert response.status_code == 200
+    assert took < 15, took
+    page = response.content.decode()
+    # The driver's own words: libpq "connection timeout expired", PyMySQL "... (timed out)".
+    assert 'class="errors"' in page and ("timeout" in page or "timed out" in page), page
+    assert PASSWORD not in page
+    assert Target.objects.get(pk=target.pk).version_checked_at is None
