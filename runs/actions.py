@@ -6,6 +6,7 @@ What follows a final state lives here too: the judgement against the run's serie
 whichever path ended the run. Publishing and retracting, which change what a run is in the catalogue rather
 than its state, are runs/publish.py's publish_run and retract_run."""
 
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -82,13 +83,16 @@ def finish_cancelled(run, reason, **fields):
 
 
 def _end(run, state, **fields):
-    moved = run.transition(state, **fields)
-    if moved and run.repeat_group_id:
-        # The group is one result: judged once all its runs have ended, however each one ended.
-        history.record_group_judgement(run.repeat_group_id)
-        run.refresh_from_db(fields=["regression", "trend"])
-    elif moved and state == RunState.SUCCEEDED:
-        history.record_judgement(run)
+    # One transaction: a reader never sees the final state without its judgement (the judgement keeps a savepoint
+    # of its own, so its failure never takes the state back).
+    with transaction.atomic():
+        moved = run.transition(state, **fields)
+        if moved and run.repeat_group_id:
+            # The group is one result: judged once all its runs have ended, however each one ended.
+            history.record_group_judgement(run.repeat_group_id)
+            run.refresh_from_db(fields=["regression", "trend"])
+        elif moved and state == RunState.SUCCEEDED:
+            history.record_judgement(run)
     return moved
 
 

@@ -17,6 +17,7 @@ import logging
 import statistics
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -116,8 +117,9 @@ def record_judgement(run):
     """Judge a run (not in a repeat group) that just succeeded against the earlier results of its series
     and store it on the run. Never fails the run: an error is logged and the run stays unjudged."""
     try:
-        verdict = _verdict((run.summary or {}).get("tps"), earlier_results(run, run.finished_at, Q(pk=run.pk)))
-        Run.objects.filter(pk=run.pk).update(regression=verdict["regression"], trend=verdict)
+        with transaction.atomic():  # a savepoint inside actions' transaction: a failure here rolls back only this
+            verdict = _verdict((run.summary or {}).get("tps"), earlier_results(run, run.finished_at, Q(pk=run.pk)))
+            Run.objects.filter(pk=run.pk).update(regression=verdict["regression"], trend=verdict)
         run.regression, run.trend = verdict["regression"], verdict
     except Exception:  # noqa: BLE001 - the judgement is extra: the measured run stands without it
         log.exception("could not judge run %s against its series", run.pk)
@@ -128,19 +130,20 @@ def record_group_judgement(group_id):
     the earlier results of its series and store the verdict, with the group's n, mean and standard
     deviation, on each succeeded run of the group. Before that, or with no succeeded run, nothing."""
     try:
-        members = list(Run.objects.filter(repeat_group_id=group_id).order_by("repeat_index", "id"))
-        if not members or any(m.state not in FINAL_STATES for m in members):
-            return None
-        succeeded = [m for m in members if m.state == RunState.SUCCEEDED and (m.summary or {}).get("tps") is not None]
-        if not succeeded:
-            return None
-        values = [m.summary["tps"] for m in succeeded]
-        until = max(m.finished_at for m in members)
-        verdict = _verdict(statistics.fmean(values), earlier_results(succeeded[0], until, Q(repeat_group_id=group_id)))
-        verdict["repeat_group"] = {"id": group_id, "count": len(members), "runs": [m.pk for m in succeeded],
-                                   "tps": values, **stats(values), "complete_at": until.isoformat()}
-        Run.objects.filter(pk__in=[m.pk for m in succeeded]).update(regression=verdict["regression"], trend=verdict)
-        return verdict
+        with transaction.atomic():  # a savepoint, as record_judgement's
+            members = list(Run.objects.filter(repeat_group_id=group_id).order_by("repeat_index", "id"))
+            if not members or any(m.state not in FINAL_STATES for m in members):
+                return None
+            succeeded = [m for m in members if m.state == RunState.SUCCEEDED and (m.summary or {}).get("tps") is not None]
+            if not succeeded:
+                return None
+            values = [m.summary["tps"] for m in succeeded]
+            until = max(m.finished_at for m in members)
+            verdict = _verdict(statistics.fmean(values), earlier_results(succeeded[0], until, Q(repeat_group_id=group_id)))
+            verdict["repeat_group"] = {"id": group_id, "count": len(members), "runs": [m.pk for m in succeeded],
+                                       "tps": values, **stats(values), "complete_at": until.isoformat()}
+            Run.objects.filter(pk__in=[m.pk for m in succeeded]).update(regression=verdict["regression"], trend=verdict)
+            return verdict
     except Exception:  # noqa: BLE001 - as record_judgement
         log.exception("could not judge repeat group %s against its series", group_id)
         return None

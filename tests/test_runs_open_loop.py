@@ -95,6 +95,16 @@ def test_lag_growth_rule(lags, grows):
     assert openloop.lag_grows(lags) is grows
 
 
+@pytest.mark.parametrize(("queue", "grows"), [
+    ([0, 0, 0, 1, 1, 1], False),  # one event caught queued at 50 TPS: 20 ms, one event's worth, not a trend
+    ([0, 0, 0, 2, 3, 3], True),  # 60 ms against 0: three events waiting
+])
+def test_sysbench_lag_grows_by_more_than_one_queued_event(queue, grows):
+    stdout = "Running the test with following options:\nTarget transaction rate: 50/sec\n" + "".join(
+        f"[ {i + 1}s ] queue length: {q}, concurrency: 0\n" for i, q in enumerate(queue))
+    assert sysbench.parse_open_loop(stdout)["lag_grows"] is grows
+
+
 def test_open_loop_argv():
     params = {"scale": 1, "range": 1000, "threads": 2, "duration_s": 10, "report_interval_s": 1, "prepared": True,
               "workload": "ro", "rate_tps": 4000, "latency_limit_ms": 0.05}

@@ -18,14 +18,16 @@ LAG_GROWTH_FLOOR_MS = 1.0
 MIN_INTERVALS = 4  # fewer report intervals say nothing about a trend
 
 
-def lag_grows(lags_ms):
-    """Whether the per-interval schedule lag grows over the step (None: too few intervals to say)."""
+def lag_grows(lags_ms, resolution_ms=0.0):
+    """Whether the per-interval schedule lag grows over the step (None: too few intervals to say). `resolution_ms`:
+    the smallest lag step the tool can show (sysbench's lag is its queue length / the rate, so one queued event is
+    1000 / rate ms): a growth of one such step is one event caught waiting at the sampling instant, not a trend."""
     lags = [float(v) for v in lags_ms if v is not None]
     if len(lags) < MIN_INTERVALS:
         return None
     half = len(lags) // 2
     before, after = statistics.median(lags[:half]), statistics.median(lags[-half:])
-    return after - before > max(LAG_GROWTH_FLOOR_MS, before)
+    return after - before > max(LAG_GROWTH_FLOOR_MS, before, resolution_ms)
 
 
 def figures(offered_tps, summary, latency):

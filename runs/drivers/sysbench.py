@@ -202,8 +202,10 @@ def parse_open_loop(stdout):
     rate = RATE_RE.search(stdout)
     if not rate:
         return {}
-    lags = [round(int(q) / int(rate.group(1)) * 1000, 3) for q, _c in QUEUE_RE.findall(stdout)]
-    return {"lag_per_interval_ms": lags, "lag_grows": openloop.lag_grows(lags), "lag_from": "queue length / rate"}
+    one_event_ms = 1000 / int(rate.group(1))
+    lags = [round(int(q) * one_event_ms, 3) for q, _c in QUEUE_RE.findall(stdout)]
+    return {"lag_per_interval_ms": lags, "lag_grows": openloop.lag_grows(lags, resolution_ms=one_event_ms),
+            "lag_from": "queue length / rate"}
 
 
 def parse_latency(stdout, stderr="", log_lines=(), argv=()):
