@@ -26,6 +26,7 @@ from whitepaper.models import (
 
 from . import history
 from .access import short_version
+from .drivers.base import statements_per_transaction
 from .models import Run, Tool
 from .params import thread_steps
 
@@ -177,7 +178,7 @@ def _methodology_for(run, document):
                   "duration_s": setup.get("duration_s"), "report_interval_s": setup.get("report_interval_s"),
                   "client": f"{clients} client host{'s' if clients > 1 else ''}"
                             + (f", {run.client_cores} cores" if run.client_cores else ""),
-                  "statements_per_transaction": 20 if profile.tool == Tool.SYSBENCH else (run.summary or {}).get("statements_per_transaction"),
+                  "statements_per_transaction": statements_per_transaction(run.summary or {}),
                   "parameters": {k: _shown(v) for k, v in shown.items()}, "description": profile.description},
     )
     return methodology

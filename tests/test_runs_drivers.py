@@ -55,7 +55,8 @@ def test_sysbench_interval_lines_and_summary_mysql():
     summary = sysbench.parse_summary(text)
     assert summary == {"reads": 35224, "writes": 10002, "other": 5007, "transactions": 2491, "tps": 829.33, "queries": 50233,
                        "qps": 16724.04, "errors": 25, "reconnects": 0, "total_time_s": 3.0029, "latency_min_ms": 0.84,
-                       "latency_avg_ms": 2.41, "latency_max_ms": 21.97, "latency_p95_ms": 5.67}
+                       "latency_avg_ms": 2.41, "latency_max_ms": 21.97, "latency_p95_ms": 5.67,
+                       "statements_per_transaction": 20}  # 50,233 / 2,491 = 20.2: the 25 ignored errors' statements
 
 
 def test_sysbench_pgsql_recorded_output():
@@ -233,3 +234,12 @@ def test_sysbench_reaches_a_mysql_localhost_over_tcp():
 
 def test_an_ipv6_target_is_described_in_brackets():
     assert _access("postgresql", "disable", host="fd00::5").describe() == "[fd00::5]:5432"
+
+
+@pytest.mark.parametrize(("recording", "statements"), [
+    ("sysbench-1.0.20-mysql-oltp_read_write.stdout.txt", 20),  # 50,233 queries / 2,491 transactions: BEGIN, 18, COMMIT
+    ("sysbench-1.0.20-mysql-oltp_point_select-rate.stdout.txt", 1),  # 2,436 / 2,436
+])
+def test_sysbench_states_the_statements_it_counted_per_transaction(recording, statements):
+    text = (Path(__file__).parent / "recorded" / recording).read_text()
+    assert sysbench.parse_summary(text)["statements_per_transaction"] == statements

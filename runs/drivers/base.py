@@ -170,3 +170,14 @@ def to_float(value):
         return float(value)
     except (TypeError, ValueError):
         return None
+
+
+def statements_per_transaction(summary):
+    """The SQL statements a run counted per transaction: what the driver stated (pgbench: its script's commands), else
+    the tool's own queries / transactions (sysbench oltp_read_write 20 with BEGIN and COMMIT, oltp_point_select 1);
+    None without both counts. The published row's QPS definition (whitepaper: QPS = TPS x this)."""
+    stated = summary.get("statements_per_transaction")
+    if stated:
+        return stated
+    queries, transactions = summary.get("queries"), summary.get("transactions")
+    return round(queries / transactions) if queries is not None and transactions else None

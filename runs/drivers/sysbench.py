@@ -9,7 +9,8 @@ import re
 
 from ..params import thread_steps
 from . import latency, openloop
-from .base import Connection, Step, checked_params, checked_workload, libpq_tls_env, libpq_tls_files, to_float
+from .base import (Connection, Step, checked_params, checked_workload, libpq_tls_env, libpq_tls_files, statements_per_transaction,
+                   to_float)
 
 BINARY = "sysbench"
 # The OLTP tests sysbench 1.0 bundles (its manual's list, /usr/share/sysbench/oltp_*.lua), given by name only.
@@ -184,6 +185,8 @@ def parse_summary(stdout, stderr=""):
         match = re.search(pattern, text, re.MULTILINE)
         if match:
             summary[name] = int(match.group(1)) if name in INTEGER_FIELDS else to_float(match.group(1))
+    if (statements := statements_per_transaction(summary)) is not None:
+        summary["statements_per_transaction"] = statements
     summary.update(parse_open_loop(stdout))
     return summary
 
