@@ -17,7 +17,7 @@ from django.db import connection
 from runs.models import Run, RunState, Sample, Target
 
 from .runs_support import purge_queues, start_worker, stop_worker, tool_processes, wait_final, wait_for
-from .tls_servers import DATABASE, PASSWORD, USER, TLSServers
+from .tls_servers import DATABASE, MAX_CONNECTIONS, PASSWORD, USER, TLSServers
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 QUEUE = "target-faults"
@@ -338,3 +338,13 @@ def test_the_connection_test_of_a_frozen_target_answers_within_its_bound(servers
     assert 'class="errors"' in page and ("timeout" in page or "timed out" in page), page
     assert PASSWORD not in page
     assert Target.objects.get(pk=target.pk).version_checked_at is None
+
+
+def test_too_many_threads_fail_with_the_tools_reason(servers, fault_worker, committed, operator_api):
+    # More threads than the server takes connections. Against the test's own MariaDB (max_connections 60): flooding
+    # the machine's shared server would refuse other tests' connections while this one runs.
+    run_id = launch(operator_api, make_target(servers, "mysql"), "sysbench-oltp-rw-mysql-quick", threads=MAX_CONNECTIONS + 20,
+                    duration_s=2)
+    run = wait_final(run_id)
+    assert run.state == RunState.FAILED
+    assert "Worker threads failed to initialize" in run.reason and "Too many connections" in run.reason

@@ -58,6 +58,10 @@ def make_signed(directory, name, common_name, ca_key, ca_cert, san=None):
     return key, cert
 
 
+# Both servers take as many connections as the fixtures need and no more: a test may exhaust them (it is its own server).
+MAX_CONNECTIONS = 60
+
+
 @dataclass
 class TLSServers:
     root: Path
@@ -103,7 +107,7 @@ class TLSServers:
             ["mariadbd", "--no-defaults", "--user=root", f"--datadir={data}", f"--port={self.mariadb_port}", "--bind-address=127.0.0.1",
              f"--socket={self.mariadb_socket}", f"--pid-file={run / 'mysqld.pid'}", "--skip-name-resolve",
              "--require-secure-transport=ON", f"--ssl-ca={self.ca_file}", f"--ssl-cert={self.server_cert}", f"--ssl-key={key_copy}",
-             "--performance-schema=ON", "--innodb-buffer-pool-size=64M", "--skip-log-bin"],
+             "--performance-schema=ON", "--innodb-buffer-pool-size=64M", "--skip-log-bin", f"--max-connections={MAX_CONNECTIONS}"],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
         while True:
@@ -151,7 +155,7 @@ class TLSServers:
             ["runuser", "-u", "postgres", "--", str(PG_BIN / "postgres"), "-D", str(data), "-p", str(self.pg_port),
              "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.pg_socket_dir}", "-c", "ssl=on",
              "-c", f"ssl_cert_file={self.server_cert}", "-c", f"ssl_key_file={self.server_key}", "-c", f"ssl_ca_file={self.ca_file}",
-             "-c", "shared_buffers=32MB", "-c", "fsync=off", "-c", "max_connections=60"],
+             "-c", "shared_buffers=32MB", "-c", "fsync=off", "-c", f"max_connections={MAX_CONNECTIONS}"],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
         while True:
