@@ -4,7 +4,9 @@ throttle, the JSON 404 for unknown paths and the error answers the schema docume
 import hashlib
 import math
 
+from django.conf import settings
 from django.http import Http404, JsonResponse
+from django.utils.cache import get_conditional_response, patch_vary_headers
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
@@ -84,9 +86,6 @@ class ContentCaching:
     catalogue's Cache-Control (shared caches keep it and revalidate)."""
 
     def finalize_response(self, request, response, *args, **kwargs):
-        from django.conf import settings
-        from django.utils.cache import get_conditional_response, patch_vary_headers
-
         response = super().finalize_response(request, response, *args, **kwargs)
         if request.method not in ("GET", "HEAD") or response.status_code != 200:
             return response
@@ -142,8 +141,6 @@ def schema_postprocess(result, generator, request, public):
     """The published schema: `info.version` the plain semantic version (drf-spectacular appends the
     URL's version, which no package manager accepts), `servers` (this server), and on every operation
     the throttle's 429 and, where writing, 401/403."""
-    from django.conf import settings
-
     result["info"]["version"] = settings.SPECTACULAR_SETTINGS["VERSION"]
     result["servers"] = [{"url": request.build_absolute_uri("/").rstrip("/") if request is not None else "/",
                           "description": "This server"}]

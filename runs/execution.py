@@ -73,7 +73,7 @@ class Execution:
         self.target = run.target
         self.access = TargetAccess.of(self.target)  # the one description of how to reach the target
         self.secrets = self.access.secrets
-        self.driver = get_driver(run.profile.tool)
+        self.driver = get_driver(run.params["tool"])  # frozen on the run at launch (runs/params.py)
         self.secret_files = {}  # never on disk: the runner hands each one to the tool through a pipe
         self.disk_files = []  # TLS material the tool reads from its work directory
         self.log_lines = []
@@ -129,11 +129,11 @@ class Execution:
         except NotRunnable as exc:
             raise SetupFailed(str(exc)) from None
         except (OSError, subprocess.SubprocessError) as exc:
-            raise SetupFailed(f"{run.profile.tool} is not available on worker {HOST}: {exc}") from None
+            raise SetupFailed(f"{run.params['tool']} is not available on worker {HOST}: {exc}") from None
         try:
             setup = self.access.tool_setup(driver, workdir)
             # The last gate before a tool: the named workloads only, parameters of their kind (runs/drivers).
-            steps = driver.plan(setup.conn, {**self.params, "workload": run.profile.workload}, workdir)
+            steps = driver.plan(setup.conn, self.params, workdir)
             self.conn = setup.conn  # a capacity search plans each next rate's steps with it
         except (Unsupported, NotRunnable) as exc:
             raise SetupFailed(str(exc)) from None
@@ -207,7 +207,7 @@ class Execution:
         rate = capacity.next_rate(self.run.params, [s["capacity_step"] for s in summaries])
         if rate is None:
             return []
-        planned = self.driver.plan(self.conn, {**self.params, "workload": self.run.profile.workload, "rate_tps": rate}, workdir)
+        planned = self.driver.plan(self.conn, {**self.params, "rate_tps": rate}, workdir)
         self.offered[step.index + 1] = rate
         return [dataclasses.replace(s, index=step.index + 1) for s in planned if s.phase in MEASURED]
 

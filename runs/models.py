@@ -4,11 +4,12 @@ request cancelling a run and a worker finishing it can never overwrite each othe
 
 import ipaddress
 import re
-import shlex
 import socket
 from datetime import timedelta
 from functools import cached_property
 
+from cryptography import x509
+from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
@@ -19,10 +20,11 @@ from django.dispatch import receiver
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django_celery_beat.models import PeriodicTask
 
 from . import crypto
 from .cron import schedule_errors
-from .drivers import workloads
+from .drivers import get_driver, workloads
 from .drivers.base import HOST_RE, IDENT_RE
 from .insight import other_load as steps_with_other_load
 from .params import expected_seconds, is_open_loop, resolve_params, typed_overrides
@@ -65,8 +67,6 @@ def _pem_kinds(value):
 
 def validate_certificate_pem(value):
     """One or more PEM certificates that parse; a private key pasted by mistake is refused, never stored."""
-    from cryptography import x509
-
     if not value.strip():
         return
     if any("PRIVATE KEY" in kind for kind in _pem_kinds(value)):
@@ -83,8 +83,6 @@ def validate_certificate_pem(value):
 
 def validate_client_key_pem(value):
     """A PEM private key without a passphrase (the tools cannot ask for one)."""
-    from cryptography.hazmat.primitives.serialization import load_pem_private_key
-
     if not value.strip():
         return
     try:
@@ -495,21 +493,13 @@ class Run(models.Model):
     @cached_property  # read several times a page; the command line is fixed once the run has started
     def latency_caveat(self):
         """Why this run's latency figures are not to be trusted, or "": one rule for the run page, the API and the
-        export. Runs made before the pgbench driver stopped passing -r (runs/drivers/pgbench.py) carry the latency
-        pgbench 15 measures wrong when given -r and -P with more than one thread."""
-        for line in (self.command_line or "").splitlines():
-            try:
-                argv = shlex.split(line)
-            except ValueError:
-                continue
-            if not argv or argv[0] != "pgbench" or "-r" not in argv or "-P" not in argv or "-j" not in argv[:-1]:
-                continue
-            jobs = argv[argv.index("-j") + 1]
-            if jobs.isdigit() and int(jobs) > 1:
-                return _("pgbench ran with -r and -P on %(jobs)s threads (-j), where pgbench 15 measures every transaction's "
-                         "latency wrong, far below clients / TPS: this run's latency figures are not to be trusted. Its TPS "
-                         "is.") % {"jobs": jobs}
-        return ""
+        export. The rule is the tool's driver's (runs/drivers/pgbench.py: -r and -P on several threads)."""
+        jobs = get_driver(self.params.get("tool") or self.profile.tool).latency_mismeasured_jobs(self.command_line)
+        if jobs is None:
+            return ""
+        return _("pgbench ran with -r and -P on %(jobs)s threads (-j), where pgbench 15 measures every transaction's "
+                 "latency wrong, far below clients / TPS: this run's latency figures are not to be trusted. Its TPS "
+                 "is.") % {"jobs": jobs}
 
     @property
     def loop(self):
@@ -723,8 +713,6 @@ class Schedule(models.Model):
 def _drop_beat_entry(sender, instance, **kwargs):
     """However a schedule is deleted (page, API, admin, shell), beat forgets it: its PeriodicTask goes too."""
     if instance.periodic_task_id:
-        from django_celery_beat.models import PeriodicTask
-
         PeriodicTask.objects.filter(pk=instance.periodic_task_id).delete()
 
 

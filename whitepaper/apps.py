@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models import fields
 from django.utils.translation import gettext_lazy as _
 
 
@@ -10,7 +11,6 @@ class WhitepaperConfig(AppConfig):
         from . import freshness  # noqa: F401  (connects the signals that keep the catalogue stamp fresh)
         from . import newest  # noqa: F401  (connects the signals that keep PublishedResult.is_newest true)
         from . import order_key  # noqa: F401  (connects the signals that keep PublishedResult.document_order_key true)
-        from django.db.models import fields
 
         # The empty choice of model selects (Django 6.1's default label has no Chinese translation
         # in Django's own catalogue yet): ours, translated in locale/.

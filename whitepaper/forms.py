@@ -5,17 +5,18 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
 from .display import edition_name
-from .metrics import QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL
+from .metrics import QPS_PUBLISHED_LABEL, metric_label
 from .models import EngineVersion, PublishedResult
 from .queries import version_sort_key
 
 # Every metric a document publishes for an engine can be sized for, named as the export's columns (tps, qps,
 # tpm, ro_qps, rw_qps): PPAS and Alibaba PostgreSQL print read-only and read-write QPS only.
-SIZING_METRICS = [("tps", _("TPS")), ("qps", _("QPS")), ("tpm", _("TPM")),
-                  ("ro_qps", _("Read-only QPS (ro_qps)")), ("rw_qps", _("Read-write QPS (rw_qps)"))]
-COMPARE_METRICS = [("tps", _("TPS")), ("qps", QPS_PUBLISHED_LABEL), ("qps_normalised", QPS_NORMALISED_LABEL),
-                   ("tps_per_core", _("TPS per vCPU")), ("tpm", _("TPM")),
-                   ("ro_qps", _("Read-only QPS")), ("rw_qps", _("Read-write QPS"))]
+# Read-only and read-write QPS name their export column too (English pages): readers match them with the CSV.
+SIZING_COLUMN_LABELS = {"ro_qps": _("Read-only QPS (ro_qps)"), "rw_qps": _("Read-write QPS (rw_qps)")}
+SIZING_METRICS = [(name, SIZING_COLUMN_LABELS.get(name) or metric_label(name)) for name in ("tps", "qps", "tpm", "ro_qps", "rw_qps")]
+# Compare shows QPS as published beside QPS normalised: the published one says so.
+COMPARE_METRICS = [(name, QPS_PUBLISHED_LABEL if name == "qps" else metric_label(name))
+                   for name in ("tps", "qps", "qps_normalised", "tps_per_core", "tpm", "ro_qps", "rw_qps")]
 
 
 class SizingForm(forms.Form):

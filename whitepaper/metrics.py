@@ -44,6 +44,13 @@ QPS_NORMALISED_STATEMENTS = 18
 QPS_NORMALISED_LABEL = _("QPS, normalised to 18 statements per transaction")
 QPS_PUBLISHED_LABEL = _("QPS as published")
 METRIC_NAMES = [m.name for m in METRICS]
+# Figures computed from a row's metrics (PublishedResult.tps_per_core, .qps_normalised), labelled here too.
+DERIVED_LABELS = {"tps_per_core": _("TPS per vCPU"), "qps_normalised": QPS_NORMALISED_LABEL}
+
+
+def metric_label(name):
+    """A metric's label, a computed figure's too."""
+    return DERIVED_LABELS.get(name) or METRICS_BY_NAME[name].label
 
 
 def qps_definitions(results):

@@ -333,16 +333,8 @@ class PublishedResult(models.Model):
     # recomputations of the derived columns above (is_newest, document_order_key) are not changes of the row.
     updated_at = models.DateTimeField(default=timezone.now, db_index=True, editable=False)
 
-    max_connections = _metric_field("max_connections")
-    iops = _metric_field("iops")
-    tps = _metric_field("tps")
-    qps = _metric_field("qps")
-    tpm = _metric_field("tpm")
-    capacity_rows = _metric_field("capacity_rows")
-    data_rows = _metric_field("data_rows")
-    hot_rows = _metric_field("hot_rows")
-    ro_qps = _metric_field("ro_qps")
-    rw_qps = _metric_field("rw_qps")
+    # One column per metric, declared once in metrics.METRICS (a class body's namespace takes them by name).
+    vars().update({metric.name: _metric_field(metric.name) for metric in METRICS})
 
     class Meta:
         ordering = DOCUMENT_ORDER

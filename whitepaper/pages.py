@@ -11,6 +11,7 @@ from django.core.cache import cache
 from django.http import HttpResponse
 from django.middleware.gzip import GZipMiddleware
 from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import condition
 
@@ -208,8 +209,6 @@ def family_name(family):
 def measurement_html(result):
     """What an internal row says about its run (PublishedResult.measurement): the TPS's 95 % interval, its flags
     and the link to the public record of the run. '' for a vendor's row."""
-    from django.utils.html import format_html, format_html_join
-
     m = result.measurement or {}
     if not m:
         return ""

@@ -23,7 +23,7 @@ from . import charts, display, editions
 from .export import iter_csv_lines
 from .filters import ExplorerFilter, ResultFilter, include_internal
 from .forms import COMPARE_METRICS, SIZING_METRICS, SizingForm
-from .metrics import METRIC_NAMES, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL, qps_definitions
+from .metrics import METRIC_NAMES, QPS_PUBLISHED_LABEL, metric_label, qps_definitions
 from .freshness import catalogue_stamp
 from .flavors import flavour_sheet
 from .models import Document, Engine, EngineVersion, Flavor, Origin, PublishedResult
@@ -321,9 +321,9 @@ EXPLORER_COLUMNS = {
     "vcpus": gettext_lazy("vCPUs"),
     "memory_gb": gettext_lazy("Memory (GB)"),
     "tps": column_label("tps"),
-    "tps_per_core": gettext_lazy("TPS per vCPU"),  # computed (PublishedResult.tps_per_core)
+    "tps_per_core": metric_label("tps_per_core"),  # computed (PublishedResult.tps_per_core)
     "qps": QPS_PUBLISHED_LABEL,
-    "qps_normalised": QPS_NORMALISED_LABEL,  # computed (PublishedResult.qps_normalised)
+    "qps_normalised": metric_label("qps_normalised"),  # computed (PublishedResult.qps_normalised)
     "ro_qps": column_label("ro_qps"),
     "rw_qps": column_label("rw_qps"),
     "tpm": column_label("tpm"),

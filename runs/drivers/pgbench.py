@@ -7,6 +7,7 @@ older versions print "(including/excluding connections establishing)". Both are 
 """
 
 import re
+import shlex
 from pathlib import Path
 
 from ..params import thread_steps
@@ -284,3 +285,20 @@ def failure_reason(stdout, stderr=""):
              if re.search(r"(error|fatal|could not|failed|aborted)", ln, re.IGNORECASE)
              and not PROGRESS_RE.match(ln.strip()) and "number of failed transactions" not in ln]
     return "; ".join(list(dict.fromkeys(lines))[:3])
+
+
+def latency_mismeasured_jobs(command_line):
+    """pgbench 15 measures every transaction's latency wrong, far below clients / TPS, when given -r and -P with
+    more than one thread (-j). The driver no longer passes -r; runs made before may have: the -j of such a line of
+    the run's command line, or None when its latency figures stand."""
+    for line in (command_line or "").splitlines():
+        try:
+            argv = shlex.split(line)
+        except ValueError:
+            continue
+        if not argv or argv[0] != "pgbench" or "-r" not in argv or "-P" not in argv or "-j" not in argv[:-1]:
+            continue
+        jobs = argv[argv.index("-j") + 1]
+        if jobs.isdigit() and int(jobs) > 1:
+            return int(jobs)
+    return None

@@ -299,16 +299,7 @@ def _printed_field(name):
 class PrintedSerializer(serializers.Serializer):
     """Each metric exactly as the document prints it ("843.00", "100亿"); null when it gives no number."""
 
-    max_connections = _printed_field("max_connections")
-    iops = _printed_field("iops")
-    tps = _printed_field("tps")
-    qps = _printed_field("qps")
-    tpm = _printed_field("tpm")
-    capacity_rows = _printed_field("capacity_rows")
-    data_rows = _printed_field("data_rows")
-    hot_rows = _printed_field("hot_rows")
-    ro_qps = _printed_field("ro_qps")
-    rw_qps = _printed_field("rw_qps")
+    vars().update({metric.name: _printed_field(metric.name) for metric in METRICS})  # one field per metric (metrics.METRICS)
 
     def to_representation(self, instance):
         return {m.name: (instance.display(m.name) or None) for m in METRICS}
@@ -467,16 +458,7 @@ class ResultSerializer(serializers.ModelSerializer):
     methodology = MethodologySummarySerializer(source="table.methodology", read_only=True)
     position = serializers.IntegerField(read_only=True, help_text="Row order within its table, from 1.")
     origin = serializers.ChoiceField(choices=Origin.choices, read_only=True, help_text=ORIGIN_HELP)
-    max_connections = _metric_field("max_connections")
-    iops = _metric_field("iops")
-    tps = _metric_field("tps")
-    qps = _metric_field("qps")
-    tpm = _metric_field("tpm")
-    capacity_rows = _metric_field("capacity_rows")
-    data_rows = _metric_field("data_rows")
-    hot_rows = _metric_field("hot_rows")
-    ro_qps = _metric_field("ro_qps")
-    rw_qps = _metric_field("rw_qps")
+    vars().update({metric.name: _metric_field(metric.name) for metric in METRICS})  # one field per metric (metrics.METRICS)
     # An internal measurement's context (runs/publish.py measurement_context); null/empty for a vendor's row.
     run = serializers.SerializerMethodField(help_text=(
         "Internal measurements: the public record of the run behind the row (set-up, evidence, samples chart); "
