@@ -75,12 +75,18 @@ def is_transactional(item):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Transactional tests after the others (a stable sort: each group keeps its file order). Browser tests
-    count as slow: the developers' loop (-m "not slow") leaves them to the whole suite."""
-    items.sort(key=is_transactional)
+    """Files with the most slow tests first, so that the suite's processes (-n, --dist loadfile: a file is one
+    unit) end together rather than one finishing a long file alone; within a file, transactional tests after the
+    others (each group keeps its order). Browser tests count as slow: the developers' loop (-m "not slow") leaves
+    them to the whole suite."""
     for item in items:
         if item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)
+    first_seen, slow = {}, {}
+    for item in items:
+        first_seen.setdefault(item.path, len(first_seen))
+        slow[item.path] = slow.get(item.path, 0) + bool(item.get_closest_marker("slow"))
+    items.sort(key=lambda item: (-slow[item.path], first_seen[item.path], is_transactional(item)))
 
 
 @pytest.hookimpl(tryfirst=True)
