@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -174,3 +175,23 @@ def run_processes(run_id):
     import tempfile
 
     return tool_processes(os.path.join(tempfile.gettempdir(), f"perfdash-run{run_id}-"))
+
+
+def private_tmp(tmp_path_factory, name):
+    """A worker's TMPDIR (mode 0700): its run directories and every file of theirs live here, so a test can see
+    what is left behind."""
+    path = tmp_path_factory.mktemp(name)
+    os.chmod(path, 0o700)
+    return path
+
+
+@contextmanager
+def queue_worker(queue, name, tmp, concurrency=2, **env):
+    """A benchmark worker of a test module's own, on its own queue, with `tmp` as its TMPDIR."""
+    purge_queues()
+    proc = start_worker(queues=queue, concurrency=concurrency, name=name, env={"TMPDIR": str(tmp), **env})
+    try:
+        yield proc
+    finally:
+        stop_worker(proc)
+        purge_queues()

@@ -2,8 +2,15 @@
 absolute run URLs, the smaller consistency items, one rate-limit count per client, `updated_since` and the
 Atom feed."""
 
+import os
+import subprocess
+import sys
+
 import pytest
+from django.db import connection
 from rest_framework.authtoken.models import Token
+
+from .gunicorn_support import ROOT, gunicorn, server_env
 
 pytestmark = pytest.mark.django_db
 
@@ -228,64 +235,23 @@ def test_the_spec_lookup_hints_too(client):
 
 # --- Point 3: one rate-limit count per client, whatever process answers ------------------------------
 
-def _free_port():
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(params=["redis", "database"])
 def two_servers(request, transactional_db, tmp_path):
     """Two gunicorn processes (config.gunicorn_conf, one worker each) on the test database: the rate limit's
     count in Redis (REDIS_URL set) or, on the embedded default's configuration (no REDIS_URL), in the database's
     cache table (`migrate` creates it under that configuration; the test database was migrated with Redis, so the
     same command the migration runs creates it here)."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    import requests
-    from django.db import connection
-
-    root = Path(__file__).resolve().parent.parent
-    db = connection.settings_dict
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1",
-           "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-           "API_ANON_RATE": "10/hour", "API_AUTHENTICATED_RATE": "20/hour"}
+    env = server_env(API_ANON_RATE="10/hour", API_AUTHENTICATED_RATE="20/hour")
     if request.param == "redis":
         env["REDIS_URL"] = os.environ["REDIS_URL"]  # the test's own Redis database, cleared before each test
     else:
         env.pop("REDIS_URL", None)
         env.pop("CELERY_BROKER_URL", None)
-        subprocess.run([sys.executable, "manage.py", "createcachetable"], cwd=root, env=env, check=True)
+        subprocess.run([sys.executable, "manage.py", "createcachetable"], cwd=ROOT, env=env, check=True)
         with connection.cursor() as cursor:
             cursor.execute("DELETE FROM api_rate_limit")  # counts of an earlier run of this test
-    processes, urls = [], []
-    for name in ("a", "b"):
-        port = _free_port()
-        log = open(tmp_path / f"gunicorn-{name}.log", "w")
-        processes.append(subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "-c", "python:config.gunicorn_conf", "config.wsgi:application",
-             "--bind", f"127.0.0.1:{port}", "--workers", "1", "--no-control-socket"],
-            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT))
-        urls.append(f"http://127.0.0.1:{port}")
-    try:
-        for process, url in zip(processes, urls):
-            for _ in range(600):  # poll until it answers (a page: no API count spent)
-                try:
-                    requests.get(f"{url}/accounts/login/", timeout=30)
-                    break
-                except (requests.ConnectionError, requests.Timeout):  # not listening yet, or its first answer is slow
-                    assert process.poll() is None, [p.read_text() for p in tmp_path.glob("*.log")]
-                    subprocess.run(["sleep", "0.1"])
-        yield urls
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(timeout=30)
+    with gunicorn(env, tmp_path / "gunicorn-a.log") as a, gunicorn(env, tmp_path / "gunicorn-b.log") as b:
+        yield a, b
 
 
 def test_the_rate_limit_is_one_count_per_client_across_processes(two_servers, operator_user, staff_user):

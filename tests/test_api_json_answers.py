@@ -4,13 +4,12 @@ gunicorn answered 414 with its HTML page (its limit, 4,094 bytes, refused long f
 HTML content type (an HTML 500 for a POST with DEBUG on) and a 400 page, and the 300 had no code/errors."""
 
 import os
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import requests
+
+from .gunicorn_support import gunicorn, server_env
 
 pytestmark = pytest.mark.django_db
 
@@ -55,40 +54,12 @@ def test_the_deprecated_300_has_the_one_error_shape(client):
     assert {c["vendor"] for c in body["candidates"]} == {"alibaba", "huawei"}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def gunicorn_server(django_db_setup, tmp_path):
     """The dashboard's gunicorn command (config.gunicorn_conf) on the test database."""
-    from django.db import connection
-
-    db = connection.settings_dict
-    port = free_port()
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1",
-           "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-           "REDIS_URL": os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")}
-    log = open(tmp_path / "gunicorn.log", "w")
-    process = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "-c", "python:config.gunicorn_conf",
-                                "config.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "1",
-                                "--no-control-socket"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):  # poll until it answers (no fixed sleep: the machine is shared)
-            try:
-                requests.get(f"{url}{API}/vendors/", timeout=5)
-                break
-            except (requests.ConnectionError, requests.Timeout):  # not listening yet, or its first answer is slow
-                assert process.poll() is None, (tmp_path / "gunicorn.log").read_text()
-                subprocess.run(["sleep", "0.1"])
+    env = server_env(REDIS_URL=os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15"))
+    with gunicorn(env, tmp_path / "gunicorn.log", ready_path=f"{API}/vendors/") as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        log.close()
 
 
 def test_long_filters_pass_and_a_request_line_past_the_limit_is_a_json_414(gunicorn_server):

@@ -4,9 +4,7 @@ a tool killed by a signal says so with its last line. Against a PostgreSQL and a
 TMPDIR runs real sysbench and pgbench."""
 
 import os
-import shutil
 import signal
-import tempfile
 import time
 from pathlib import Path
 
@@ -16,8 +14,8 @@ from django.db import connection
 
 from runs.models import Run, RunState, Sample, Target
 
-from .runs_support import purge_queues, start_worker, stop_worker, tool_processes, wait_final, wait_for
-from .tls_servers import DATABASE, MAX_CONNECTIONS, PASSWORD, USER, TLSServers
+from .runs_support import private_tmp, queue_worker, start_worker, stop_worker, tool_processes, wait_final, wait_for
+from .tls_servers import DATABASE, MAX_CONNECTIONS, PASSWORD, USER, running_servers
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 QUEUE = "target-faults"
@@ -26,27 +24,19 @@ PGBENCH_TABLES = ["pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pg
 
 @pytest.fixture(scope="module")
 def servers():
-    root = Path(tempfile.mkdtemp(prefix="perfdash-fault-servers-"))  # PostgreSQL runs as postgres: not pytest's tmp
-    started = TLSServers(root).start()
-    yield started
-    started.stop()
-    shutil.rmtree(root, ignore_errors=True)
+    with running_servers("perfdash-fault-servers-") as started:
+        yield started
 
 
 @pytest.fixture(scope="module")
 def worker_tmp(tmp_path_factory):
-    path = tmp_path_factory.mktemp("fault-worker-tmp")
-    os.chmod(path, 0o700)
-    return path
+    return private_tmp(tmp_path_factory, "fault-worker-tmp")
 
 
 @pytest.fixture(scope="module")
 def fault_worker(django_db_setup, bench_users, servers, worker_tmp):
-    purge_queues()
-    proc = start_worker(queues=QUEUE, concurrency=1, name="runs-faults", env={"TMPDIR": str(worker_tmp)})
-    yield proc
-    stop_worker(proc)
-    purge_queues()
+    with queue_worker(QUEUE, "runs-faults", worker_tmp, concurrency=1) as proc:
+        yield proc
 
 
 def make_target(servers, engine):

@@ -5,8 +5,6 @@ made by openssl at test time (tests/tls_servers.py). A real Celery worker runs r
 Each tool run is a few seconds; the runs are made once and shared by the assertions on them."""
 
 import json
-import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -18,11 +16,8 @@ from rest_framework.test import APIClient
 
 from runs.models import Run, RunState, Target
 
-from .runs_support import (
-    purge_queues, start_worker, stop_worker, tool_processes,
-    wait_final, wait_for,
-)
-from .tls_servers import DATABASE, PASSWORD, USER, TLSServers
+from .runs_support import private_tmp, queue_worker, tool_processes, wait_final, wait_for
+from .tls_servers import DATABASE, PASSWORD, USER, running_servers
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 QUEUE = "tls-test"  # its own worker (its own TMPDIR), never the session's
@@ -30,30 +25,19 @@ QUEUE = "tls-test"  # its own worker (its own TMPDIR), never the session's
 
 @pytest.fixture(scope="module")
 def servers():
-    # Not under pytest's own temporary directory: that one is private to root, and PostgreSQL runs as postgres.
-    root = Path(tempfile.mkdtemp(prefix="perfdash-tls-servers-"))
-    started = TLSServers(root).start()
-    yield started
-    started.stop()
-    shutil.rmtree(root, ignore_errors=True)
+    with running_servers("perfdash-tls-servers-") as started:
+        yield started
 
 
 @pytest.fixture(scope="module")
 def worker_tmp(tmp_path_factory):
-    """The worker's TMPDIR: its run directories (and every file of theirs) live here, so the test can see
-    that nothing is left behind."""
-    path = tmp_path_factory.mktemp("worker-tmp")
-    os.chmod(path, 0o700)
-    return path
+    return private_tmp(tmp_path_factory, "worker-tmp")
 
 
 @pytest.fixture(scope="module")
 def tls_worker(django_db_setup, bench_users, servers, worker_tmp):
-    purge_queues()
-    proc = start_worker(queues="tls-test", name="runs-tls", env={"TMPDIR": str(worker_tmp), "RUNS_ERROR_GRACE_SECONDS": "3"})
-    yield proc
-    stop_worker(proc)
-    purge_queues()
+    with queue_worker("tls-test", "runs-tls", worker_tmp, RUNS_ERROR_GRACE_SECONDS="3") as proc:
+        yield proc
 
 
 def make_target(servers, engine, name, host="localhost", mode="verify-full", ca=None, client_cert=True):

@@ -8,10 +8,12 @@ ever stopped. Usable by hand as well:
 
 import os
 import shutil
+import tempfile
 import signal
 import socket
 import subprocess
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +59,19 @@ def make_signed(directory, name, common_name, ca_key, ca_cert, san=None):
     _run(argv)
     return key, cert
 
+
+
+@contextmanager
+def running_servers(prefix):
+    """Both servers in a directory of their own, stopped and removed afterwards. Not under pytest's temporary
+    directory: that one is private to root, and PostgreSQL runs as postgres."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    started = TLSServers(root).start()
+    try:
+        yield started
+    finally:
+        started.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 # Both servers take as many connections as the fixtures need and no more: a test may exhaust them (it is its own server).
 MAX_CONNECTIONS = 60
