@@ -150,7 +150,8 @@ class RunForm(RunParameterFields):
     repeats = forms.CharField(label=_("repeats"), required=False, initial=1,
                               widget=forms.NumberInput(attrs={"min": 1, "max": MAX_REPEATS}))
     # Asked for by launch_run when the run is large (runs/footprint.py): the page then shows the estimate beside it.
-    confirm = forms.BooleanField(label=_("I have read the estimate: launch this large run"), required=False)
+    confirm = forms.BooleanField(label=_("I have read the estimate: launch this large run"), required=False,
+                                 widget=forms.CheckboxInput(attrs={"autofocus": True}))  # the page opens at it
 
     def __init__(self, *args, engine=None, **kwargs):
         super().__init__(*args, **kwargs)

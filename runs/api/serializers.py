@@ -139,7 +139,9 @@ class RunSerializer(serializers.ModelSerializer):
     insight = serializers.JSONField(read_only=True, help_text=(
         "Per step: latency (ms), server (server-side TPS, agreement_pct with the tool's TPS in %, buffer_hit_pct, "
         "running_avg), client (cpu_avg_pct, busy_fraction, bound)."))
-    client_info = serializers.JSONField(read_only=True, help_text="The client host: cores, memory_mb, os, kernel, tool_build.")
+    client_info = serializers.JSONField(read_only=True, help_text=(
+        "The client host: cores, memory_mb, os, kernel, tool_build; target_on_client_host (true: the target's address "
+        "is one of the client host's own, so they share its CPUs; null: could not be told)."))
     regression = serializers.BooleanField(read_only=True, allow_null=True, help_text=(
         "true: TPS more than the threshold (%) below the median of the series' last runs and below their noise band; "
         "null: not judged (too few earlier runs of the same target, profile and parameters)."))
