@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from . import actions, capacity, insight, leftovers, sampling
 from .access import ConnectionFailed, TargetAccess, Unsupported
 from .drivers import NotRunnable, get_driver, judge_step, openloop, redact
-from .models import MAX_LOG_CHARS, RunState, ServerSample
+from .models import MAX_LOG_CHARS, RunState, ServerSample, resolved_host
 from .multiclient import HOST
 from .params import is_open_loop
 from .runner import run_command
@@ -451,7 +451,9 @@ class Execution:
 
     def record_fingerprint(self, tool_version_text):
         """The client host and the server's settings, once, before the first step."""
-        fields = {"client_info": sampling.client_info(tool_version_text)}
+        fields = {"client_info": {**sampling.client_info(tool_version_text),
+                                  # the target's address is this host's own: the tool shares its CPUs (Run.client_bound_cause)
+                                  "target_on_client_host": sampling.on_this_host(resolved_host(self.target.host, self.target.port))}}
         def read_settings():
             probe = self.open_probe()
             try:

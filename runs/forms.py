@@ -143,12 +143,15 @@ class RunForm(RunParameterFields):
     """Target, profile, and the run's parameters, pre-filled with the profile's values. The form only
     translates input: launch_run (services.py) validates the run, with the same rules as the API."""
 
-    field_order = ["target", "profile", *NAMES, "reproduces", "repeats"]
+    field_order = ["target", "profile", *NAMES, "reproduces", "repeats", "confirm"]
     target = forms.ModelChoiceField(Target.objects.usable(), label=_("target"))
     profile = forms.ModelChoiceField(BenchmarkProfile.objects.filter(tool__in=["sysbench", "pgbench"]), label=_("profile"))
     reproduces = forms.IntegerField(required=False, widget=forms.HiddenInput)
     repeats = forms.CharField(label=_("repeats"), required=False, initial=1,
                               widget=forms.NumberInput(attrs={"min": 1, "max": MAX_REPEATS}))
+    # Asked for by launch_run when the run is large (runs/footprint.py): the page then shows the estimate beside it.
+    confirm = forms.BooleanField(label=_("I have read the estimate: launch this large run"), required=False,
+                                 widget=forms.CheckboxInput(attrs={"autofocus": True}))  # the page opens at it
 
     def __init__(self, *args, engine=None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -478,11 +478,14 @@ class Run(models.Model):
 
     @property
     def client_bound_cause(self):
-        """What saturated, for a client-bound run (else None): "shared_host" when the target's address (as resolved
-        into database_key) is a loopback address, so the tool ran on the database's own host and the result measures
-        that shared host; "client_cpu" otherwise (the client host's CPU, the tool's own or others' on it)."""
+        """What saturated, for a client-bound run (else None): "shared_host" when the tool ran on the database's own
+        host, so the result measures that shared host: the target's address (as resolved into database_key) is a
+        loopback address, or the worker found it to be one of its host's own (client_info's target_on_client_host:
+        its interface's address); "client_cpu" otherwise (the client host's CPU, the tool's own or others' on it)."""
         if not self.client_bound:
             return None
+        if (self.client_info or {}).get("target_on_client_host"):
+            return "shared_host"
         address = (self.database_key or "").split("|")[1:2]
         try:
             shared = bool(address) and ipaddress.ip_address(address[0]).is_loopback

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 
 from .clients import pool_limit
 from .dispatch import enqueue, workers_consuming
+from .footprint import confirmation_error, estimate, needs_confirmation
 from .models import MAX_REPEATS, RepeatGroup, Run
 from .params import ascii_int, client_count, step_count, typed_overrides
 
@@ -29,13 +30,16 @@ def parse_repeats(value, errors):
     return number
 
 
-def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=None, repeats=1):
+def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=None, repeats=1, confirm=False):
     """The one place a run is validated and created (the form and the API only translate to and from it).
     Raises ValidationError {field: [messages]} naming every bad field, and then nothing is stored or
     queued; otherwise the run is saved and queued once the row is committed.
 
     repeats=N (N > 1) creates N ordinary runs of the same set-up in one repeat group, queued in order:
-    the one-active-run-per-target rule runs them one after another. Returns the first of them."""
+    the one-active-run-per-target rule runs them one after another. Returns the first of them.
+
+    A run that loads or takes much (runs/footprint.py: a whitepaper profile as published) is refused, naming
+    `confirm` and saying its rows, disk and time, unless confirm is true."""
     errors = {}
     repeats = parse_repeats(repeats, errors)
     if target.archived_at:
@@ -63,6 +67,8 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
                                         "\"%(queue)s\" now (%(workers)s): each client host needs a worker of its own. "
                                         "Start more workers with -Q %(queue)s or ask for fewer client hosts.") % {
                 "n": client_count(params), "queue": target.queue, "workers": available}]
+    if params and not errors and not confirm and needs_confirmation(found := estimate(params, repeats)):
+        errors["confirm"] = [confirmation_error(found)]
     if errors:
         raise ValidationError(errors)
     overrides = typed_overrides(profile, overrides)  # stored typed whatever sent them (the form sends text)

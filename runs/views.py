@@ -158,7 +158,8 @@ def run_new(request):
             try:
                 run = launch_run(target=form.cleaned_data["target"], profile=form.cleaned_data["profile"],
                                  overrides=form.cleaned_data["overrides"], user=request.user,
-                                 reproduces=plan.result if plan else None, repeats=form.cleaned_data.get("repeats"))
+                                 reproduces=plan.result if plan else None, repeats=form.cleaned_data.get("repeats"),
+                                 confirm=form.cleaned_data.get("confirm", False))
             except ValidationError as exc:
                 for field, errors in exc.message_dict.items():
                     form.add_error(field if field in form.fields else None, errors)

@@ -25,23 +25,55 @@ DB_USER = "perfdash_bench"
 MYSQL_DB = PG_DB = os.environ.get("TEST_BENCH_DB", "perfdash_sb")
 
 
+# The least a target's user needs (docs/runs.md, "A target's database and user": the same statements, which
+# tests/test_runs_least_privilege.py holds the page to): the tools' tables in their own database, and what the
+# server-side evidence reads beside them.
+def mysql_grants(database, account):
+    return [f"GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, INDEX ON {database}.* TO {account}",
+            # the server's view of the tool's sessions' TLS (performance_schema.status_by_thread, threads)
+            f"GRANT SELECT ON performance_schema.* TO {account}"]
+
+
+def postgresql_grants(database, role):
+    """(statements in any database, statements in the target's database)."""
+    return ([f"GRANT CONNECT ON DATABASE {database} TO {role}",
+             # other sessions' state and TLS (pg_stat_activity, pg_stat_ssl); every setting in pg_settings
+             f"GRANT pg_read_all_stats, pg_read_all_settings TO {role}"],
+            [f"GRANT USAGE, CREATE ON SCHEMA public TO {role}"])
+
+
 def ensure_database_users():
-    """A dedicated user with a password on each server (idempotent)."""
+    """A dedicated user with a password on each server (idempotent), with the least rights a run needs: neither
+    root nor a superuser, nor the owner of its database (the database an administrator's)."""
     conn = pymysql.connect(host="127.0.0.1", port=3306, user="root", password="", autocommit=True)
     with conn.cursor() as cur:
         cur.execute(f"CREATE DATABASE IF NOT EXISTS {MYSQL_DB}")
         quoted = conn.escape(PASSWORD)
         for host in ("127.0.0.1", "localhost", "%"):
-            cur.execute(f"CREATE USER IF NOT EXISTS '{DB_USER}'@'{host}' IDENTIFIED BY {quoted}")
-            cur.execute(f"ALTER USER '{DB_USER}'@'{host}' IDENTIFIED BY {quoted}")
-            cur.execute(f"GRANT ALL ON {MYSQL_DB}.* TO '{DB_USER}'@'{host}'")
+            account = f"'{DB_USER}'@'{host}'"
+            cur.execute(f"CREATE USER IF NOT EXISTS {account} IDENTIFIED BY {quoted}")
+            cur.execute(f"ALTER USER {account} IDENTIFIED BY {quoted}")
+            try:  # what an earlier version of this fixture granted (ALL) goes first
+                cur.execute(f"REVOKE ALL PRIVILEGES ON {MYSQL_DB}.* FROM {account}")
+            except pymysql.MySQLError as exc:
+                if exc.args[0] != 1141:  # ER_NONEXISTING_GRANT: nothing granted on it yet
+                    raise
+            for statement in mysql_grants(MYSQL_DB, account):
+                cur.execute(statement)
     conn.close()
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as pg:
         exists = pg.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [DB_USER]).fetchone()
         pw = PASSWORD.replace("'", "''")
-        pg.execute(f"{'ALTER' if exists else 'CREATE'} ROLE {DB_USER} LOGIN PASSWORD '{pw}'")
+        pg.execute(f"{'ALTER' if exists else 'CREATE'} ROLE {DB_USER} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '{pw}'")
         if not pg.execute("SELECT 1 FROM pg_database WHERE datname = %s", [PG_DB]).fetchone():
-            pg.execute(f"CREATE DATABASE {PG_DB} OWNER {DB_USER}")
+            pg.execute(f"CREATE DATABASE {PG_DB}")
+        pg.execute(f"ALTER DATABASE {PG_DB} OWNER TO postgres")  # an earlier version made the user its owner
+        server_wide, in_database = postgresql_grants(PG_DB, DB_USER)
+        for statement in server_wide:
+            pg.execute(statement)
+    with psycopg.connect(f"postgresql://postgres@127.0.0.1:5432/{PG_DB}", autocommit=True) as pg:
+        for statement in in_database:
+            pg.execute(statement)
 
 
 def make_targets():

@@ -146,6 +146,9 @@ def test_a_remote_target_records_its_round_trip_and_the_run_agrees_with_the_tool
     # Two relayed chunks per query (1 ms each way): the median round trip is at least 2 ms.
     assert run.round_trip["median_ms"] >= 2 * DELAY_MS, run.round_trip
     assert run.round_trip["queries"] == 7
+    # Another host by its address (issue 33.7): its server is none of the worker's own addresses, so a client-bound
+    # run here would read "client_cpu", not "shared_host" (the namespace shares this machine's CPUs: not told).
+    assert run.client_info["target_on_client_host"] is False
     # The stored result is the tool's own report.
     tps = float(re.search(r"^\s*transactions:\s+\d+\s+\(([\d.]+) per sec\.\)", run.log, re.MULTILINE).group(1))
     assert run.summary["tps"] == tps

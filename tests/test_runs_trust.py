@@ -61,10 +61,15 @@ def test_reproduce_fills_the_rows_methodology_offers_only_its_engine_and_clears_
     assert "<html" not in partial
     assert f'<option value="{profiles["sysbench-oltp-rw-mysql"].pk}" selected>' in partial
     assert field_value(partial, "tables") == "64" and field_value(partial, "thread_sweep") == ""
-    # Launch with what the form shows: one step of 200 threads, the row's size, linked to the row.
-    response = client.post("/runs/new/", {"target": maria.pk, "profile": profiles["sysbench-oltp-rw-mysql"].pk, "reproduces": row.pk,
-                                          "tables": "64", "rows_per_table": "10000000", "threads": "200", "duration_s": "3600",
-                                          "thread_sweep": "", "report_interval_s": "3", "warmup_s": "0", "prepared": "true"})
+    # Launch with what the form shows: one step of 200 threads, the row's size, linked to the row. It is the full
+    # whitepaper profile: the first launch shows the estimate and asks to confirm (issue 33.8), the second confirms.
+    form = {"target": maria.pk, "profile": profiles["sysbench-oltp-rw-mysql"].pk, "reproduces": row.pk,
+            "tables": "64", "rows_per_table": "10000000", "threads": "200", "duration_s": "3600",
+            "thread_sweep": "", "report_interval_s": "3", "warmup_s": "0", "prepared": "true"}
+    response = client.post("/runs/new/", form)
+    assert response.status_code == 200 and list(response.context["form"].errors) == ["confirm"]
+    assert "640,000,000 rows" in response.content.decode() and not Run.objects.exists()
+    response = client.post("/runs/new/", {**form, "confirm": "on"})
     assert response.status_code == 302, response.context["form"].errors
     run = Run.objects.get()
     assert run.reproduces == row and run.params["thread_sweep"] == [] and run.params["threads"] == 200

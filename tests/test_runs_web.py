@@ -208,8 +208,9 @@ def test_other_hostile_run_requests(operator_api, target, pg_target, profiles, s
 
 
 def test_valid_run_is_created_queued_with_its_parameters(operator_api, operator_user, target, profiles):
-    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "sysbench-oltp-rw-mysql",
-                                          "overrides": {"thread_sweep": [8, 16], "duration_s": 30}}, format="json")
+    launch = {"target": target.pk, "profile": "sysbench-oltp-rw-mysql", "overrides": {"thread_sweep": [8, 16], "duration_s": 30}}
+    assert list(operator_api.post("/api/v1/runs/", launch, format="json").json()["errors"]) == ["confirm"]  # 64 x 10M rows
+    response = operator_api.post("/api/v1/runs/", {**launch, "confirm": True}, format="json")
     assert response.status_code == 201
     body = response.json()
     assert body["state"] == "queued" and body["params"]["thread_sweep"] == [8, 16] and body["params"]["tables"] == 64

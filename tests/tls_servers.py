@@ -20,6 +20,8 @@ from pathlib import Path
 import psycopg
 import pymysql
 
+from .runs_support import mysql_grants, postgresql_grants
+
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 USER = "perfdash_tls"
 PASSWORD = "Tls-s3cr3t,#pw"
@@ -138,10 +140,10 @@ class TLSServers:
             for host in ("127.0.0.1", "localhost", "%"):
                 # TLS is required by the server (require_secure_transport), not per user: as managed databases do.
                 cur.execute(f"CREATE USER IF NOT EXISTS '{USER}'@'{host}' IDENTIFIED BY {conn.escape(PASSWORD)}")
-                cur.execute(f"GRANT ALL ON {DATABASE}.* TO '{USER}'@'{host}'")
-                # the server's view of the tool's sessions (performance_schema.status_by_thread)
-                cur.execute(f"GRANT SELECT ON performance_schema.* TO '{USER}'@'{host}'")
-                cur.execute(f"GRANT PROCESS ON *.* TO '{USER}'@'{host}'")
+                # the least a run needs (docs/runs.md), performance_schema included: the server's view of the tool's
+                # sessions' TLS (performance_schema.status_by_thread)
+                for statement in mysql_grants(DATABASE, f"'{USER}'@'{host}'"):
+                    cur.execute(statement)
         conn.close()
 
     def stop_mariadb(self):
@@ -184,9 +186,15 @@ class TLSServers:
         with conn:
             if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [USER]).fetchone():
                 conn.execute(f"CREATE ROLE {USER} LOGIN PASSWORD '{PASSWORD}'")
-                conn.execute(f"GRANT pg_read_all_stats TO {USER}")
             if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE]).fetchone():
-                conn.execute(f"CREATE DATABASE {DATABASE} OWNER {USER}")
+                conn.execute(f"CREATE DATABASE {DATABASE}")
+            server_wide, in_database = postgresql_grants(DATABASE, USER)  # the least a run needs (docs/runs.md)
+            for statement in server_wide:
+                conn.execute(statement)
+        with psycopg.connect(host=str(self.pg_socket_dir), port=self.pg_port, user="postgres", dbname=DATABASE,
+                             autocommit=True) as conn:
+            for statement in in_database:
+                conn.execute(statement)
 
     def stop_postgresql(self):
         self._stop("postgresql")

@@ -139,7 +139,9 @@ class RunSerializer(serializers.ModelSerializer):
     insight = serializers.JSONField(read_only=True, help_text=(
         "Per step: latency (ms), server (server-side TPS, agreement_pct with the tool's TPS in %, buffer_hit_pct, "
         "running_avg), client (cpu_avg_pct, busy_fraction, bound)."))
-    client_info = serializers.JSONField(read_only=True, help_text="The client host: cores, memory_mb, os, kernel, tool_build.")
+    client_info = serializers.JSONField(read_only=True, help_text=(
+        "The client host: cores, memory_mb, os, kernel, tool_build; target_on_client_host (true: the target's address "
+        "is one of the client host's own, so they share its CPUs; null: could not be told)."))
     regression = serializers.BooleanField(read_only=True, allow_null=True, help_text=(
         "true: TPS more than the threshold (%) below the median of the series' last runs and below their noise band; "
         "null: not judged (too few earlier runs of the same target, profile and parameters)."))
@@ -150,6 +152,10 @@ class RunSerializer(serializers.ModelSerializer):
     repeats = RepeatsField(write_only=True, required=False, default=1, help_text="Launch this many runs of the same set-up, queued one after another on the "
                                                  "target as one repeat group (the answer is the first; the others are "
                                                  "?repeat_group=<id>). Default 1.")
+    confirm = serializers.BooleanField(write_only=True, required=False, default=False, help_text=(
+        "true: launch a run that loads at least 1 GB or takes at least 1 h (a whitepaper profile as published). "
+        "Without it such a launch is refused (400) under confirm, saying the rows, the disk on the target and the time "
+        "it estimates (docs/runs.md: how). Default false."))
     repeat_group = serializers.SerializerMethodField(help_text=(
         "The launch this run belongs to when it asked for repeats: id, count (runs launched), index (this run's, from 1); "
         "null for a single run. The group is judged as one result (its mean TPS) once all its runs have ended."))
@@ -175,9 +181,9 @@ class RunSerializer(serializers.ModelSerializer):
                   "tool_version", "server_version", "step", "step_count", "progress_percent", "eta_seconds",
                   "command_line", "loop", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
                   "retraction_reason", "client_bound", "client_bound_cause", "latency", "latency_caveat", "insight", "client_info", "server_settings_hash",
-                  "regression", "trend", "repeats", "repeat_group", "clients", "round_trip", "tls", "other_load",
+                  "regression", "trend", "repeats", "confirm", "repeat_group", "clients", "round_trip", "tls", "other_load",
                   "leftover_tables"]
-        read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats", "reproduces")]
+        read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats", "confirm", "reproduces")]
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_url(self, run):

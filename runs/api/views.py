@@ -168,7 +168,8 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         try:  # launch_run is the one place a run is validated; its errors come back field by field
             serializer.instance = launch_run(target=data["target"], profile=data["profile"],
                                              overrides=data.get("overrides") or {}, user=self.request.user,
-                                             repeats=data.get("repeats", 1), reproduces=data.get("reproduces"))
+                                             repeats=data.get("repeats", 1), reproduces=data.get("reproduces"),
+                                             confirm=data.get("confirm", False))
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
 
