@@ -40,7 +40,8 @@ def emit(event, data):
     payload's data, or a function making it (called only when some hook wants the event). Returns the deliveries."""
     if event not in webhook_rules.EVENTS:
         raise ValueError(f"unknown webhook event {event!r}")
-    hooks = list(Webhook.objects.filter(active=True, events__contains=[event]))
+    # Filtered here, not by a JSON lookup: `contains` on a JSON list is not in every backend (SQLite); hooks are few.
+    hooks = [hook for hook in Webhook.objects.filter(active=True) if event in hook.events]
     if hooks and callable(data):
         data = data()
     deliveries = []
