@@ -8,9 +8,11 @@ The schema is loaded inside the test (it needs the database);
 each operation is driven through schemathesis' Hypothesis strategies, positive and negative, with a
 small fixed budget so the whole run stays well under a minute."""
 
+import io
 import os
 import re
 
+import pyarrow.parquet
 import pytest
 import schemathesis
 from django.conf import settings as django_settings
@@ -27,6 +29,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]  # schemathesis: hundreds of generated requests
 
 SCHEMA_URL = "/api/v1/schema/?format=json"
+PARQUET = "application/vnd.apache.parquet"
 CATALOGUE_PATH = r"^/api/v1/(vendors|documents|methodologies|engines|versions|families|flavors|results|spec|compare|sizing)/"
 RUNS_PATH = r"^/api/v1/(runs|targets|profiles|schedules)/"
 EXAMPLES = {GenerationMode.POSITIVE: 15, GenerationMode.NEGATIVE: 8}
@@ -158,6 +161,9 @@ def test_documented_examples_are_accepted(client):
             assert response.status_code == 200, (path, parameter["name"], response.content[:300])
             if list(operation["responses"]["200"]["content"]) == ["text/csv"]:  # /results/csv/: rows past the header
                 assert len(b"".join(response.streaming_content).splitlines()) > 1, (path, parameter["name"], example)
+            elif list(operation["responses"]["200"]["content"]) == [PARQUET]:  # /results/parquet/: rows
+                assert pyarrow.parquet.read_metadata(io.BytesIO(b"".join(response.streaming_content))).num_rows > 0, \
+                    (path, parameter["name"], example)
             else:
                 assert response.json()["count"] > 0, (path, parameter["name"], example)
             tried += 1
