@@ -1,4 +1,6 @@
 from django.contrib import admin
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from .models import (
     Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor, Webhook,
@@ -90,8 +92,13 @@ class WebhookAdmin(admin.ModelAdmin):
 
     list_display = ("name", "url", "active", "consecutive_failures", "disabled_reason")
     list_filter = ("active",)
-    readonly_fields = ("secret", "consecutive_failures", "disabled_reason", "disabled_at", "created_at")
+    readonly_fields = ("signing_secret", "consecutive_failures", "disabled_reason", "disabled_at", "created_at")
     inlines = [WebhookDeliveryInline]
+
+    @admin.display(description=_("Secret"))
+    def signing_secret(self, obj):
+        """The HMAC-SHA256 key, wrapping on a phone (64 characters without a break otherwise run off the screen)."""
+        return format_html('<code style="overflow-wrap: anywhere">{}</code>', obj.secret) if obj.secret else "-"
 
     def save_model(self, request, obj, form, change):
         if change and obj.active and "active" in form.changed_data:

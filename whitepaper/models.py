@@ -454,7 +454,7 @@ class Webhook(models.Model):
     """A receiver registered by staff (the admin) for some events; every payload is signed with its secret."""
 
     name = models.CharField(max_length=100)
-    url = models.URLField(max_length=500, validators=[webhook_rules.check_url], help_text=_("http or https, no user name or password in it; a private "
+    url = models.URLField("URL", max_length=500, validators=[webhook_rules.check_url], help_text=_("http or https, no user name or password in it; a private "
                                                       "address only where WEBHOOK_ALLOW_PRIVATE_ADDRESSES allows it."))
     events = models.JSONField(default=list, validators=[webhook_rules.check_events],
                               help_text=_("The events sent to it, a list: document.imported, run.finished, run.published, regression.found."))
