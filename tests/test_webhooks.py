@@ -247,3 +247,15 @@ def test_staff_register_a_hook_in_the_admin_and_see_its_secret(admin_client, set
         "name": "bad", "url": "http://127.0.0.1/hook", "events": '["run.finished"]', "active": "on",
         "deliveries-TOTAL_FORMS": "0", "deliveries-INITIAL_FORMS": "0"})
     assert refused.status_code == 200 and "private or reserved address" in refused.content.decode()
+
+
+def test_a_failing_payload_never_fails_what_happened(db, settings):
+    """An import, a run's end or a publish stands when its news cannot be logged (the error is logged instead)."""
+    settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES = True
+    Webhook.objects.create(name="any", url="http://127.0.0.1:9/hook", events=["run.finished"])
+
+    def broken():
+        raise RuntimeError("no payload")
+
+    assert webhooks.emit("run.finished", broken) == []
+    assert not WebhookDelivery.objects.exists() and Webhook.objects.count() == 1  # the savepoint only rolled back

@@ -10,6 +10,7 @@ Emitted by whitepaper/importer.py (document.imported), runs/actions.py (run.fini
 runs/publish.py (run.published)."""
 
 import json
+import logging
 import urllib.error
 import urllib.request
 import uuid
@@ -28,6 +29,7 @@ from .models import Webhook, WebhookDelivery
 TASK = "whitepaper.deliver_webhook"
 MAX_ERROR_CHARS = 500
 USER_AGENT = "perfdash-webhooks/1"
+log = logging.getLogger(__name__)
 
 
 def absolute(path):
@@ -37,9 +39,19 @@ def absolute(path):
 
 def emit(event, data):
     """Log one delivery per active hook registered for `event` and queue each after the commit. `data`: the
-    payload's data, or a function making it (called only when some hook wants the event). Returns the deliveries."""
+    payload's data, or a function making it (called only when some hook wants the event). Returns the deliveries.
+    Never fails its caller (an import, a run's end, a publish): an error is logged, in a savepoint of its own."""
     if event not in webhook_rules.EVENTS:
         raise ValueError(f"unknown webhook event {event!r}")
+    try:
+        with transaction.atomic():
+            return _emit(event, data)
+    except Exception:  # noqa: BLE001 - the news is extra: what happened stands without it
+        log.exception("could not log the %s webhook deliveries", event)
+        return []
+
+
+def _emit(event, data):
     # Filtered here, not by a JSON lookup: `contains` on a JSON list is not in every backend (SQLite); hooks are few.
     hooks = [hook for hook in Webhook.objects.filter(active=True) if event in hook.events]
     if hooks and callable(data):
@@ -49,7 +61,8 @@ def emit(event, data):
         payload = {"id": str(uuid.uuid4()), "event": event, "created": timezone.now().isoformat(), "data": data}
         deliveries.append(WebhookDelivery.objects.create(webhook=hook, event=event, payload=payload))
     for delivery in deliveries:
-        transaction.on_commit(lambda pk=delivery.pk: current_app.send_task(TASK, args=[pk]))
+        # robust: a broker that is down then fails no import or run (the delivery stays pending, in the log)
+        transaction.on_commit(lambda pk=delivery.pk: current_app.send_task(TASK, args=[pk]), robust=True)
     return deliveries
 
 
