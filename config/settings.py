@@ -303,6 +303,17 @@ RUNS_CLIENT_START_LEAD_SECONDS = env.float("RUNS_CLIENT_START_LEAD_SECONDS", def
 RUNS_CLIENT_HOST = env("RUNS_CLIENT_HOST", default="") or socket.gethostname()
 # Regressions (runs/history.py): a run's TPS more than THRESHOLD % below the median of the last WINDOW
 # comparable runs, and below their noise band (mean - 2 standard deviations), judged once MIN_RUNS exist.
+# Webhooks (whitepaper/webhooks.py, docs/api.md "Webhooks"): attempts per delivery, the exponential backoff between
+# them (base, 2 x base, 4 x base... capped), failed deliveries in a row before a hook is disabled, each attempt's
+# time-out, and whether receivers on private/loopback addresses are allowed (off: a hook cannot reach the intranet).
+WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=5)
+WEBHOOK_RETRY_BASE_SECONDS = env.float("WEBHOOK_RETRY_BASE_SECONDS", default=30.0)
+WEBHOOK_RETRY_MAX_SECONDS = env.float("WEBHOOK_RETRY_MAX_SECONDS", default=3600.0)
+WEBHOOK_DISABLE_AFTER_FAILURES = env.int("WEBHOOK_DISABLE_AFTER_FAILURES", default=5)
+WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=False)
+# The site's public address (https://perf.example.com), for absolute URLs in webhook payloads; empty: paths only.
+SITE_URL = env("SITE_URL", default="").rstrip("/")
 RUNS_REGRESSION_THRESHOLD_PCT = env.float("RUNS_REGRESSION_THRESHOLD_PCT", default=5.0)
 RUNS_REGRESSION_WINDOW = env.int("RUNS_REGRESSION_WINDOW", default=5)
 RUNS_REGRESSION_MIN_RUNS = env.int("RUNS_REGRESSION_MIN_RUNS", default=3)

@@ -7,8 +7,11 @@ whichever path ended the run. Publishing and retracting, which change what a run
 than its state, are runs/publish.py's publish_run and retract_run."""
 
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+
+from whitepaper import webhooks
 
 from . import history, stats
 from .access import TargetAccess
@@ -93,7 +96,23 @@ def _end(run, state, **fields):
             run.refresh_from_db(fields=["regression", "trend"])
         elif moved and state == RunState.SUCCEEDED:
             history.record_judgement(run)
+        if moved:  # webhooks, sent once this transaction commits
+            webhooks.emit("run.finished", lambda: event_data(run))
+            if run.regression:
+                webhooks.emit("regression.found", lambda: {**event_data(run), "trend": run.trend})
     return moved
+
+
+def event_data(run):
+    """A run as webhook payloads carry it (no host, user or database: a receiver may be anywhere)."""
+    run.refresh_from_db(fields=["state", "finished_at", "summary", "reason", "regression", "trend"])
+    summary = run.summary or {}
+    return {"run": run.pk, "state": run.state, "target": run.target.name, "profile": run.profile.slug,
+            "tps": summary.get("tps"), "qps": summary.get("qps"), "reason": run.reason or "",
+            "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+            "regression": run.regression, "repeat_group": run.repeat_group_id,
+            "url": webhooks.absolute(reverse("v1:run-detail", kwargs={"pk": run.pk})),
+            "html_url": webhooks.absolute(run.get_absolute_url())}
 
 
 

@@ -24,7 +24,10 @@ from whitepaper.models import (
     Vendor,
 )
 
-from . import history
+from whitepaper import webhooks
+from whitepaper.export import RESULTS_PATH
+
+from . import actions, history
 from .access import short_version
 from .drivers.base import statements_per_transaction
 from .models import Run, Tool
@@ -99,6 +102,9 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
         run.other_load_acknowledged_at, run.other_load_acknowledged_by = timezone.now(), user
         fields += ["other_load_acknowledged_at", "other_load_acknowledged_by"]
     run.save(update_fields=fields)
+    webhooks.emit("run.published", lambda: {**actions.event_data(run), "result": result.pk,
+                                            "result_url": webhooks.absolute(f"{RESULTS_PATH}{result.pk}/"),
+                                            "record_url": webhooks.absolute(result.run_record_url)})
     return result
 
 

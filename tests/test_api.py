@@ -343,7 +343,7 @@ def test_csv_errors_are_json_400(client):
 
 def test_unsupported_format_is_a_400_naming_the_accepted_formats(client):
     assert errors(client, f"{API}/vendors/", format="csv")["format"] == ["Unknown format 'csv'; accepted: json."]  # JSON only: 'api' (HTML) is not offered (issue 37.6)
-    assert errors(client, f"{API}/results/", format="xml")["format"] == ["Unknown format 'xml'; accepted: json, csv."]
+    assert errors(client, f"{API}/results/", format="xml")["format"] == ["Unknown format 'xml'; accepted: json, csv, parquet."]
 
 
 # --- Spec lookup ---------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ generates a package from the live schema (the generator is pinned in requirement
 set-up; nothing is fetched at test time) and a script with that package on its path uses it against the running server: a two-field ordering
 with a two-engine filter (the full result type), a `fields=` page (the partial type), paging by cursor following
 the Link header, the CSV (its own operation, read as text), spec lookup (an answer and an ambiguity), compare,
-sizing, and a 400; mypy checks the script against the package with the plain anonymous Client (issue 25.3, 25.4)."""
+sizing, a 400, and the Parquet (read by the test with pandas, polars and DuckDB); mypy checks the script against the package with the plain anonymous Client (issue 25.3, 25.4)."""
 
 import json
 import os
@@ -12,8 +12,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+import duckdb
+import pandas
+import polars
 import pytest
 import requests
+
+from tests.test_api_parquet import KEYS as HAND_READ_KEYS, ROWS as HAND_READ_ROWS
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -27,14 +32,15 @@ SCRIPT = textwrap.dedent('''
     import httpx
     from rds_performance_whitepaper_api_client import Client
     from rds_performance_whitepaper_api_client.api.compare import compare_retrieve
-    from rds_performance_whitepaper_api_client.api.results import results_csv_retrieve, results_list
+    from rds_performance_whitepaper_api_client.api.results import results_csv_retrieve, results_list, results_parquet_retrieve
     from rds_performance_whitepaper_api_client.api.sizing import sizing_retrieve
     from rds_performance_whitepaper_api_client.api.spec import spec_retrieve
+    from rds_performance_whitepaper_api_client.types import File
     from rds_performance_whitepaper_api_client.models import (AmbiguousSpec, Comparison, PaginatedPartialResultList,
         PaginatedResultList, ParameterErrors, ResultsListFieldsItem, ResultsListOrderingItem, ResultsListPagination, SizingRetrieveMetric,
         SpecAnswer)
 
-    base, huawei, alibaba = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    base, huawei, alibaba, parquet_path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     # The plain, anonymous client: public reads declare no security (mypy checks this script against it).
     client = Client(base_url=base, raise_on_unexpected_status=True, timeout=httpx.Timeout(60))
     out: dict[str, object] = {}
@@ -75,6 +81,13 @@ SCRIPT = textwrap.dedent('''
     csv_text = results_csv_retrieve.sync(client=client, engine=["mysql"], version=["8.0"])
     assert isinstance(csv_text, str), csv_text
     out["csv"] = csv_text
+
+    # The whole set as Parquet (issue 37.7): its own operation, read as a file (the test reads it with pandas,
+    # polars and DuckDB).
+    parquet = results_parquet_retrieve.sync(client=client)
+    assert isinstance(parquet, File), parquet
+    with open(parquet_path, "wb") as sink:
+        sink.write(parquet.payload.read())
 
     # Spec lookup: one answer, then an ambiguity (409, which httpx raises for).
     answer = spec_retrieve.sync(client=client, engine="mysql", version="8.0", family="dedicated", vcpus=8, memory_gb=64)
@@ -130,9 +143,15 @@ def generated_client(catalogue_server, tmp_path_factory):
     schema = requests.get(f"{catalogue_server}/api/v1/schema/?format=json", timeout=60)
     schema.raise_for_status()
     (work / "schema.json").write_bytes(schema.content)
-    output = run([str(python.parent / "openapi-python-client"), "generate", "--path", str(work / "schema.json"),
-                  "--output-path", str(work / "client")], env=env, cwd=work)
-    assert "Warning" not in output, output  # every operation and model generated
+    # A consumer's generator configuration: the Parquet media type read as bytes (openapi-python-client knows
+    # application/octet-stream, not the registered application/vnd.apache.parquet).
+    (work / "config.yaml").write_text("content_type_overrides:\n  application/vnd.apache.parquet: application/octet-stream\n")
+    generated = subprocess.run([str(python.parent / "openapi-python-client"), "generate", "--path", str(work / "schema.json"),
+                                "--output-path", str(work / "client"), "--config", str(work / "config.yaml")],
+                               capture_output=True, text=True, timeout=900, env=env, cwd=work)
+    assert generated.returncode == 0, generated.stderr[-3000:]
+    # every operation and model generated (a response it cannot read is a warning on stderr)
+    assert "Warning" not in generated.stdout and "Cannot parse" not in generated.stderr, generated.stderr[-3000:]
     return python, env
 
 
@@ -154,7 +173,8 @@ def test_a_generated_client_lists_pages_looks_up_compares_sizes_and_reads_a_400(
     # call was typed as needing an AuthenticatedClient, and list items typed every field as optional).
     run([str(python), "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull, str(script)], env=env,
         cwd=script.parent)
-    out = json.loads(run([str(python), str(script), catalogue_server, str(huawei), str(alibaba)], env=env))
+    parquet = script.parent / "results.parquet"
+    out = json.loads(run([str(python), str(script), catalogue_server, str(huawei), str(alibaba), str(parquet)], env=env))
 
     mysql, postgresql = ids(catalogue_server, "engine=mysql"), ids(catalogue_server, "engine=postgresql")
     rows = out["list"]["rows"]
@@ -182,6 +202,19 @@ def test_a_generated_client_lists_pages_looks_up_compares_sizes_and_reads_a_400(
 
     assert out["bad"]["code"] == "invalid" and list(out["bad"]["errors"]) == ["engine"]
     assert "oracle" in out["bad"]["errors"]["engine"][0]
+
+    # The Parquet the generated client saved, read with no options: the rows read by hand in the documents.
+    frames = {"pandas": [{k: (None if pandas.isna(v) else v) for k, v in r.items()}
+                         for r in pandas.read_parquet(parquet).to_dict("records")],
+              "polars": polars.read_parquet(parquet).to_dicts()}
+    cursor = duckdb.connect().execute(f"SELECT * FROM read_parquet('{parquet}')")
+    frames["duckdb"] = [dict(zip([d[0] for d in cursor.description], r)) for r in cursor.fetchall()]
+    csv_ids = [int(i) for i in requests.get(f"{catalogue_server}/api/v1/results/csv/?fields=id", timeout=60).text.split()[1:]]
+    for reader, records in frames.items():
+        assert [r["id"] for r in records] == csv_ids, reader  # the CSV's rows, in its order
+        for row in HAND_READ_ROWS:
+            matches = [r for r in records if all(r[k] == row[k] for k in HAND_READ_KEYS if k in row)]
+            assert len(matches) == 1 and {k: matches[0][k] for k in row} == row, (reader, row)
 
 
 RUNS_SCRIPT = textwrap.dedent('''

@@ -167,14 +167,15 @@ def test_every_operation_declares_the_json_414(client):
             assert media["example"]["code"] == "request_line_too_long", (method, path)
 
 
-@pytest.mark.parametrize("path", [f"{API}/results/?format=csv&engine=ppas", f"{API}/results/csv/?engine=ppas"])
+@pytest.mark.parametrize("path", [f"{API}/results/?format=csv&engine=ppas", f"{API}/results/csv/?engine=ppas",
+                                  f"{API}/results/?format=parquet&engine=ppas", f"{API}/results/parquet/?engine=ppas"])
 @pytest.mark.parametrize("paging", ["page_size=1", "page=2", "pagination=cursor"])
-def test_both_csvs_refuse_pages_alike(client, path, paging):
+def test_both_csvs_and_parquets_refuse_pages_alike(client, path, paging):
     response = client.get(f"{path}&{paging}")
     assert response.status_code == 400 and response["Content-Type"] == "application/json"
     name = paging.split("=")[0]
     assert response.json()["errors"] == {name: [
-        "The CSV holds every matching row: page, page_size, pagination and cursor are for JSON pages."]}
+        "The CSV (and the Parquet) holds every matching row: page, page_size, pagination and cursor are for JSON pages."]}
 
 
 def find_result(client, query, **printed):

@@ -1,7 +1,10 @@
 from django.contrib import admin
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from .models import (
-    Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor,
+    Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor, Webhook,
+    WebhookDelivery,
 )
 
 
@@ -66,3 +69,48 @@ class PublishedResultAdmin(admin.ModelAdmin):
     search_fields = ["flavor__spec_code", "table__label"]
     list_select_related = ["table__document", "engine_version__engine", "flavor__family"]
     raw_id_fields = ["table", "flavor", "engine_version"]
+
+
+class WebhookDeliveryInline(admin.TabularInline):
+    """The hook's delivery log, newest first (read-only)."""
+
+    model = WebhookDelivery
+    fields = ("created_at", "event", "status", "attempts", "last_status_code", "last_error", "last_attempt_at",
+              "delivered_at")
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+    ordering = ("-id",)
+
+
+@admin.register(Webhook)
+class WebhookAdmin(admin.ModelAdmin):
+    """Staff register receivers here (docs/api.md, "Webhooks"): the URL is checked when saved; the secret is made
+    once, shown here to staff to configure the receiver's signature check. Ticking `active` again re-enables a hook
+    that was disabled after failing, its failure count reset."""
+
+    list_display = ("name", "url", "active", "consecutive_failures", "disabled_reason")
+    list_filter = ("active",)
+    readonly_fields = ("signing_secret", "consecutive_failures", "disabled_reason", "disabled_at", "created_at")
+    inlines = [WebhookDeliveryInline]
+
+    @admin.display(description=_("Secret"))
+    def signing_secret(self, obj):
+        """The HMAC-SHA256 key, wrapping on a phone (64 characters without a break otherwise run off the screen)."""
+        return format_html('<code style="overflow-wrap: anywhere">{}</code>', obj.secret) if obj.secret else "-"
+
+    def save_model(self, request, obj, form, change):
+        if change and obj.active and "active" in form.changed_data:
+            obj.consecutive_failures, obj.disabled_reason, obj.disabled_at = 0, "", None
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "webhook", "event", "status", "attempts", "last_status_code", "last_error")
+    list_filter = ("status", "event")
+    readonly_fields = [f.name for f in WebhookDelivery._meta.fields]
+
+    def has_add_permission(self, request):
+        return False

@@ -13,8 +13,9 @@ from pathlib import Path
 import yaml
 from django.db import transaction
 from django.db.models import ProtectedError
+from django.urls import reverse
 
-from . import newest, order_key
+from . import newest, order_key, webhooks
 from .freshness import touch
 from .metrics import METRICS
 from .models import (
@@ -385,7 +386,19 @@ def _resolve(parsed, path):
 def import_document(parsed):
     """Write one parsed document; everything or nothing."""
     with newest.batch():  # is_newest: one refresh for the document, in its transaction
-        return _import_document(parsed)
+        report = _import_document(parsed)
+    if report.changed:  # news for webhooks (sent once this transaction commits); a re-import changing nothing is none
+        webhooks.emit("document.imported", lambda: document_event(report))
+    return report
+
+
+def document_event(report):
+    document = Document.objects.select_related("vendor").get(slug=report.document)
+    """A document.imported payload's data: the document, what the import changed, where to read it."""
+    return {"document": document.slug, "vendor": document.vendor.slug, "title": document.title,
+            "published": document.published.isoformat(), "created": report.created, "updated": report.updated,
+            "deleted": report.deleted, "url": webhooks.absolute(reverse("v1:document-detail", args=[document.slug])),
+            "html_url": webhooks.absolute(document.get_absolute_url())}
 
 
 def _import_document(parsed):

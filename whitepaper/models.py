@@ -1,6 +1,7 @@
 """The catalogue of published results: who published what, measured how, on which flavour."""
 
 import re
+import secrets
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -11,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .choices import Architecture, Deployment, Origin  # noqa: F401  (the models' vocabularies, named from here too)
+from . import webhook_rules
 from .metrics import METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
 from .queries import DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, DocumentQuerySet, PublishedResultQuerySet, version_order_key
 
@@ -436,3 +438,60 @@ class PublishedResult(models.Model):
         if self.tps is None:
             return None
         return (self.tps / Decimal(self.flavor.vcpus)).quantize(Decimal("0.01"))
+
+
+# --- Webhooks (whitepaper/webhooks.py: events, URL rule, signing, delivery) ------------------------------------
+
+class Webhook(models.Model):
+    """A receiver registered by staff (the admin) for some events; every payload is signed with its secret."""
+
+    name = models.CharField(max_length=100)
+    url = models.URLField("URL", max_length=500, validators=[webhook_rules.check_url], help_text=_("http or https, no user name or password in it; a private "
+                                                      "address only where WEBHOOK_ALLOW_PRIVATE_ADDRESSES allows it."))
+    events = models.JSONField(default=list, validators=[webhook_rules.check_events],
+                              help_text=_("The events sent to it, a list: document.imported, run.finished, run.published, regression.found."))
+    secret = models.CharField(max_length=128, editable=False,
+                              help_text=_("HMAC-SHA256 key of the X-Perfdash-Signature header."))
+    active = models.BooleanField(default=True)
+    consecutive_failures = models.PositiveIntegerField(default=0, editable=False)
+    disabled_reason = models.TextField(blank=True, editable=False)
+    disabled_at = models.DateTimeField(null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self):
+        return self.name
+
+    def save(self, *args, **kwargs):
+        if not self.secret:
+            self.secret = secrets.token_hex(32)
+        super().save(*args, **kwargs)
+
+
+class WebhookDelivery(models.Model):
+    """One event sent (or being sent) to one webhook: the delivery log."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        SUCCEEDED = "succeeded", _("succeeded")
+        FAILED = "failed", _("failed")
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.CharField(max_length=50)
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
+    attempts = models.PositiveIntegerField(default=0)
+    last_status_code = models.PositiveIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name_plural = _("webhook deliveries")
+
+    def __str__(self):
+        return f"{self.event} -> {self.webhook} ({self.status})"

@@ -7,7 +7,10 @@ placeholders. Lists are cut to their first item; URLs name https://rds-perf.exam
 import json
 from pathlib import Path
 
+from ..export import PARQUET_MEDIA_TYPE
+
 EXAMPLES_FILE = Path(__file__).with_name("response_examples.json")
+PARQUET_EXAMPLE = "(binary) An Apache Parquet file: 'PAR1', row groups of 2,000 rows, the footer, 'PAR1'."
 EXAMPLE_HOST = "https://rds-perf.example"
 SPEC = "engine=mysql&version=8.0&family=dedicated&vcpus=8&memory_gb=64"
 AMBIGUOUS_SPEC = "engine=mysql&version=5.7&family=general&vcpus=4&memory_gb=16"  # two vendors' rows match
@@ -79,6 +82,9 @@ def schema_examples(result, generator, request, public):
     csv = examples.get("/api/v1/results/csv/", {}).get("text/csv")
     if csv is not None:  # format=csv on the list answers the same bytes as /results/csv/
         examples.setdefault("/api/v1/results/", {}).setdefault("text/csv", csv)
+    parquet = {PARQUET_MEDIA_TYPE: PARQUET_EXAMPLE}  # binary: a word on the file, not its bytes
+    examples.setdefault("/api/v1/results/", {}).update(parquet)
+    examples.setdefault("/api/v1/results/parquet/", {}).update(parquet)
     for key, by_media in examples.items():
         method, path, status = key.split(" ") if " " in key else ("get", key, "200")
         operation = result.get("paths", {}).get(path, {}).get(method)

@@ -16,7 +16,8 @@ from ..suggestions import did_you_mean
 
 ALWAYS_ALLOWED = {"format", "page", "page_size"}
 EMPTY_VALUE = "Empty value; give a value or leave the parameter out."
-CSV_HAS_NO_PAGES = "The CSV holds every matching row: page, page_size, pagination and cursor are for JSON pages."
+CSV_HAS_NO_PAGES = ("The CSV (and the Parquet) holds every matching row: page, page_size, pagination and cursor are "
+                    "for JSON pages.")
 
 
 def repeatable_params(filterset):
@@ -58,14 +59,17 @@ def _with_hints(name, messages, errors):
     return texts
 
 
+FILE_FORMATS = ("csv", "parquet")  # the results list's whole-set answers (each also an action of its own)
+
+
 class StrictQueryBackend(DjangoFilterBackend):
     """The endpoint's FilterSet (DjangoFilterBackend's, so the schema lists its parameters), applied
     only after every parameter of the request passed `check_params`."""
 
     def filter_queryset(self, request, queryset, view):
-        listing = view.action in ("list", "csv")
-        # Every matching row as CSV, no pages: /results/csv/ (no format either) and ?format=csv alike.
-        csv = view.action == "csv" or getattr(getattr(request, "accepted_renderer", None), "format", None) == "csv"
+        listing = view.action in ("list", *FILE_FORMATS)
+        # Every matching row as CSV or Parquet, no pages: /results/csv/ (no format either) and ?format=csv alike.
+        csv = view.action in FILE_FORMATS or getattr(getattr(request, "accepted_renderer", None), "format", None) in FILE_FORMATS
         paged = view.action == "list" and not csv
         filterset = self.get_filterset(request, queryset, view) if listing else None
         allowed = set(ALWAYS_ALLOWED) if view.action == "list" or not listing else set()

@@ -1,6 +1,8 @@
-"""CSV for the results list: the export contract of whitepaper.export (same columns as export_results)."""
+"""CSV and Parquet for the results list: the export contract of whitepaper.export (same columns as export_results)."""
 
 from rest_framework.renderers import BaseRenderer
+
+from ..export import PARQUET_MEDIA_TYPE
 
 
 class ResultCSVRenderer(BaseRenderer):
@@ -15,3 +17,16 @@ class ResultCSVRenderer(BaseRenderer):
         if data is None:
             return b""
         return data.encode() if isinstance(data, str) else bytes(data)
+
+
+class ResultParquetRenderer(BaseRenderer):
+    """Selected by ?format=parquet or Accept: application/vnd.apache.parquet. The results view streams the
+    file itself (whitepaper.export.iter_parquet_bytes) and answers errors in JSON."""
+
+    media_type = PARQUET_MEDIA_TYPE
+    format = "parquet"
+    charset = None
+    render_style = "binary"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return b"" if data is None else bytes(data)
