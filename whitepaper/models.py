@@ -343,6 +343,10 @@ class PublishedResult(models.Model):
     hot_rows = _metric_field("hot_rows")
     ro_qps = _metric_field("ro_qps")
     rw_qps = _metric_field("rw_qps")
+    sustained_tps = _metric_field("sustained_tps")
+    # The p95 bound sustained_tps was measured under (runs/capacity.py); null on every other row.
+    latency_bound_ms = models.DecimalField(_("p95 bound (ms)"), max_digits=10, decimal_places=2, null=True, blank=True,
+                                           help_text=_("The p95 bound of sustained_tps, in ms; empty on other rows."))
 
     class Meta:
         ordering = DOCUMENT_ORDER

@@ -188,6 +188,7 @@ COLUMN_LABELS = {
     "engine": _("Engine"),
     "memory_ratio": _("CPU:memory"),
     **{name: metric.label for name, metric in METRICS_BY_NAME.items()},
+    "latency_bound_ms": _("p95 bound (ms)"),
 }
 
 
