@@ -10,7 +10,6 @@ from rest_framework.test import APIClient
 
 from runs import capacity
 from runs.models import Run, RunState
-from whitepaper.models import PublishedResult
 
 from .test_runs_trust import make_target
 
@@ -56,6 +55,11 @@ def test_a_capacity_search_publishes_its_sustained_rate_and_bound_never_as_tps(c
                                            "sustained_p95_ms": 7.5, "failed_tps": 3500, "failed_p95_ms": 900.0,
                                            "failed_reason": "the schedule lag grew: the server fell behind the offered rate",
                                            "steps": 5}
+    page = client.get(row.table.document.get_absolute_url()).content.decode()
+    assert ("open-loop capacity search: p95 7.5 ms at the sustained rate, bound 50.0 ms; failed at 3500: the schedule "
+            "lag grew") in page
+    record = APIClient().get(f"/runs/{run.pk}/record/").content.decode()  # public: anyone may read it
+    assert "Sustains 3000.00 TPS at p95 ≤ 50.0 ms" in record and 'id="record-tps"' not in record
     api = APIClient().get(f"/api/v1/results/{row.pk}/").json()
     assert (api["tps"], api["sustained_tps"], api["latency_bound_ms"], api["printed"]["sustained_tps"]) == (
         None, 3000.0, 50.0, "3000.00")
