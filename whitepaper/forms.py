@@ -49,13 +49,10 @@ class SizingForm(forms.Form):
         deployment and edition."""
         super().__init__(*args, **kwargs)
         self.fields["engine"].choices = [(e.slug, e.name) for e in engines]
-        if editions is None:
-            del self.fields["deployment"], self.fields["edition"]
+        if editions is None:  # the home page's short form: no latency bound either (the sizing page has it)
+            del self.fields["deployment"], self.fields["edition"], self.fields["latency_bound_ms"]
         else:
             self.fields["edition"].choices = [("", _("any"))] + [(e, edition_name(e)) for e in editions]
-
-    def clean_latency_bound_ms(self):
-        return self.cleaned_data.get("latency_bound_ms")
 
     def clean_metric(self):
         return self.cleaned_data.get("metric") or "tps"
