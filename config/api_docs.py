@@ -136,6 +136,7 @@ PARAMETER_EXAMPLES = {
     "hot_rows": 100000000, "min_hot_rows": 100000000, "max_hot_rows": 1000000000,
     "ro_qps": 268319, "min_ro_qps": 200000, "max_ro_qps": 700000, "rw_qps": 170955, "min_rw_qps": 100000,
     "max_rw_qps": 310000,
+    "latency_bound_ms": 50,  # sizing under a p95 bound (issue 35.5)
 }
 # The runs API's parameters of the same names mean other things (target: a target's id; ordering: one field).
 RUNS_PATHS = ("/api/v1/runs/", "/api/v1/targets/", "/api/v1/profiles/", "/api/v1/schedules/")

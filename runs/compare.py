@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy
 
 from . import stats
 from .models import Run, RunState, Sample
-from .params import thread_steps
+from .params import is_capacity, thread_steps
 
 MIN_RUNS, MAX_RUNS = 2, 6
 
@@ -153,9 +153,13 @@ def results(runs, base_index):
     matched by thread count): TPS and % against the baseline's TPS at the same count."""
     base = runs[base_index]
     base_summary, base_latency = base.summary or {}, _trusted_latency(base)
+    if is_capacity(base.params):  # a capacity search's TPS and latency are its last step's: compared in capacities()
+        base_summary, base_latency = {}, {}
     per_run = []
     for run in runs:
         summary, lat = run.summary or {}, _trusted_latency(run)
+        if is_capacity(run.params):
+            summary, lat = {}, {}
         noise = noise_verdict(base_summary.get("tps_ci"), summary.get("tps_ci"), summary.get("tps"), base_summary.get("tps"))
         per_run.append({
             "run": run.pk, "state": run.state, "is_base": run is base, "tps": summary.get("tps"), "qps": summary.get("qps"),
@@ -179,6 +183,32 @@ def results(runs, base_index):
     return per_run, by_threads
 
 
+def _capacity(run):
+    return (run.summary or {}).get("capacity") if is_capacity(run.params) else None
+
+
+def capacities(runs, base_index):
+    """Capacity searches side by side (issue 35): per run its p95 bound, the highest rate it sustained (with % against
+    the baseline's only when both searched under the same bound), the first failing rate and why; `capacity` false
+    for a run that is not a search. [] when none of the runs is one."""
+    if not any(_capacity(r) for r in runs):
+        return []
+    base = _capacity(runs[base_index])
+    out = []
+    for i, run in enumerate(runs):
+        cap = _capacity(run)
+        if not cap:
+            out.append({"run": run.pk, "capacity": False})
+            continue
+        same_bound = base is not None and i != base_index and base.get("bound_ms") == cap.get("bound_ms")
+        out.append({"run": run.pk, "capacity": True, "is_base": i == base_index, "bound_ms": cap.get("bound_ms"),
+                    "sustained_tps": cap.get("sustained_tps"), "sustained_p95_ms": cap.get("sustained_p95_ms"),
+                    "sustained_pct": pct(cap.get("sustained_tps"), base.get("sustained_tps")) if same_bound else None,
+                    "failed_tps": cap.get("failed_tps"), "failed_reason": cap.get("failed_reason") or "",
+                    "steps": len(cap.get("steps") or [])})
+    return out
+
+
 def warnings(runs):
     """What makes a % between these runs something other than a change of one set-up: other engines, other tools."""
     found = []
@@ -192,6 +222,16 @@ def warnings(runs):
         found.append({"key": "tools", "message": _(
             "These runs used different tools (%(tools)s), whose transactions are different work: TPS is not "
             "comparable between them.") % {"tools": ", ".join(sorted(tools))}})
+    searches = [_capacity(r) for r in runs]
+    bounds = sorted({c.get("bound_ms") for c in searches if c})
+    if len(bounds) > 1:
+        found.append({"key": "bounds", "message": _(
+            "These capacity searches used different p95 bounds (%(bounds)s ms): a rate sustained under a looser bound "
+            "is not a faster server, so no %% is given between them.") % {"bounds": ", ".join(map(str, bounds))}})
+    if any(searches) and not all(searches):
+        found.append({"key": "loops", "message": _(
+            "Only some of these runs are capacity searches (open-loop, the rate sustained under a p95 bound); the "
+            "others' TPS is another measure, so their results are not set against the searches'.")})
     return found
 
 
@@ -221,6 +261,6 @@ def compare(runs, base_index):
         "differences": [{"key": a.key, "group": a.group, "label": a.label, "values": a.values, "folded": a.folded}
                         for a in rows if a.differs],
         "same": [{"key": a.key, "group": a.group, "label": a.label, "value": a.values[0]} for a in rows if not a.differs],
-        "results": per_run, "by_threads": by_threads,
+        "results": per_run, "by_threads": by_threads, "capacity": capacities(runs, base_index),
         "unfinished": [r.pk for r in runs if r.state != RunState.SUCCEEDED],
     }

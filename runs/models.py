@@ -27,7 +27,7 @@ from .cron import schedule_errors
 from .drivers import get_driver, workloads
 from .drivers.base import HOST_RE, IDENT_RE
 from .insight import other_load as steps_with_other_load
-from .params import expected_seconds, is_open_loop, resolve_params, typed_overrides
+from .params import expected_seconds, is_capacity, is_open_loop, resolve_params, typed_overrides
 
 # A launch may ask for this many runs of one set-up at most (they queue one after another on the target).
 MAX_REPEATS = 10
@@ -468,8 +468,11 @@ class Run(models.Model):
 
     @property
     def can_publish(self):
+        summary = self.summary or {}
+        # A capacity search publishes the rate it sustained (runs/publish.py), so it needs one; any other run its TPS.
+        figure = (summary.get("capacity") or {}).get("sustained_tps") if is_capacity(self.params) else summary.get("tps")
         return (self.state == RunState.SUCCEEDED and self.published_result_id is None and self.retracted_at is None
-                and bool(self.summary.get("tps")))
+                and bool(figure))
 
     @property
     def other_load(self):

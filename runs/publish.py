@@ -31,7 +31,7 @@ from . import actions, history
 from .access import short_version
 from .drivers.base import statements_per_transaction
 from .models import Run, Tool
-from .params import thread_steps
+from .params import is_capacity, thread_steps
 
 DOCUMENT_SLUG = "internal-measurements"
 
@@ -63,7 +63,8 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
     who acknowledged it and when are kept on the run."""
     run = Run.objects.select_for_update(of=("self",)).select_related("target", "profile", "target__flavor").get(pk=run_id)
     if not run.can_publish:
-        raise ValidationError(_("Only a succeeded run with a TPS that is not yet published (nor retracted) can be published."))
+        raise ValidationError(_("Only a succeeded run with a TPS (a capacity search: a sustained rate) that is not yet "
+                                "published (nor retracted) can be published."))
     if run.other_load and not acknowledge_other_load:
         raise ValidationError({"acknowledge_other_load": [
             _("The server saw other load during this run: acknowledge it to publish the run anyway.")]})
@@ -78,9 +79,10 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
                   "notes": "Results measured with this dashboard's benchmark runs; each row links to its run."},
     )
     methodology = _methodology_for(run, document)
+    figures = published_figures(run)
     table, created = ResultTable.objects.get_or_create(
         document=document, methodology=methodology,
-        defaults={"label": _table_label(run, methodology), "columns": ["flavor", "vcpus", "memory_gb", "tps", "qps"],
+        defaults={"label": _table_label(run, methodology), "columns": ["flavor", "vcpus", "memory_gb", *figures],
                   "position": (document.tables.aggregate(m=Max("position"))["m"] or 0) + 1,
                   "section": "Benchmark runs"},
     )
@@ -92,8 +94,8 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
     result = PublishedResult.objects.create(
         table=table, position=(table.results.aggregate(m=Max("position"))["m"] or 0) + 1,
         engine_version=engine_version, flavor=flavor, deployment="",
-        tps=_two(summary.get("tps")), qps=_two(summary.get("qps")),
-        printed={k: f"{_two(summary[k])}" for k in ("tps", "qps") if summary.get(k) is not None},
+        **figures, latency_bound_ms=_two((summary.get("capacity") or {}).get("bound_ms")) if is_capacity(run.params) else None,
+        printed={k: f"{v}" for k, v in figures.items() if v is not None},
         measurement=measurement_context(run, acknowledged_by=user),
     )
     run.published_result = result
@@ -106,6 +108,15 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
                                             "result_url": webhooks.absolute(f"{RESULTS_PATH}{result.pk}/"),
                                             "record_url": webhooks.absolute(result.run_record_url)})
     return result
+
+
+def published_figures(run):
+    """The metrics a published row of this run carries: a capacity search's sustained rate as its own metric
+    (sustained_tps, its bound beside it), never as TPS; any other run's TPS and QPS."""
+    summary = run.summary or {}
+    if is_capacity(run.params):
+        return {"sustained_tps": _two((summary.get("capacity") or {}).get("sustained_tps"))}
+    return {"tps": _two(summary.get("tps")), "qps": _two(summary.get("qps"))}
 
 
 @transaction.atomic
@@ -142,7 +153,11 @@ def measurement_setup(run):
     steps = thread_steps(params)
     setup = {"tool": f"{profile.tool} {run.tool_version}".strip(), "workload": profile.workload,
              "threads": summary.get("threads") or params.get("threads")}
-    if len(steps) > 1:
+    if is_capacity(params):  # the search's rules are part of what its figure means
+        setup["loop"] = "open-loop capacity search"  # not translated: the set-up key must not depend on the language
+        setup.update({k: params.get(k) for k in ("capacity_bound_ms", "capacity_budget_pct", "rate_tps", "capacity_factor",
+                                                  "capacity_max_tps")})
+    elif len(steps) > 1:
         setup["thread_sweep"] = _("best step of a sweep over %(steps)s threads") % {"steps": ", ".join(map(str, steps))}
     setup["duration_s"] = params.get("duration_s")
     for key in ("warmup_s", "report_interval_s"):
@@ -176,9 +191,11 @@ def _methodology_for(run, document):
     shown = {k: v for k, v in setup.items()
              if k not in ("tool", "workload", "threads", "duration_s", "report_interval_s", "tables", "rows_per_table")}
     clients = setup["client_hosts"]
+    what = (f"capacity at p95 <= {setup['capacity_bound_ms']} ms, {setup.get('threads')} threads, {setup.get('duration_s')} s a step"
+            if is_capacity(run.params) else f"{setup.get('threads')} threads, {setup.get('duration_s')} s")
     methodology, _created = Methodology.objects.get_or_create(
         slug=f"internal-{profile.slug[:70]}-{key}",
-        defaults={"document": document, "name": f"{profile.name}: {setup.get('threads')} threads, {setup.get('duration_s')} s ({key[:6]})",
+        defaults={"document": document, "name": f"{profile.name}: {what} ({key[:6]})",
                   "tool": profile.tool, "tool_version": run.tool_version, "workload": profile.workload,
                   "tables": setup.get("tables"), "rows_per_table": setup.get("rows_per_table"), "threads": setup.get("threads"),
                   "duration_s": setup.get("duration_s"), "report_interval_s": setup.get("report_interval_s"),
@@ -198,6 +215,9 @@ def _shown(value):
 
 def _table_label(run, methodology):
     setup_id = methodology.slug.rsplit("-", 1)[-1][:6]
+    if is_capacity(run.params):
+        return (f"{run.profile.name} · {run.target.get_engine_display()} · capacity at p95 ≤ {run.params['capacity_bound_ms']} ms "
+                f"(open-loop) · {methodology.threads} threads · {methodology.duration_s} s a step · set-up {setup_id}")
     return (f"{run.profile.name} · {run.target.get_engine_display()} · {methodology.threads} threads · "
             f"{methodology.duration_s} s · set-up {setup_id}")
 
@@ -215,9 +235,14 @@ def measurement_context(run, acknowledged_by=None):
         "other_load": {"steps": other, "acknowledged": True,
                        "acknowledged_by": acknowledged_by.get_username() if acknowledged_by else ""} if other else None,
         "latency_caveat": str(run.latency_caveat or ""),
-        "tps_ci": summary.get("tps_ci"),
+        "tps_ci": None if is_capacity(run.params) else summary.get("tps_ci"),
         "repeats": None,
     }
+    found = summary.get("capacity") if is_capacity(run.params) else None
+    if found:  # what the search found beside its sustained rate (the row's sustained_tps and latency_bound_ms)
+        context["capacity"] = {k: found.get(k) for k in ("bound_ms", "budget_pct", "sustained_achieved_tps", "sustained_p95_ms",
+                                                       "failed_tps", "failed_p95_ms", "failed_reason")}
+        context["capacity"]["steps"] = len(found.get("steps") or [])
     if run.repeat_group_id:
         members = Run.objects.filter(repeat_group_id=run.repeat_group_id, state="succeeded").order_by("repeat_index", "pk")
         context["repeats"] = history.group_spread([m.summary.get("tps") for m in members], [m.pk for m in members])

@@ -34,7 +34,11 @@ FIELDS = {
     "command_line": "the commands run, password removed",
     "summary": "the tool's own final report of the best step (per step under 'steps' for a sweep); tps_ci: the "
                "step's 95 % TPS interval from its own interval samples by batch means (mean, low, high, n batches of "
-               "batch_size samples, se, method), null with fewer than 4 samples",
+               "batch_size samples, se, method), null with fewer than 4 samples; open_loop: an open-loop run's offered "
+               "and achieved rate, p50/p95/p99 from the scheduled start, late and skipped, lag; capacity: a capacity "
+               "search's result (bound_ms, budget_pct, sustained_tps and its achieved rate and p95, failed_tps, "
+               "failed_p95_ms, failed_reason, and steps, each offered_tps, achieved_tps, p50_ms, p95_ms, p99_ms, "
+               "late_pct, skipped_pct, lag_grows, passed, reason); its top-level tps is its last step's, not a capacity",
     "latency": "p50_ms, p95_ms, p99_ms, max_ms (milliseconds) and histogram [[bucket ms, count], ...] on sysbench's "
                "bucket scale; for a sweep, all steps' histograms merged; method says where they come from",
     "latency_caveat": "why the run's latency figures are not to be trusted (a pgbench run made with -r and -P on "

@@ -224,7 +224,9 @@ CONTRACT = ["vendor", "document", "published", "engine", "version", "family", "m
 APPENDED = ["id", "url", "tps_per_core", "statements_per_transaction", "origin", "qps_normalised", "memory_ratio_derived",
             "revised_from", "revised_changes",
             # issue 33: an internal measurement's context (empty for a vendor's row)
-            "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats_n", "repeats_stdev"]
+            "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats_n", "repeats_stdev",
+            # issue 35.5: a capacity search's sustained rate and its p95 bound (empty for every other row)
+            "sustained_tps", "latency_bound_ms"]
 
 
 def csv_body(response):

@@ -63,10 +63,11 @@ def test_derived_ratios_are_exported_saying_they_are_derived(client):
 
 def test_the_contract_is_kept_and_both_csvs_stay_identical(client):
     assert EXPORT_COLUMNS[:27] == CONTRACT
-    assert EXPORT_COLUMNS[-12:-8] == ["qps_normalised", "memory_ratio_derived", "revised_from", "revised_changes"]
+    assert EXPORT_COLUMNS[-14:-10] == ["qps_normalised", "memory_ratio_derived", "revised_from", "revised_changes"]
+    assert EXPORT_COLUMNS[-2:] == ["sustained_tps", "latency_bound_ms"]  # issue 35.5, appended
     out = StringIO()
     call_command("export_results", stdout=out)
     api = b"".join(client.get("/api/v1/results/?format=csv").streaming_content).decode()
     assert out.getvalue() == api
     columns = client.get("/api/v1/results/columns/").json()
-    assert [f["name"] for f in columns["fields"]][-12:-10] == ["qps_normalised", "memory_ratio_derived"]
+    assert [f["name"] for f in columns["fields"]][-14:-12] == ["qps_normalised", "memory_ratio_derived"]

@@ -154,3 +154,54 @@ def test_the_achieved_rule_allows_the_schedules_own_chance():
     # by hand: 500 TPS for 3 s schedules 1500 +- 38.73; 99 % less 3 x 38.73 / 1500 (7.746 %) is 91.254 % of 500
     assert capacity.least_achieved(500, 3) == pytest.approx(456.27, abs=0.01)
     assert capacity.verdict({**PARAMS, "duration_s": 3}, figures(500, achieved=496.8))[0] is True  # seen by hand
+
+
+def stored_search(profiles, target, user, bound, sustained, failed):
+    from runs.models import Run
+
+    params = profiles["pgbench-ro-quick"].resolve({**PARAMS, "capacity_bound_ms": bound})
+    ok = {"offered_tps": sustained, "achieved_tps": sustained - 3.0, "p50_ms": 0.4, "p95_ms": 2.0, "p99_ms": 4.0,
+          "late_pct": 0.0, "skipped_pct": 0.0, "lag_grows": False, "passed": True, "reason": ""}
+    bad = {**ok, "offered_tps": failed, "achieved_tps": failed * 0.6, "p95_ms": 700.0, "p99_ms": 900.0, "passed": False,
+           "reason": f"p95 700.0 ms above the bound of {float(bound)} ms"}
+    return Run.objects.create(target=target, profile=profiles["pgbench-ro-quick"], params=params, requested_by=user,
+                              state=RunState.SUCCEEDED, summary={"tps": failed * 0.6, "threads": 2,
+                                                                "capacity": capacity.result(params, [ok, bad])})
+
+
+def test_compare_sets_capacity_searches_side_by_side_with_their_bounds(client, operator_user, operator_api, profiles, pg_target):
+    from runs.models import Run
+
+    base = stored_search(profiles, pg_target, operator_user, 50.0, 4000, 8000)
+    faster = stored_search(profiles, pg_target, operator_user, 50.0, 6000, 12000)
+    looser = stored_search(profiles, pg_target, operator_user, 100.0, 9000, 16000)
+    closed = Run.objects.create(target=pg_target, profile=profiles["pgbench-ro-quick"], params=profiles["pgbench-ro-quick"].resolve({}),
+                                requested_by=operator_user, state=RunState.SUCCEEDED, summary={"tps": 30000.0, "threads": 2})
+    ids = [base.pk, faster.pk, looser.pk, closed.pk]
+    data = operator_api.get("/api/v1/runs/compare/", {"run": ids, "base": base.pk}).json()
+    rows = {c["run"]: c for c in data["capacity"]}
+    # (6000 - 4000) / 4000 = +50.0 %; 9,000 under 100 ms is not set against 4,000 under 50 ms
+    assert (rows[faster.pk]["sustained_tps"], rows[faster.pk]["sustained_pct"], rows[faster.pk]["bound_ms"]) == (6000, 50.0, 50.0)
+    assert (rows[looser.pk]["sustained_tps"], rows[looser.pk]["sustained_pct"], rows[looser.pk]["bound_ms"]) == (9000, None, 100.0)
+    assert rows[faster.pk]["failed_tps"] == 12000 and rows[faster.pk]["failed_reason"] == "p95 700.0 ms above the bound of 50.0 ms"
+    assert rows[closed.pk] == {"run": closed.pk, "capacity": False}
+    warnings = {w["key"]: w["message"] for w in data["warnings"]}
+    assert "different p95 bounds (50.0, 100.0 ms)" in warnings["bounds"] and "capacity searches" in warnings["loops"]
+    # the searches' last-step TPS (4,800, 7,200) is no result of theirs; the closed-loop TPS has no search to be set against
+    results = {r["run"]: r for r in data["results"]}
+    assert results[faster.pk]["tps"] is None and results[closed.pk]["tps"] == 30000.0 and results[closed.pk]["tps_pct"] is None
+    client.force_login(operator_user)
+    html = client.get("/runs/compare/", {"run": ids, "base": base.pk}).content.decode()
+    table = html.split('id="compare-capacity"')[1].split("</table>")[0]
+    assert "+50.0 %" in table and "not a capacity search" in table and 'data-warning="bounds"' in html
+
+
+def test_the_export_carries_summary_capacity_in_the_issues_shape(operator_user, operator_api, profiles, pg_target):
+    run = stored_search(profiles, pg_target, operator_user, 50.0, 4000, 8000)
+    exported = operator_api.get(f"/api/v1/runs/{run.pk}/export/").json()
+    found = exported["summary"]["capacity"]
+    assert (found["bound_ms"], found["sustained_tps"], found["failed_tps"]) == (50.0, 4000, 8000)
+    assert found["failed_reason"] == "p95 700.0 ms above the bound of 50.0 ms"
+    for s in found["steps"]:
+        assert {"offered_tps", "achieved_tps", "p50_ms", "p95_ms", "p99_ms", "late_pct", "skipped_pct", "passed"} <= set(s)
+    assert "capacity: a capacity search's result" in exported["fields"]["summary"]

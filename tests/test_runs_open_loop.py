@@ -133,6 +133,11 @@ BAD = [
     ("pgbench-ro-quick", {"latency_limit_ms": 50}, "latency_limit_ms", "needs rate_tps"),
     ("pgbench-ro-quick", {"rate_tps": 100, "thread_sweep": [1, 2]}, "rate_tps", "cannot be combined with thread_sweep"),
     ("sysbench-oltp-rw-mysql-quick", {"rate_tps": 100, "latency_limit_ms": 50}, "overrides", "latency_limit_ms"),
+    # issue 35.3 is not built: several clients with a rate are refused, naming both fields, not averaged
+    ("pgbench-ro-quick", {"rate_tps": 100, "threads": 2, "client_hosts": 2}, "client_hosts", "not built yet"),
+    ("pgbench-ro-quick", {"rate_tps": 100, "threads": 2, "client_hosts": 2}, "rate_tps", "needs client_hosts 1"),
+    ("pgbench-ro-quick", {"rate_tps": 100, "threads": 2, "client_hosts": 2, "capacity_bound_ms": 50, "capacity_factor": 2,
+                          "capacity_max_tps": 1000}, "client_hosts", "capacity search is offered from one client host"),
 ]
 
 

@@ -58,6 +58,14 @@ def test_open_loop_and_capacity_pages_read_well_at_both_widths_in_both_languages
                 page.screenshot(path=str(SCREENSHOTS / f"run-open-loop-{lang}-{width}.png"), full_page=True)
             page.goto(f"{live_server.url}/runs/{cap_run.pk}/?lang={lang}", wait_until="networkidle")
             assert words[2] in page.inner_text("#run-capacity")
+            # The latency-vs-throughput chart: the passing step's p95 at its achieved rate, the failing one's apart,
+            # p99 of both, the bound a line at 50 ms across the rates; log scale, p99 90 / p95 0.9 being 100x.
+            drawn = page.evaluate("""() => { const c = Chart.getChart(document.getElementById('capacity-chart'));
+                return {sets: c.data.datasets.map(d => d.data.map(p => [p.x, p.y])), scale: c.options.scales.y.type}; }""")
+            assert drawn == {"sets": [[[496.8, 0.9]], [[3900.1, 61.2]], [[496.8, 2.1], [3900.1, 90.0]],
+                                      [[496.8, 50], [3900.1, 50]]], "scale": "logarithmic"}
+            chart = page.locator("#capacity-chart").bounding_box()
+            assert chart["width"] > 0.5 * min(width, 1000) and chart["height"] > 150
             assert page.evaluate(NO_OVERFLOW), (lang, width, page.evaluate("() => document.documentElement.scrollWidth"))
             if os.environ.get("PERFDASH_SCREENSHOTS"):
                 page.screenshot(path=str(SCREENSHOTS / f"run-capacity-{lang}-{width}.png"), full_page=True)

@@ -23,6 +23,7 @@ EXPORT_COLUMNS = [
     "id", "url", "tps_per_core", "statements_per_transaction", "origin",
     "qps_normalised", "memory_ratio_derived", "revised_from", "revised_changes",
     "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats_n", "repeats_stdev",
+    "sustained_tps", "latency_bound_ms",
 ]
 CHUNK = 2000  # rows read at a time, each chunk's older editions in one query
 IOPS_ON_DISK_NOTE = "depends on disk"
@@ -102,6 +103,8 @@ COLUMN_INFO = {
                        "when they are."),
     "repeats_n": ("integer", "runs", "Internal measurements from a repeat group: its succeeded runs; empty otherwise."),
     "repeats_stdev": ("number", "transactions per second", "Their TPS's sample standard deviation; empty otherwise."),
+    "latency_bound_ms": ("number", "ms", "Internal capacity searches: the p95 bound sustained_tps was measured under; "
+                         "empty otherwise (vendor whitepapers state no latency)."),
 }
 
 
@@ -184,7 +187,8 @@ def _measurement_cells(result):
     return {"run": result.run_record_url or "", "tps_ci_low": _or_empty(low), "tps_ci_high": _or_empty(high),
             "client_bound": "" if bound is None else str(bound).lower(),
             "other_load": "acknowledged" if m.get("other_load") else "", "latency_caveat": m.get("latency_caveat") or "",
-            "repeats_n": _or_empty(repeats.get("n")), "repeats_stdev": _or_empty(repeats.get("stdev"))}
+            "repeats_n": _or_empty(repeats.get("n")), "repeats_stdev": _or_empty(repeats.get("stdev")),
+            "latency_bound_ms": _or_empty(result.latency_bound_ms)}
 
 
 def iter_rows(queryset, columns=None):

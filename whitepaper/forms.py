@@ -1,5 +1,7 @@
 """Forms of the customer pages (the explorer's filters are whitepaper.filters.ResultFilter)."""
 
+from decimal import Decimal
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
@@ -28,6 +30,11 @@ class SizingForm(forms.Form):
     # Not required: a URL without `metric` asks about TPS, as the select shows.
     metric = forms.ChoiceField(label=_("Metric"), choices=SIZING_METRICS, initial="tps", required=False)
     target = forms.DecimalField(label=_("At least"), min_value=0, max_digits=16, decimal_places=2)
+    # Issue 35.5: with a bound the question is "the smallest flavour sustaining `target` TPS with p95 <= the bound",
+    # answered from published capacity searches only (sizing.LATENCY_METRIC), never from closed-loop TPS.
+    latency_bound_ms = forms.DecimalField(label=_("p95 at most (ms)"), required=False, min_value=Decimal("0.01"),
+                                          max_value=600_000, max_digits=10, decimal_places=2,
+                                          help_text=_("Optional: answered from open-loop capacity searches only"))
     vendor = forms.CharField(label=_("Vendor"), required=False, max_length=50, widget=forms.HiddenInput)
     # SQL Server: its licence edition and HA/single change the answer (Web 27,000 TPS vs Enterprise+Standard 27,500).
     deployment = forms.ChoiceField(label=_("Deployment"), required=False, choices=[
@@ -43,8 +50,8 @@ class SizingForm(forms.Form):
         deployment and edition."""
         super().__init__(*args, **kwargs)
         self.fields["engine"].choices = [(e.slug, e.name) for e in engines]
-        if editions is None:
-            del self.fields["deployment"], self.fields["edition"]
+        if editions is None:  # the home page's short form: no latency bound either (the sizing page has it)
+            del self.fields["deployment"], self.fields["edition"], self.fields["latency_bound_ms"]
         else:
             self.fields["edition"].choices = [("", _("any"))] + [(e, edition_name(e)) for e in editions]
 
@@ -65,6 +72,13 @@ class SizingForm(forms.Form):
                     "version": version, "known": pgettext("list separator", ", ").join(v for v in known if v)})
                 return data
         metric = data.get("metric")
+        if data.get("latency_bound_ms") is not None:
+            # A latency bound sizes for TPS sustained under it: whether any published figure states a latency is the
+            # answer's to say (sizing.smallest_flavours), not a form error.
+            if self.data.get("metric") not in (None, "", "tps"):
+                self.add_error("metric", _("A latency bound sizes for TPS (sustained with p95 at or below the bound); "
+                                           "leave the metric at TPS."))
+            return data
         if engine and metric:
             published = PublishedResult.objects.visible(bool(data.get("include_internal"))).published_metrics(
                 [name for name, _label in SIZING_METRICS], engine=engine, version=version or None)

@@ -337,6 +337,9 @@ class PublishedResult(models.Model):
 
     # One column per metric, declared once in metrics.METRICS (a class body's namespace takes them by name).
     vars().update({metric.name: _metric_field(metric.name) for metric in METRICS})
+    # The p95 bound sustained_tps was measured under (runs/capacity.py); null on every other row.
+    latency_bound_ms = models.DecimalField(_("p95 bound (ms)"), max_digits=10, decimal_places=2, null=True, blank=True,
+                                           help_text=_("The p95 bound of sustained_tps, in ms; empty on other rows."))
 
     class Meta:
         ordering = DOCUMENT_ORDER

@@ -189,6 +189,7 @@ COLUMN_LABELS = {
     "engine": _("Engine"),
     "memory_ratio": _("CPU:memory"),
     **{name: metric.label for name, metric in METRICS_BY_NAME.items()},
+    "latency_bound_ms": _("p95 bound (ms)"),
 }
 
 
@@ -217,6 +218,13 @@ def measurement_html(result):
     if low is not None:
         parts.append(format_html('<span class="ci">{}</span>', _("TPS 95 %% interval %(low)s–%(high)s") % {
             "low": f"{low:.2f}", "high": f"{high:.2f}"}))
+    found = m.get("capacity")
+    if found:  # a capacity search (issue 35.5): its bound and where it stopped, beside the sustained rate
+        text = _("open-loop capacity search: p95 %(p95)s ms at the sustained rate, bound %(bound)s ms") % {
+            "p95": found.get("sustained_p95_ms"), "bound": found.get("bound_ms")}
+        if found.get("failed_tps") is not None:
+            text += "; " + _("failed at %(m)s: %(why)s") % {"m": found["failed_tps"], "why": found.get("failed_reason")}
+        parts.append(format_html('<span class="capacity">{}</span>', text))
     repeats = m.get("repeats")
     if repeats:
         parts.append(format_html('<span class="repeats">{}</span>', _(

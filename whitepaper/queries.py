@@ -75,6 +75,7 @@ SORTS = {
     "hot_rows": ("hot_rows",),
     "ro_qps": ("ro_qps",),
     "rw_qps": ("rw_qps",),
+    "sustained_tps": ("sustained_tps",),
     "table": ("table__document__slug", "table__position"),
 }
 # "Newer" between two documents: the later date, then the later slug. The one definition: in SQL

@@ -7,7 +7,13 @@ By default (`latest` absent or true) only each flavour's newest published figure
 older edition printed and a newer one revised (PostgreSQL 12 dedicated 64 vCPU: 10929.30 TPS in Huawei's
 2023 paper, 8839.4 in its 2025 paper) never reaches a target on the old number. The older editions' rows
 stay on the answer as `also`, and `revised` names the newest of them that printed another number.
-`latest=false` answers from every edition, as the explorer does."""
+`latest=false` answers from every edition, as the explorer does.
+
+With a latency bound (issue 35.5) the question is "the smallest flavour sustaining N TPS with p95 at or below L ms":
+only published capacity searches answer (LATENCY_METRIC, their bound at or below L), internal measurements by
+nature; a closed-loop TPS never does, and when no figure states a latency the answer is empty and says so."""
+
+from django.utils.translation import gettext as _
 
 from .editions import attach_older_editions
 from .filters import ResultFilter
@@ -32,9 +38,26 @@ def sizing_filter(data):
     return ResultFilter(filter_data, queryset=PublishedResult.objects.all())
 
 
+LATENCY_METRIC = "sustained_tps"  # whitepaper.metrics: a capacity search's rate, with its row's latency_bound_ms
+
+
+def asked_metric(data):
+    """The metric a sizing question is answered in (a SizingForm's cleaned data): sustained_tps under a latency bound."""
+    return LATENCY_METRIC if data.get("latency_bound_ms") is not None else (data.get("metric") or "tps")
+
+
 def smallest_flavours(data):
     """Per vendor, family, memory ratio and deployment: the smallest flavour whose published
-    `data["metric"]` reaches `data["target"]`, smallest first (a SizingForm's cleaned data)."""
+    `data["metric"]` reaches `data["target"]`, smallest first (a SizingForm's cleaned data). With
+    `data["latency_bound_ms"]`: the smallest flavour whose published capacity search sustained the target with a
+    bound at or below it (a bound of 20 ms also meets 50 ms), from those figures only."""
+    bound = data.get("latency_bound_ms")
+    if bound is not None:
+        rows = sizing_filter({**data, "include_internal": True}).qs.filter(latency_bound_ms__lte=bound)
+        answers = rows.smallest_reaching_once(LATENCY_METRIC, data["target"])
+        for r in answers:
+            r.revised = None
+        return answers
     metric, results = data["metric"] or "tps", sizing_filter(data).qs
     if data.get("latest") is False:
         answers = results.smallest_reaching_once(metric, data["target"])
@@ -44,3 +67,15 @@ def smallest_flavours(data):
     answers = results.newest_per_variant().smallest_reaching_once(metric, data["target"])
     attach_older_editions(answers, metric, results)
     return answers
+
+
+def latency_note(data, answers):
+    """What a latency-bound answer rests on, or that there is none (the page says the same): '' without a bound."""
+    if data.get("latency_bound_ms") is None:
+        return ""
+    if answers:
+        return _("Answered from this dashboard's published capacity searches only (internal measurements, open-loop, "
+                 "p95 from the scheduled start), never from closed-loop TPS.")
+    return _("No published figure sustains that rate with p95 ≤ %(bound)s ms for this engine and version. Vendor "
+             "whitepapers state no latency with their TPS, so only capacity searches published from this dashboard's "
+             "runs can answer; closed-loop TPS is not used.") % {"bound": data["latency_bound_ms"]}

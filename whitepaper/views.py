@@ -30,7 +30,7 @@ from .models import Document, Engine, EngineVersion, Flavor, Origin, PublishedRe
 from .pages import catalogue_page, cell, column_label, family_name, measurement_html, origin_name
 from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison
 from .queries import SORTS, document_newness, version_sort_key
-from .sizing import sizing_form, smallest_flavours
+from .sizing import LATENCY_METRIC, asked_metric, latency_note, sizing_form, smallest_flavours
 
 
 def _origin_toggle(request):
@@ -723,15 +723,20 @@ def compare(request):
 def sizing(request):
     form = sizing_form(request.GET)
     answers = smallest_flavours(form.cleaned_data) if form.is_valid() else None
-    metric = form.cleaned_data["metric"] if answers is not None else ""
-    # The asked metric first (the key number), then the other sizing metrics these answers print.
-    columns = [metric] + [m for m, _label in SIZING_METRICS if m != metric and any(getattr(r, m) is not None for r in answers)] \
-        if answers else []
+    metric = asked_metric(form.cleaned_data) if answers is not None else ""
+    # The asked metric first (the key number), then the other sizing metrics these answers print; under a latency
+    # bound the rate sustained and the bound it was measured under.
+    if metric == LATENCY_METRIC:
+        columns = [metric, "latency_bound_ms"] if answers else []
+    else:
+        columns = [metric] + [m for m, _label in SIZING_METRICS if m != metric and any(getattr(r, m) is not None for r in answers)] \
+            if answers else []
     rows = [{"result": r, "cells": [(m, column_label(m), display.metric_shown(r, m)) for m in columns],
              "data_size": display.data_size(r), "also": [(o, display.metric_shown(o, metric)) for o in r.also],
              "revised": r.revised and display.metric_shown(r.revised, metric)} for r in answers or []]
     # Columns that say something for an answer only (SQL Server: deployment and edition; no family or spec code).
     shows = {c: any(has_value(r, c) for r in answers or []) for c in ("flavor", "family", "deployment", "edition")}
     return render(request, "whitepaper/sizing.html", {"form": form, "answers": answers, "rows": rows, "metric": metric,
-                                                       "shows": shows,
+                                                       "shows": shows, "latency": metric == LATENCY_METRIC,
+                                                       "latency_note": latency_note(form.cleaned_data, answers) if metric else "",
                                                        "metric_headers": [(m, column_label(m)) for m in columns]})

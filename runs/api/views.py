@@ -206,7 +206,10 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         servers have), `same`, `warnings` (other engines or tools), `results` (TPS with `tps_ci`, its 95 % interval,
         QPS, p95 in ms and % against the baseline; `tps_noise`: `pct`, `difference` with its interval and `method`,
         `verdict` beyond_noise / within_noise / unknown), `noise_method`, `by_threads` (sweeps matched by thread
-        count, each with `tps_noise`), `samples` (per run and step: [seconds since the step started, TPS, latency ms])."""
+        count, each with `tps_noise`), `capacity` (capacity searches side by side: per run `bound_ms`, `sustained_tps`,
+        `sustained_pct` against the baseline's only under the same bound, `failed_tps`, `failed_reason`; `capacity`
+        false for a run that is not one; [] when none is; their TPS and p95 in `results` are null, being their last
+        step's), `samples` (per run and step: [seconds since the step started, TPS, latency ms])."""
         try:
             runs, base_index = compare.parse_selection(request.query_params.getlist("run"), request.query_params.get("base"))
         except DjangoValidationError as exc:

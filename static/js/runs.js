@@ -164,6 +164,43 @@
     });
   }
 
+  // A capacity search (issue 35): each step's p95 and p99 against the rate it achieved, passing and failing steps
+  // told apart by colour and marker, the p95 bound a dashed line. Latency on a logarithmic axis when it spans more
+  // than 20x (a failing step's p95 can be 100x a passing one's).
+  function capacityChart(canvas) {
+    var data = document.getElementById("capacity-steps-data");
+    var steps = JSON.parse(data.textContent).filter(function (s) { return s.achieved_tps != null; });
+    steps.sort(function (a, b) { return a.achieved_tps - b.achieved_tps; });
+    var bound = +canvas.dataset.bound;
+    var point = function (s, key) { return { x: s.achieved_tps, y: s[key], offered: s.offered_tps }; };
+    var p95 = function (passed) {
+      return steps.filter(function (s) { return s.passed === passed && s.p95_ms != null; }).map(function (s) { return point(s, "p95_ms"); });
+    };
+    var xs = steps.map(function (s) { return s.achieved_tps; });
+    var ys = steps.reduce(function (all, s) { return all.concat([s.p95_ms, s.p99_ms]); }, [bound]).filter(function (v) { return v > 0; });
+    var log = ys.length && Math.max.apply(null, ys) / Math.min.apply(null, ys) > 20;
+    var offered = canvas.dataset.labelOffered;
+    if (canvas._chart) canvas._chart.destroy();
+    canvas._chart = new Chart(canvas, {
+      type: "scatter",
+      data: { datasets: [
+        { label: canvas.dataset.labelPassed, data: p95(true), pointRadius: 5, pointStyle: "circle", borderColor: COLORS[2], backgroundColor: COLORS[2] },
+        { label: canvas.dataset.labelFailed, data: p95(false), pointRadius: 7, pointStyle: "crossRot", borderWidth: 3, borderColor: COLORS[4], backgroundColor: COLORS[4] },
+        { label: canvas.dataset.labelP99, data: steps.filter(function (s) { return s.p99_ms != null; }).map(function (s) { return point(s, "p99_ms"); }),
+          showLine: true, borderDash: [2, 2], pointRadius: 3, pointStyle: "triangle", borderColor: COLORS[9], backgroundColor: COLORS[9] },
+        { label: canvas.dataset.labelBound + " " + bound + " ms", data: xs.length ? [{ x: Math.min.apply(null, xs), y: bound }, { x: Math.max.apply(null, xs), y: bound }] : [],
+          showLine: true, borderDash: [8, 4], pointRadius: 0, borderColor: COLORS[1], backgroundColor: COLORS[1] }
+      ] },
+      options: { animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
+        plugins: { tooltip: { callbacks: { label: function (ctx) {
+          var p = ctx.raw;
+          return ctx.dataset.label + ": " + p.y + " ms @ " + p.x + " TPS" + (p.offered != null ? " (" + offered + " " + p.offered + ")" : "");
+        } } } },
+        scales: { x: { type: "linear", beginAtZero: true, title: { display: true, text: canvas.dataset.labelRate } },
+                  y: { type: log ? "logarithmic" : "linear", beginAtZero: !log, title: { display: true, text: canvas.dataset.labelMs } } } }
+    });
+  }
+
   // The log keeps its last lines on the page (the whole log is in the export).
   var LOG_LINES = 400;
   var RETRY_MS = 3000;
@@ -182,6 +219,8 @@
       if (s && !s._chart) sweepChart(s);
       var h = document.getElementById("latency-histogram");
       if (h && !h._chart) histogramChart(h);
+      var c = document.getElementById("capacity-chart");
+      if (c && !c._chart) capacityChart(c);
     }
     drawStatic();
     // A poll that failed (the server restarting, the network) is asked again: the stream must not end on it.

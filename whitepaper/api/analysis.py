@@ -21,7 +21,7 @@ from ..filters import ASCII_DECIMAL, StrictBooleanField
 from ..forms import COMPARE_METRICS, SIZING_METRICS
 from ..metrics import METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
 from ..models import PublishedResult
-from ..sizing import sizing_filter, sizing_form, smallest_flavours
+from ..sizing import LATENCY_METRIC, asked_metric, latency_note, sizing_filter, sizing_form, smallest_flavours
 from . import serializers as s
 from .caching import CatalogueCaching
 from config.pagination import CatalogPagination
@@ -288,13 +288,24 @@ class SizingAnswerSerializer(serializers.Serializer):
         "the document states none."))
     revised_pct = serializers.FloatField(allow_null=True, required=False, default=None, help_text=(
         "The change from revised_from's number to this answer's, in % (one decimal); null without revised_from."))
+    latency_bound_ms = serializers.DecimalField(**DECIMAL, source="result.latency_bound_ms", help_text=(
+        "With latency_bound_ms asked: the p95 bound (ms) this row's capacity search sustained `value` under (at or "
+        "below the one asked); null otherwise."))
 
 
 class SizingSerializer(serializers.Serializer):
     engine = serializers.CharField()
     version = serializers.CharField(allow_null=True, help_text="null: every version.")
     vendor = serializers.CharField(allow_null=True, help_text="null: every vendor.")
-    metric = serializers.ChoiceField(choices=[m for m, _label in SIZING_METRICS])
+    metric = serializers.ChoiceField(choices=[*[m for m, _label in SIZING_METRICS], LATENCY_METRIC], help_text=(
+        "The metric answered: the one asked, or sustained_tps (TPS sustained with p95 at or below a bound, open-loop) "
+        "when latency_bound_ms is given."))
+    latency_bound_ms = serializers.DecimalField(**DECIMAL, help_text=(
+        "The p95 bound asked (ms); null: no latency bound (closed-loop figures answer as published)."))
+    note = serializers.CharField(allow_blank=True, help_text=(
+        "With latency_bound_ms: where the answer comes from (published capacity searches only, never closed-loop "
+        "TPS) and, when there is no answer, that no published figure sustains the target under the bound (vendor "
+        "whitepapers state no latency); empty otherwise."))
     unit = serializers.CharField()
     target = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False,
                                       help_text="The value to reach, in `unit` (per minute for tpm, per second otherwise).")
@@ -309,7 +320,7 @@ class SizingView(CatalogueCaching, APIView):
     vendor, family, memory ratio and deployment."""
 
     PARAMS = {"engine", "version", "vendor", "deployment", "edition", "metric", "target", "include_internal", "latest",
-              "format"}
+              "latency_bound_ms", "format"}
 
     @extend_schema(
         summary="The smallest flavour reaching a target (the sizing page's answer)",
@@ -331,6 +342,10 @@ class SizingView(CatalogueCaching, APIView):
             OpenApiParameter("latest", bool, description=(
                 "true (default): each flavour's newest published figure answers, an older edition's other number is "
                 "named in revised_from; false: every edition's figure may answer.")),
+            OpenApiParameter("latency_bound_ms", {"type": "number", "minimum": 0.01, "maximum": 600000}, description=(
+                "A p95 bound in ms: the smallest flavour sustaining `target` TPS with p95 at or below it, answered from "
+                "published capacity searches only (internal measurements, open-loop; metric sustained_tps), never from "
+                "closed-loop TPS; no such figure: no answers and a `note` saying so. metric, if given, must be tps.")),
         ],
         responses={200: SizingSerializer, 400: PARAMETER_ERRORS, 429: THROTTLED},
     )
@@ -353,7 +368,7 @@ class SizingView(CatalogueCaching, APIView):
         if errors:
             raise ValidationError(errors)
         data = form.cleaned_data
-        metric = data["metric"]
+        metric = asked_metric(data)
         answers = [{"value": getattr(r, metric), "printed": r.display(metric) or None, "result": r, "also": r.also,
                     "revised": r.revised, "revised_pct": getattr(r, "revised_pct", None), "data_size": data_size(r)}
                    for r in smallest_flavours(data)]
@@ -361,6 +376,7 @@ class SizingView(CatalogueCaching, APIView):
         return Response(SizingSerializer({
             "engine": data["engine"], "version": data.get("version") or None, "vendor": data.get("vendor") or None,
             "metric": metric, "unit": METRIC_UNITS[metric], "target": data["target"], "answers": answers,
+            "latency_bound_ms": data.get("latency_bound_ms"), "note": latency_note(data, answers),
             "latest": data.get("latest") is not False,
         }, context={"request": request, "metric": metric}).data)
 

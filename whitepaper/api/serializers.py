@@ -459,6 +459,10 @@ class ResultSerializer(serializers.ModelSerializer):
     position = serializers.IntegerField(read_only=True, help_text="Row order within its table, from 1.")
     origin = serializers.ChoiceField(choices=Origin.choices, read_only=True, help_text=ORIGIN_HELP)
     vars().update({metric.name: _metric_field(metric.name) for metric in METRICS})  # one field per metric (metrics.METRICS)
+    latency_bound_ms = serializers.DecimalField(max_digits=10, decimal_places=2, coerce_to_string=False, read_only=True,
+                                                allow_null=True, help_text=(
+        "Internal capacity searches: the p95 bound in ms that sustained_tps was measured under (open-loop); null on "
+        "every other row (vendor whitepapers state no latency)."))
     # An internal measurement's context (runs/publish.py measurement_context); null/empty for a vendor's row.
     run = serializers.SerializerMethodField(help_text=(
         "Internal measurements: the public record of the run behind the row (set-up, evidence, samples chart); "
@@ -480,7 +484,7 @@ class ResultSerializer(serializers.ModelSerializer):
     class Meta:
         model = PublishedResult
         fields = ["url", "id", "origin", "vendor", "engine", "version", "version_url", "flavor", "deployment", "edition",
-                  *[m.name for m in METRICS], "iops_depends_on_disk", "tps_per_core", "qps_normalised",
+                  *[m.name for m in METRICS], "latency_bound_ms", "iops_depends_on_disk", "tps_per_core", "qps_normalised",
                   "memory_ratio_derived", "updated_at", "printed", "revised_from",
                   "document", "table", "position", "methodology",
                   "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats"]
