@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('whitepaper', '0016_i36_table_version_example'),
+        ('whitepaper', '0017_i35_sustained_tps'),
     ]
 
     operations = [
