@@ -129,6 +129,13 @@ def contents(groups):
     return chapters
 
 
+def document_summary(groups):
+    """What a document page opens with: how many tables and results, and the engine versions they cover."""
+    results = [r for g in groups for t in g["tables"] for r in t.rows]
+    return {"tables": sum(len(g["tables"]) for g in groups), "results": len(results),
+            "engines": charts.caption(results, "")}
+
+
 @catalogue_page
 def document_detail(request, slug):
     document = get_object_or_404(Document.objects.select_related("vendor"), slug=slug)
@@ -136,6 +143,7 @@ def document_detail(request, slug):
         "document": document,
         "methodologies": list(document.methodologies.all()),
         "groups": (groups := document_sections(document)), "contents": contents(groups),
+        "summary": document_summary(groups),
         "editions": [p for p in edition_links(vendor_coverage(document.vendor)) if document in p[:2]],
     })
 
@@ -571,6 +579,9 @@ def explore(request):
         "headers": [(c, EXPLORER_COLUMNS[c]) for c in shown],
         "all_columns": list(EXPLORER_COLUMNS.items()), "default_cols": DEFAULT_COLUMNS, "text_cols": TEXT_COLUMNS,
         "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs if v != ""]),
+        # the folded form's summary says how many filters narrow the rows (a phone sees the results first)
+        "active_filters": len({k for k, vs in request.GET.lists() if k in FILTER_FIELDS and k != "latest" and any(vs)}
+                              | {k for k, _v in hidden_filters(request.GET)}),
     }
     # The version control lists the chosen engine's versions (every engine's, grouped, when none is
     # chosen); an htmx update sends it along (out of band), so it follows the engine.
