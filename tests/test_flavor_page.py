@@ -75,3 +75,23 @@ def test_it_reads_a_fixed_number_of_queries(client, settings):
             assert client.get(f"/flavors/{pk}/").status_code == 200
         counts.append(len(ctx))
     assert counts[0] == counts[1] <= 6, counts
+
+
+def test_compare_rows_and_chart_points_link_to_the_flavour_page(client):
+    # Huawei 2023 MySQL 5.7 and 8.0 dedicated 1:4 (huawei-2023-08-03-rds.yaml): 2 vCPU / 8 GB is one flavour of each.
+    series = ("engine%3Dmysql%26version%3D{v}%26family%3Ddedicated%26memory_ratio%3D1%3A4"
+              "%26document%3Dhuawei-2023-08-03-rds")
+    html = client.get(f"/compare/?sel={series.format(v='5.7')}&sel={series.format(v='8.0')}&lang=en").content.decode()
+    two = flavor_id(client, "engine=mysql&version=5.7&family=dedicated&memory_ratio=1:4&vcpus=2"
+                            "&document=huawei-2023-08-03-rds")
+    row = re.search(r"<tr><td data-label=\"vCPUs\">2</td><td data-label=\"Memory \(GB\)\">8</td>(.*?)</tr>", html, re.S)
+    assert row and re.findall(r'href="/flavors/(\d+)/"', row.group(1)) == [str(two), str(two)], row and row.group(1)
+    # the chart's points carry their flavour's page (drawn points open it; its data table links it)
+    spec = re.search(r'<script id="chart-compare-data" type="application/json">(.*?)</script>', html, re.S).group(1)
+    assert f'"url": "/flavors/{two}/"' in spec
+    # single flavours: each row's label links to its flavour
+    ids = [r["id"] for r in client.get("/api/v1/results/?engine=mysql&version=8.0&family=dedicated&memory_ratio=1:4"
+                                       "&document=huawei-2023-08-03-rds&vcpus=2").json()["results"]]
+    single = client.get(f"/compare/?sel={ids[0]}&sel={ids[0]}&lang=en").content.decode()
+    table = re.search(r'<table class="compare-table">.*?</table>', single, re.S).group(0)
+    assert re.findall(r'<th scope="row"><a href="/flavors/(\d+)/">', table) == [str(two), str(two)]

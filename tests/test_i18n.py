@@ -282,8 +282,10 @@ def test_engine_page_chart_titles_and_legends_in_the_readers_language(client):
 
     zh = chart_specs(client.get("/engines/mysql/5.7/", **ZH).content.decode())
     en = chart_specs(client.get("/engines/mysql/5.7/", **EN).content.decode())
-    assert {"通用型", "独享型", "鲲鹏通用增强型"} <= {s["title"] for s in zh}
-    assert {"General-purpose", "Dedicated", "Kunpeng general-enhanced (ARM)"} <= {s["title"] for s in en}
+    # captions name engine and version before the family (issue 36.5)
+    assert {"MySQL 5.7 · 通用型", "MySQL 5.7 · 独享型", "MySQL 5.7 · 鲲鹏通用增强型"} <= {s["title"] for s in zh}
+    assert {"MySQL 5.7 · General-purpose", "MySQL 5.7 · Dedicated", "MySQL 5.7 · Kunpeng general-enhanced (ARM)"} <= \
+        {s["title"] for s in en}
     assert zh[0]["x_label"] == "CPU核数" and en[0]["x_label"] == "vCPUs"
     legends_zh = {s["label"] for spec in zh for s in spec["series"]}
     # Huawei's 2023 and 2025 editions print these lines identically: one line, named so.

@@ -70,7 +70,7 @@ def test_a_chinese_browser_gets_chinese_pages_with_chinese_charts(server, browse
                                "document.querySelectorAll('figure[data-chart] canvas').length")
         assert page.get_attribute("html", "lang") == "zh-hans"
         titles = page.eval_on_selector_all("figure[data-chart] figcaption", "fs => fs.map(f => f.textContent.trim())")
-        assert "独享型" in titles
+        assert "MySQL 5.7 · 独享型" in titles
         axis = page.evaluate("() => Chart.getChart(document.querySelector('figure[data-chart] canvas')).options.scales.x.title.text")
         assert axis == "CPU核数"
     finally:

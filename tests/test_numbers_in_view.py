@@ -76,7 +76,7 @@ def test_its_qps_explanation_matches_the_printed_numbers():
 
 
 def methodology_block(page):
-    return re.search(r'<section class="methodology">(.*?)</section>', page, re.S).group(1)
+    return re.search(r'<section class="methodology"[^>]*>(.*?)</section>', page, re.S).group(1)
 
 
 @pytest.mark.parametrize("slug", [p.stem for p in sorted(DATA.glob("*-*.yaml"))])

@@ -160,7 +160,9 @@ def test_it_lets_the_keyboard_hide_and_show_a_series_from_the_legend(server, pag
 
 
 def test_it_tells_series_apart_by_colour_and_marker_shape(server, page):
-    open_page(page, server, "/engines/sqlserver/2014/", "en")
+    # Many lines: every Huawei MySQL 5.7 line against Alibaba's (the SQL Server 2014 page, used before, has five
+    # since a derived memory ratio no longer splits its lines into single points, issue 36.5)
+    open_page(page, server, COMPARE_LINES, "en")
     looks = page.evaluate("""() => Chart.getChart(document.querySelector('figure[data-chart] canvas')).data.datasets
         .map(d => d.borderColor + '/' + d.pointStyle)""")
     assert len(looks) > 6 and len(set(looks)) == len(looks)
@@ -175,7 +177,7 @@ def test_it_offers_a_skip_link_and_names_every_control(server, page):
     page.keyboard.press("Tab")
     assert page.evaluate("() => document.activeElement.className") == "skip-link"
     page.keyboard.press("Enter")
-    assert page.evaluate("() => document.activeElement.id") == "main"
+    assert page.evaluate("() => document.activeElement.id") == "results"  # the explorer's skip target (issue 36.6)
     unnamed = page.evaluate("""() => [...document.querySelectorAll('main input:not([type=hidden]), main select')]
         .filter(el => !(el.labels && el.labels.length && el.labels[0].textContent.trim()) && !el.getAttribute('aria-label'))
         .map(el => el.name)""")

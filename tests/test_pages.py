@@ -107,8 +107,9 @@ def test_engine_version_page_overlays_families_and_documents(client):
     n_big, html = queries(client, "/engines/mysql/5.7/")
     specs = chart_specs(html)
     assert specs, "one chart per family"
-    assert any(s["title"] == "Dedicated" for s in specs)  # English page; the Chinese page says 独享型
-    dedicated = next(s for s in specs if s["title"] == "Dedicated")
+    # The caption names engine and version before the family (issue 36.5); the Chinese page says 独享型
+    assert any(s["title"] == "MySQL 5.7 · Dedicated" for s in specs), [s["title"] for s in specs]
+    dedicated = next(s for s in specs if s["title"] == "MySQL 5.7 · Dedicated")
     assert len(dedicated["series"]) > 1
     # Every row is a point, except that a series two editions print identically is drawn once: Huawei's
     # 2025 MySQL document reprints six 5.7 tables of 2023 unchanged (dedicated 1:4 and 1:8, general 1:2 and

@@ -8,12 +8,12 @@ readers and print; the page also shows the numbers as a table.
 from decimal import Decimal
 
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
-from .metrics import METRICS_BY_NAME, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL, qps_definitions
+from .metrics import METRICS_BY_NAME, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL, UNIT_LABELS, qps_definitions
 from .display import date, edition_name, memory_ratio_text, metric_shown, same_in, vendor_name
 from .pages import family_name, origin_name
-from .queries import SERIES_FIELDS, field_value
+from .queries import SERIES_FIELDS, field_value, version_sort_key
 
 # Metrics that can be drawn against vCPUs, in the order a chart offers them.
 CHART_METRICS = ["tps", "qps", "tpm", "ro_qps", "rw_qps"]
@@ -32,7 +32,8 @@ def number(value):
 SERIES_SHOWN = {
     "engine_version": lambda r, v: str(v),
     "family": lambda r, v: family_name(v),
-    "memory_ratio": lambda r, v: memory_ratio_text(r.flavor),  # derived where the document states none
+    # The ratio the document prints; a derived one only where split_series splits a line by it (said "derived")
+    "memory_ratio": lambda r, v: memory_ratio_text(r.flavor) if v or getattr(r, "split_by_derived_ratio", False) else "",
     "deployment": lambda r, v: r.get_deployment_display() if v else "",
     "edition": lambda r, v: edition_name(v),
     "vendor": lambda r, v: origin_name(r) if r.is_internal else vendor_name(v),
@@ -65,8 +66,32 @@ def series_label(key, varying, fallback):
     return " · ".join(parts) or fallback
 
 
+def mark_derived_ratio_splits(results, key=series_key):
+    """Series follow the memory ratio the document prints. Rows of a document printing none (SQL Server, Alibaba)
+    are split by the ratio derived from vCPUs and memory (labelled "derived") only where one line would otherwise
+    join two flavours of one vCPU count (a vertical zig-zag), or where every line of that split keeps two points
+    or more; otherwise they stay one line (the 2018 SQL Server flavours 4/8, 8/32 and 16/128 GB: one line per
+    deployment, not six one-point "lines"). Sets `split_by_derived_ratio` on each row."""
+    for r in results:
+        r.split_by_derived_ratio = False
+    lines = {}
+    for r in results:
+        lines.setdefault(key(r), []).append(r)
+    for rows in lines.values():
+        if any(r.flavor.memory_ratio for r in rows):
+            continue
+        by_ratio = {}
+        for r in rows:
+            by_ratio.setdefault(r.flavor.ratio, []).append(r)
+        zigzag = len({r.flavor.vcpus for r in rows}) < len(rows)
+        if len(by_ratio) > 1 and (zigzag or all(len(rs) > 1 for rs in by_ratio.values())):
+            for r in rows:
+                r.split_by_derived_ratio = True
+
+
 def split_series(results, key=series_key, fallback=""):
     """Group results into series by `key`; the label names only what differs between series."""
+    mark_derived_ratio_splits(results, key)
     keys, groups = [], {}
     for result in results:
         k = key(result)
@@ -86,7 +111,8 @@ def split_series(results, key=series_key, fallback=""):
 
 def point(result):
     flavor = result.flavor
-    p = {"x": flavor.vcpus, "memory_gb": flavor.memory_gb, "flavor": flavor.spec_code, "id": result.pk}
+    p = {"x": flavor.vcpus, "memory_gb": flavor.memory_gb, "flavor": flavor.spec_code, "id": result.pk,
+         "url": flavor.get_absolute_url()}  # a point opens its flavour's page
     for name in CHART_METRICS:
         p[name] = number(getattr(result, name))
     p["qps_normalised"] = number(result.qps_normalised)
@@ -103,7 +129,19 @@ def available_metrics(results, wanted=None):
         at = present.index("qps")
         metrics[at]["label"] = str(QPS_PUBLISHED_LABEL)
         metrics.insert(at + 1, {"name": "qps_normalised", "label": str(QPS_NORMALISED_LABEL), "unit": "queries per second"})
+    for m in metrics:  # the y axis says the unit ("TPS (transactions per second)"), per vCPU too
+        unit = UNIT_LABELS[m["unit"]]
+        m["axis"] = _("%(metric)s (%(unit)s)") % {"metric": m["label"], "unit": unit}
+        m["axis_per_core"] = _("%(metric)s per vCPU (%(unit)s per vCPU)") % {"metric": m["label"], "unit": unit}
     return metrics
+
+
+def caption(results, title):
+    """A chart's caption names what it draws, engine and version first ("MySQL 5.7 · 1.3.1 General-purpose test
+    data"): a chart seen alone (a screenshot, its PNG) still says what it is."""
+    versions = sorted({r.engine_version for r in results}, key=lambda v: (v.engine.name, version_sort_key(v.version)))
+    engines = pgettext("list separator", ", ").join(str(v) for v in versions)
+    return " · ".join(filter(None, [engines, str(title)]))
 
 
 def build_chart(chart_id, title, labelled_groups, metric=None, kind="line"):
@@ -161,7 +199,7 @@ def vcpus_text(n):
 def chart_rows(chart):
     """The chart's numbers as table rows: (series, vCPUs, memory, {metric: value})."""
     return [
-        {"series": s["label"], "x": p["x"], "memory_gb": p["memory_gb"], "flavor": p["flavor"],
+        {"series": s["label"], "x": p["x"], "memory_gb": p["memory_gb"], "flavor": p["flavor"], "url": p["url"],
          "values": [p.get(m["name"]) for m in chart["metrics"]]}
         for s in chart["series"] for p in s["points"]
     ]

@@ -156,6 +156,11 @@ def section_html(table):
     return bilingual(table.section_en, table.section)
 
 
+def heading_text(table):
+    """The engine heading as text only (the contents' compact lines)."""
+    return plain(table.heading_en, table.heading)
+
+
 def heading_html(table):
     """The engine heading above a table's section ("1.2 RDS for MySQL 5.6 测试数据"), '' when none."""
     return bilingual(table.heading_en, table.heading)

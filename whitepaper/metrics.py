@@ -41,6 +41,12 @@ METRICS = [
                          "not comparable with closed-loop TPS.")),
 ]
 METRICS_BY_NAME = {m.name: m for m in METRICS}
+# Units as the pages show them (charts' axes), in the reader's language; the API and exports keep `Metric.unit`.
+UNIT_LABELS = {
+    "transactions per second": _("transactions per second"),
+    "queries per second": _("queries per second"),
+    "TPC-C transactions per minute": _("TPC-C transactions per minute"),
+}
 
 # QPS on one definition, where documents count differently (Huawei 20 statements per sysbench
 # transaction, BEGIN and COMMIT included; Alibaba about 18): the 18 statements of the OLTP read-write

@@ -28,7 +28,7 @@ from .freshness import catalogue_stamp
 from .flavors import flavour_sheet
 from .models import Document, Engine, EngineVersion, Flavor, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, measurement_html, origin_name
-from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison
+from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison, methodology_differences_data
 from .queries import SORTS, document_newness, version_sort_key
 from .sizing import LATENCY_METRIC, asked_metric, latency_note, sizing_form, smallest_flavours
 
@@ -106,9 +106,9 @@ def document_sections(document):
             table.iops_note = any(r.iops_depends_on_disk for r in table.rows)
         group_results = [r for t in group_tables for r in t.rows]
         first = group_tables[0]
-        chart = charts.build_chart(f"chart-{first.anchor}",
-                                   display.section_title(first) if section else display.table_label(first),
-                                   charts.split_series(group_results))
+        chart = charts.build_chart(f"chart-{first.anchor}", charts.caption(
+            group_results, display.section_title(first) if section else display.table_label(first)),
+            charts.split_series(group_results))
         # Tables of many columns (Alibaba's pgbench tables: spec, size, storage, capacity, data, hot data, both QPS)
         # take the page's width, the chart below them: beside it their key columns would scroll out of view.
         wide = any(len(t.columns) > WIDE_TABLE_COLUMNS for t in group_tables)
@@ -129,6 +129,13 @@ def contents(groups):
     return chapters
 
 
+def document_summary(groups):
+    """What a document page opens with: how many tables and results, and the engine versions they cover."""
+    results = [r for g in groups for t in g["tables"] for r in t.rows]
+    return {"tables": sum(len(g["tables"]) for g in groups), "results": len(results),
+            "engines": charts.caption(results, "")}
+
+
 @catalogue_page
 def document_detail(request, slug):
     document = get_object_or_404(Document.objects.select_related("vendor"), slug=slug)
@@ -136,6 +143,7 @@ def document_detail(request, slug):
         "document": document,
         "methodologies": list(document.methodologies.all()),
         "groups": (groups := document_sections(document)), "contents": contents(groups),
+        "summary": document_summary(groups),
         "editions": [p for p in edition_links(vendor_coverage(document.vendor)) if document in p[:2]],
     })
 
@@ -253,9 +261,12 @@ def engine_version(request, engine, version):
         by_family.setdefault(family_name(result.flavor.family) or _("No family stated"), []).append(result)
     family_charts = []
     for i, (family, rows) in enumerate(by_family.items(), 1):
-        chart = charts.build_chart(f"chart-family-{i}", family,
+        chart = charts.build_chart(f"chart-family-{i}", charts.caption(rows, family),
                                    charts.split_series(rows, key=charts.edition_series_key, fallback=family))
+        # Lines measured under unlike set-ups (Alibaba's and Huawei's sysbench): the compare page's caveat.
+        differences = methodology_differences_data(sorted({r.table.methodology for r in rows}, key=lambda m: m.slug))
         family_charts.append({"family": family, "chart": chart, "chart_rows": charts.chart_rows(chart), "rows": rows,
+                              "methodology_differences": [(d["label"], d["shown"]) for d in differences],
                               "revised": [], "metric_label": next(
                                   (m["label"] for m in chart["metrics"] if m["name"] == chart["initial_metric"]), "")})
     # Where an older edition printed another number for a drawn flavour (the chart's metric): one query per metric.
@@ -568,6 +579,9 @@ def explore(request):
         "headers": [(c, EXPLORER_COLUMNS[c]) for c in shown],
         "all_columns": list(EXPLORER_COLUMNS.items()), "default_cols": DEFAULT_COLUMNS, "text_cols": TEXT_COLUMNS,
         "filter_query": urlencode([(k, v) for k, vs in request.GET.lists() if k in FILTER_FIELDS for v in vs if v != ""]),
+        # the folded form's summary says how many filters narrow the rows (a phone sees the results first)
+        "active_filters": len({k for k, vs in request.GET.lists() if k in FILTER_FIELDS and k != "latest" and any(vs)}
+                              | {k for k, _v in hidden_filters(request.GET)}),
     }
     # The version control lists the chosen engine's versions (every engine's, grouped, when none is
     # chosen); an htmx update sends it along (out of band), so it follows the engine.

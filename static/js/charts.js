@@ -69,11 +69,12 @@
         backgroundColor: l.colour,
         pointStyle: l.shape,
         pointRadius: 4,
+        clip: false,  // a marker at the largest vCPU count drawn whole (the layout's padding makes room)
         hidden: !!(hidden && hidden.has(i)),
         data: series.points.filter(function (p) { return p[metric] !== null && p[metric] !== undefined; })
           .map(function (p) {
             return {x: p.x, y: perCore ? Math.round(p[metric] / p.x * 100) / 100 : p[metric],
-                    flavor: p.flavor, memory_gb: p.memory_gb};
+                    flavor: p.flavor, memory_gb: p.memory_gb, url: p.url};
           }),
       };
     });
@@ -94,7 +95,7 @@
           const p = s.point;
           if (!p) return {x: s.label, y: null};
           return {x: s.label, y: perCore ? Math.round(p[metric] / p.x * 100) / 100 : p[metric],
-                  vcpus: p.x, flavor: p.flavor, memory_gb: p.memory_gb};
+                  vcpus: p.x, flavor: p.flavor, memory_gb: p.memory_gb, url: p.url};
         }),
       }],
     };
@@ -103,6 +104,50 @@
   function metricLabel(spec, metric, perCore) {
     const m = spec.metrics.find(function (m) { return m.name === metric; });
     return (m ? m.label : metric) + (perCore ? " " + spec.per_core_label : "");
+  }
+
+  // The y axis names the metric and its unit ("TPS (transactions per second)"), built by whitepaper/charts.py.
+  function axisLabel(spec, metric, perCore) {
+    const m = spec.metrics.find(function (m) { return m.name === metric; });
+    return m ? (perCore ? m.axis_per_core : m.axis) : metric;
+  }
+
+  // A tooltip's lines: on a narrow chart (a phone) each part on its own line, so the box fits the chart.
+  function tooltipLines(name, raw, x, spec, narrow) {
+    const value = raw.y.toLocaleString();
+    const size = x + " " + spec.x_label + " / " + raw.memory_gb + " GB";
+    if (!narrow) return (name ? name + ": " : "") + value + " @ " + size + (raw.flavor ? " (" + raw.flavor + ")" : "");
+    const lines = [];
+    // a long series name wraps at about 34 characters a line
+    (name || "").split(" · ").forEach(function (part) {
+      const last = lines.length - 1;
+      if (last >= 0 && (lines[last] + " · " + part).length <= 34) lines[last] += " · " + part; else lines.push(part);
+    });
+    lines.push(value, "@ " + size);
+    if (raw.flavor) lines.push(raw.flavor);
+    return lines.filter(function (l) { return l; });
+  }
+
+  // Charts are transparent; their PNG gets the page's white behind it.
+  const whiteBackground = {
+    id: "perfdashWhiteBackground",
+    beforeDraw: function (chart) {
+      const ctx = chart.ctx;
+      ctx.save();
+      ctx.globalCompositeOperation = "destination-over";
+      ctx.fillStyle = "#fff";
+      ctx.fillRect(0, 0, chart.width, chart.height);
+      ctx.restore();
+    },
+  };
+
+  function downloadPng(figure, chart) {
+    const link = document.createElement("a");
+    link.href = chart.toBase64Image("image/png");
+    link.download = figure.dataset.chart + ".png";
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
   }
 
   function draw(figure) {
@@ -119,21 +164,31 @@
     const chart = new Chart(canvas, {
       type: bar ? "bar" : "line",
       data: bar ? bars(spec, state.metric, state.perCore) : {datasets: datasets(spec, state.metric, state.perCore, state.hidden)},
+      plugins: [whiteBackground],
       options: {
         parsing: false, responsive: true, maintainAspectRatio: false, animation: false,
         interaction: {mode: "nearest", intersect: false},
+        layout: {padding: {top: 8, right: 10}},  // room for the markers drawn unclipped at the plot's edge
         scales: {
           x: bar ? {type: "category"} : {type: "linear", title: {display: true, text: spec.x_label}, beginAtZero: true},
-          y: {beginAtZero: true, title: {display: true, text: metricLabel(spec, state.metric, state.perCore)}},
+          y: {beginAtZero: true, title: {display: true, text: axisLabel(spec, state.metric, state.perCore)}},
+        },
+        // A point (a bar) opens its flavour's page (/flavors/<id>/); the chart's data table links there too.
+        onClick: function (event, elements) {
+          const hit = chart.getElementsAtEventForMode(event, "nearest", {intersect: true}, false)[0];
+          const raw = hit && chart.data.datasets[hit.datasetIndex].data[hit.index];
+          if (raw && raw.url) window.location.assign(raw.url);
+        },
+        onHover: function (event) {
+          const hit = chart.getElementsAtEventForMode(event, "nearest", {intersect: true}, false).length;
+          event.native.target.style.cursor = hit ? "pointer" : "";
         },
         plugins: {
           legend: {display: false},  // drawn outside the canvas by buildLegend
           tooltip: {callbacks: {label: function (ctx) {
             const raw = ctx.raw;
-            if (bar) return raw.y.toLocaleString() + " @ " + raw.vcpus + " " + spec.x_label + " / " + raw.memory_gb + " GB" +
-              (raw.flavor ? " (" + raw.flavor + ")" : "");
-            return ctx.dataset.label + ": " + raw.y.toLocaleString() + " @ " + raw.x + " " + spec.x_label + " / " + raw.memory_gb + " GB" +
-              (raw.flavor ? " (" + raw.flavor + ")" : "");
+            const narrow = chart.width < 520;
+            return tooltipLines(bar ? "" : ctx.dataset.label, raw, bar ? raw.vcpus : raw.x, spec, narrow);
           }}},
         },
       },
@@ -144,7 +199,7 @@
     function update() {
       if (bar) chart.data = bars(spec, state.metric, state.perCore);
       else chart.data.datasets = datasets(spec, state.metric, state.perCore, state.hidden);
-      chart.options.scales.y.title.text = metricLabel(spec, state.metric, state.perCore);
+      chart.options.scales.y.title.text = axisLabel(spec, state.metric, state.perCore);
       chart.update();
       figure.querySelectorAll("[data-metric]").forEach(function (b) {
         b.setAttribute("aria-pressed", b.dataset.metric === state.metric ? "true" : "false");
@@ -155,6 +210,10 @@
     });
     figure.querySelectorAll("[data-per-core]").forEach(function (box) {
       box.addEventListener("change", function () { state.perCore = box.checked; update(); });
+    });
+    figure.querySelectorAll("[data-download-png]").forEach(function (button) {
+      button.closest(".chart-tools").hidden = false;  // drawn: the PNG and the point links work
+      button.addEventListener("click", function () { downloadPng(figure, chart); });
     });
   }
 

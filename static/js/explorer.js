@@ -32,3 +32,10 @@ document.addEventListener("htmx:configRequest", (event) => {
   const form = event.detail.elt.closest("form[data-drop-empty]");
   if (form.dataset.defaultCols && params.getAll("cols").join(" ") === form.dataset.defaultCols) params.delete("cols");
 });
+
+// On a phone the filter form folds (its summary says how many filters are set), so the results start on the
+// first screen; on a wider screen it stays open.
+document.addEventListener("DOMContentLoaded", () => {
+  const fold = document.getElementById("filters-fold");
+  if (fold && window.matchMedia("(max-width: 600px)").matches) fold.open = false;
+});

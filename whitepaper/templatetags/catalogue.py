@@ -19,6 +19,8 @@ register.filter("table_label", display.table_label_html)
 register.filter("table_label_text", display.table_label)
 register.filter("section_title", display.section_html)
 register.filter("heading_title", display.heading_html)
+register.filter("heading_text", display.heading_text)
+register.filter("section_text", display.section_title)
 register.filter("edition_name", display.edition_name)
 register.filter("docdate", display.date)
 register.filter("memory_ratio", display.memory_ratio_html)  # the document's, or derived and said so
