@@ -25,20 +25,18 @@ from pathlib import Path
 
 import psycopg
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+import bootstrap  # noqa: E402  (the one Django set-up: benchmarks/bootstrap.py)
+
+REPO = bootstrap.ROOT
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", default="perfdash_draft_bench")
     args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()  # the test module's helpers import the models
-    from tests.seeds import seeds_dir
-    from tests.test_drafting import hand_made, made_up_edition
+    bootstrap.setup(own_database=False)  # the drafting helpers import the models; the database is made below
+    from testbed.seeds import seeds_dir
+    from testbed.drafting import hand_made, made_up_edition
 
     with psycopg.connect("postgres://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{args.database}"')

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Fault drill: does any fault lose a run, leave one stuck, orphan a tool or leave the password on disk?
 
-On a production-shaped stack of its own (tests/fault_stack.py: a Redis server on FAULT_DRILL_REDIS_PORT,
+On a production-shaped stack of its own (testbed/fault_stack.py: a Redis server on FAULT_DRILL_REDIS_PORT,
 default 6392; gunicorn with DEBUG off; a benchmark worker -c 1; the reconciler with beat every second),
 against its own PostgreSQL database (FAULT_DRILL_DATABASE_URL, default perfdash_fault_drill) and the
 machine's MariaDB and PostgreSQL as benchmark targets, it repeats ROUNDS times:
@@ -15,7 +15,7 @@ machine's MariaDB and PostgreSQL as benchmark targets, it repeats ROUNDS times:
           is started. Measured: seconds from the restart to the last run's final state, runs lost (still
           queued at the deadline), stuck (active at the deadline), run twice (a command repeated in the log).
 
-and against a PostgreSQL and a MariaDB of its own (tests/tls_servers.py: TLS-only, free ports), which it freezes
+and against a PostgreSQL and a MariaDB of its own (testbed/tls_servers.py: TLS-only, free ports), which it freezes
 with SIGSTOP (a frozen host or a cut link: the tool gets no error, it waits):
 
   prepare  frozen while the prepare step loads the tables (pgbench -i scale 20 / sysbench 2 x 300,000 rows, the
@@ -43,31 +43,19 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import bootstrap  # noqa: E402  (the one Django set-up: benchmarks/bootstrap.py)
+
+ROOT = bootstrap.ROOT
 REDIS_PORT = int(os.environ.get("FAULT_DRILL_REDIS_PORT", "6392"))
 os.environ["DATABASE_URL"] = os.environ.get("FAULT_DRILL_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash_fault_drill")
 os.environ["REDIS_URL"] = f"redis://127.0.0.1:{REDIS_PORT}/0"
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 DEADLINE_S = 120
 
 
-def ensure_database():
-    import psycopg
-
-    name = os.environ["DATABASE_URL"].rsplit("/", 1)[1]
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as pg:
-        if not pg.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            pg.execute(f"CREATE DATABASE {name}")
-
-
 def main():
-    ensure_database()
-    import django
-
-    django.setup()
+    bootstrap.setup()
     import psycopg
     import requests
     from django.contrib.auth.models import User
@@ -76,12 +64,12 @@ def main():
     from rest_framework.authtoken.models import Token
 
     from runs.models import Run, RunState, Target
-    from tests.fault_stack import Stack, files_containing, stop
-    from tests.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB, ensure_database_users, run_processes, tool_processes
-    from tests.tls_servers import DATABASE as TLS_DATABASE
-    from tests.tls_servers import PASSWORD as TLS_PASSWORD
-    from tests.tls_servers import USER as TLS_USER
-    from tests.tls_servers import TLSServers
+    from testbed.fault_stack import Stack, files_containing, stop
+    from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB, ensure_database_users, run_processes, tool_processes
+    from testbed.tls_servers import DATABASE as TLS_DATABASE
+    from testbed.tls_servers import PASSWORD as TLS_PASSWORD
+    from testbed.tls_servers import USER as TLS_USER
+    from testbed.tls_servers import TLSServers
 
     call_command("migrate", verbosity=0)
     call_command("seed_profiles", stdout=open(os.devnull, "w"))

@@ -12,7 +12,7 @@ For each: the wall time of the load (rows a second) and the size of what it left
 TOAST), in bytes per row. Then it drops the tables.
 
 Usage:  .venv/bin/python benchmarks/load_rate.py [ROWS] [SCALE]      (default 1,000,000 and 10)
-Connects as the test suite's bench user (tests/runs_support.py: perfdash_bench) to TEST_BENCH_DB
+Connects as the test suite's bench user (testbed/runs_support.py: perfdash_bench) to TEST_BENCH_DB
 (default perfdash_sb); the machine's MariaDB and PostgreSQL must be running.
 """
 
@@ -25,9 +25,10 @@ from pathlib import Path
 import psycopg
 import pymysql
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from tests.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB, ensure_database_users  # noqa: E402
+import bootstrap  # noqa: E402  (the one Django set-up: benchmarks/bootstrap.py)
+
+ROOT = bootstrap.ROOT
+from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB, ensure_database_users  # noqa: E402
 
 MARIADB_DATADIR = Path("/var/lib/mysql")
 

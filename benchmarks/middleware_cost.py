@@ -20,8 +20,9 @@ import types
 from io import BytesIO
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import bootstrap  # noqa: E402  (the one Django set-up: benchmarks/bootstrap.py)
+
+ROOT = bootstrap.ROOT
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pages_load  # noqa: E402  (the throwaway database and production environment)
@@ -69,11 +70,9 @@ def main():
     pages_load.prepare(env, args.database, args.redis)
     try:
         os.environ.update(env)
-        os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-        import django
+        bootstrap.setup(own_database=False)  # pages_load.prepare made it
         from django.conf import settings
 
-        django.setup()
         from django.core.handlers.wsgi import WSGIHandler
 
         names = list(settings.MIDDLEWARE)

@@ -26,11 +26,11 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import bootstrap  # noqa: E402  (the one Django set-up: benchmarks/bootstrap.py)
+
+ROOT = bootstrap.ROOT
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash_multi_bench")
 os.environ["REDIS_URL"] = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/12")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("TEST_BENCH_DB", "perfdash_sb_multi")
 
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
@@ -38,15 +38,6 @@ SECONDS = int(sys.argv[2]) if len(sys.argv) > 2 else 10
 THREADS = int(sys.argv[3]) if len(sys.argv) > 3 else 8
 QUEUE = "multi-bench"
 TABLES, ROWS = 2, 10000
-
-
-def ensure_database():
-    import psycopg
-
-    name = os.environ["DATABASE_URL"].rsplit("/", 1)[1]
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as pg:
-        if not pg.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            pg.execute(f"CREATE DATABASE {name}")
 
 
 def start_worker(host):
@@ -57,16 +48,13 @@ def start_worker(host):
 
 
 def main():
-    ensure_database()
-    import django
-
-    django.setup()
+    bootstrap.setup()
     from django.contrib.auth.models import User
     from django.core.management import call_command
     from rest_framework.test import APIClient
 
     from runs.models import Run, Target
-    from tests.runs_support import DB_USER, MYSQL_DB, PASSWORD, ensure_database_users
+    from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, ensure_database_users
 
     call_command("migrate", verbosity=0)
     call_command("seed_profiles", stdout=open(os.devnull, "w"))

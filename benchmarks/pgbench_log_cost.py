@@ -18,10 +18,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import bootstrap  # noqa: E402  (the one Django set-up: benchmarks/bootstrap.py)
+
+ROOT = bootstrap.ROOT
 os.environ["TEST_BENCH_DB"] = "perfdash_sb_logcost"
 
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
@@ -31,7 +31,7 @@ VARIANTS = {"no log": [], "rate 1": ["-l", "--sampling-rate=1"], "rate 0.62": ["
 
 
 def main():
-    from tests.runs_support import DB_USER, PASSWORD, PG_DB, ensure_database_users
+    from testbed.runs_support import DB_USER, PASSWORD, PG_DB, ensure_database_users
 
     ensure_database_users()
     env = {**os.environ, "PGPASSWORD": PASSWORD}

@@ -3,7 +3,7 @@
 dashboard with its run step's log on and off, beside pgbench by hand with and without the same log.
 
 `TLS=1 benchmarks/runs_overhead.py` found the dashboard's rw.sql TPS about 0.9 of by hand against the TLS-only
-PostgreSQL of tests/tls_servers.py (fsync off: the machine's CPU, not the disk, bounds it), and the dashboard logged
+PostgreSQL of testbed/tls_servers.py (fsync off: the machine's CPU, not the disk, bounds it), and the dashboard logged
 every transaction there (-l, --sampling-rate=1). Each round here runs, in an order rotated round by round:
 
   H    pgbench by hand: runs_overhead.py's command (Alibaba's without -r: -M prepared -v -P 1 -f rw.sql ...)
@@ -23,7 +23,7 @@ pgbench's own CPU is read with /usr/bin/time around each run step (the worker's 
 Usage:  .venv/bin/python benchmarks/pgbench_log_in_dashboard.py [ROUNDS] [SECONDS] [CLIENTS] [SCALE]
         RATE=1 (default) the by-hand log's rate; DASH_RATE=1 makes D log at RATE too (else the driver's rule);
         SIDES=probe (see above).
-Starts its own TLS servers (tests/tls_servers.py); uses runs_overhead.py's database and Redis db 11.
+Starts its own TLS servers (testbed/tls_servers.py); uses runs_overhead.py's database and Redis db 11.
 """
 
 import atexit
@@ -36,12 +36,12 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import bootstrap  # noqa: E402  (the one Django set-up: benchmarks/bootstrap.py)
+
+ROOT = bootstrap.ROOT
 from benchmarks.stats import paired_ratio  # noqa: E402
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash_runs_bench")
 os.environ["REDIS_URL"] = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 FLAG = os.environ.setdefault("PERFDASH_LOG_FLAG", str(Path(tempfile.gettempdir()) / f"perfdash-log-flag-{os.getpid()}"))
 RATE = float(os.environ.get("RATE", "1"))
 SIDES = os.environ.get("SIDES", "log")  # 'probe': H, D and DP (server sampling off) instead of H, HL, D, D0
@@ -52,9 +52,7 @@ RATIOS = (("D", "D0", "what the log costs the dashboard"), ("HL", "H", "what the
 
 def worker_main():
     """The Celery worker, with the driver's log switched by the flag file ('off', or 'on')."""
-    import django
-
-    django.setup()
+    bootstrap.setup(own_database=False)
     from runs.drivers import pgbench
 
     rule, prefix = pgbench.sampling_rate, pgbench.log_prefix
@@ -106,27 +104,20 @@ def last_time():
 
 
 def main():
-    import psycopg
-
-    name = os.environ["DATABASE_URL"].rsplit("/", 1)[1]
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as pg:
-        if not pg.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            pg.execute(f"CREATE DATABASE {name}")
+    bootstrap.ensure_database()
     bindir = TIMES / "bin"
     bindir.mkdir()
     (bindir / "pgbench").write_text(WRAPPER.format(times=TIMES / "times.txt", pgbench=shutil.which("pgbench")))
     (bindir / "pgbench").chmod(0o755)
     os.environ["PATH"] = f"{bindir}:{os.environ['PATH']}"
 
-    import django
-
-    django.setup()
+    bootstrap.setup(own_database=False)
     from django.contrib.auth.models import User
     from django.core.management import call_command
     from rest_framework.test import APIClient
 
     from runs.models import Run, Target
-    from tests import tls_servers
+    from testbed import tls_servers
 
     call_command("migrate", verbosity=0)
     call_command("seed_profiles", stdout=open(os.devnull, "w"))

@@ -38,7 +38,7 @@ and rw.sql on PostgreSQL (scale 1, range 100,000, -M prepared).
 Usage:  .venv/bin/python benchmarks/runs_overhead.py [ROUNDS] [SECONDS] [THREADS] [WORKLOAD ...]
         WORKLOAD: sysbench, pgbench-ro, pgbench-rw (default: all three)
         TLS=1 .venv/bin/python benchmarks/runs_overhead.py ...: the same against TLS-only servers of its own
-        (tests/tls_servers.py: MariaDB and PostgreSQL on free ports, certificates made by openssl): by hand
+        (testbed/tls_servers.py: MariaDB and PostgreSQL on free ports, certificates made by openssl): by hand
         sysbench --mysql-ssl=on with cacert.pem, client-cert.pem, client-key.pem in its working directory
         (sysbench 1.0.20's MySQL TLS), pgbench with PGSSLMODE=verify-full and PGSSLROOTCERT (libpq); the
         dashboard's targets with TLS verify-ca (MySQL) and verify-full (PostgreSQL).
@@ -57,12 +57,12 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import bootstrap  # noqa: E402  (the one Django set-up: benchmarks/bootstrap.py)
+
+ROOT = bootstrap.ROOT
 from benchmarks.stats import paired_ratio  # noqa: E402
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash_runs_bench")
 os.environ["REDIS_URL"] = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("TEST_BENCH_DB", "perfdash_sb_overhead")  # its own target databases, apart from the tests'
 
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
@@ -82,15 +82,6 @@ if WATCH not in ("none", "page"):
 # Where the by-hand commands connect: the machine's servers, or (TLS=1) the TLS-only ones started here.
 MYSQL_AT = {"host": "127.0.0.1", "port": 3306, "ssl_dir": None}
 PG_AT = {"host": "127.0.0.1", "port": 5432, "env": {}}
-
-
-def ensure_database():
-    import psycopg
-
-    name = os.environ["DATABASE_URL"].rsplit("/", 1)[1]
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as pg:
-        if not pg.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            pg.execute(f"CREATE DATABASE {name}")
 
 
 def sysbench_by_hand(db, user, password):
@@ -187,13 +178,10 @@ def backend_pids():
 
 
 def main():
-    ensure_database()
-    import django
-
-    django.setup()
+    bootstrap.setup()
     from django.core.management import call_command
 
-    from tests.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB, ensure_database_users
+    from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB, ensure_database_users
 
     call_command("migrate", verbosity=0)
     call_command("seed_profiles", stdout=open(os.devnull, "w"))
@@ -207,7 +195,7 @@ def main():
     user, _ = User.objects.get_or_create(username="bench-operator", defaults={"is_staff": True})
     targets = {}
     if TLS:
-        from tests import tls_servers
+        from testbed import tls_servers
 
         servers = tls_servers.TLSServers(Path(tempfile.mkdtemp(prefix="perfdash-tls-bench-"))).start()
         atexit.register(servers.stop)  # whatever fails before the rounds' own clean-up

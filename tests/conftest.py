@@ -161,7 +161,7 @@ def page(browser):
 
 @pytest.fixture(scope="session")
 def bench_users():
-    from .runs_support import DB_USER, PASSWORD, ensure_database_users
+    from testbed.runs_support import DB_USER, PASSWORD, ensure_database_users
 
     ensure_database_users()
     return {"user": DB_USER, "password": PASSWORD}
@@ -179,7 +179,7 @@ def worker(django_db_setup, bench_users):
     """One benchmark worker (queues celery and benchmarks) for every test that needs one: it reads each
     run from the database, so tests share it; a test that kills a worker starts its own
     (runs_support.start_worker on a queue of its own)."""
-    from .runs_support import purge_queues, start_worker, stop_worker
+    from testbed.runs_support import purge_queues, start_worker, stop_worker
 
     purge_queues()
     proc = start_worker()

@@ -6,12 +6,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-
-
-def seeds_dir() -> Path:
-    env = os.environ.get("SEEDS_DIR")
-    return Path(env) if env else REPO.parent / "shared" / "seeds"
+from testbed.seeds import REPO, seeds_dir  # noqa: F401  (tests name them from here too)
 
 
 def require_seeds_dir() -> Path:

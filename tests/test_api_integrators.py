@@ -63,7 +63,7 @@ def test_the_schema_documents_both_schemes(client):
 def mysql_target(db):
     from runs.models import Target
 
-    from .runs_support import PASSWORD
+    from testbed.runs_support import PASSWORD
 
     target = Target(name="maria-37", engine="mysql", host="127.0.0.1", port=3306, database="sbtest", user="bench")
     target.set_password(PASSWORD)

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from tests.seeds import require_seeds_dir
-from tests.test_drafting import hand_made, made_up_edition
+from testbed.drafting import hand_made, made_up_edition
 from whitepaper.models import Document, PublishedResult
 
 

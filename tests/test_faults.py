@@ -1,4 +1,4 @@
-"""Faults around runs, on a production-shaped stack of the test's own (tests/fault_stack.py): a Redis
+"""Faults around runs, on a production-shaped stack of the test's own (testbed/fault_stack.py): a Redis
 server on port 6391 that the tests kill and restart empty, gunicorn (DEBUG off), a benchmark worker and
 the reconciler (beat every second, short periods). Real sysbench and pgbench against the machine's
 MariaDB and PostgreSQL, kept small.
@@ -20,8 +20,8 @@ from rest_framework.authtoken.models import Token
 
 from runs.models import Run, RunState, Target
 
-from .fault_stack import Stack, files_containing, stop
-from .runs_support import (
+from testbed.fault_stack import Stack, files_containing, stop
+from testbed.runs_support import (
     PASSWORD, make_targets, make_user, run_processes, wait_for,
 )
 

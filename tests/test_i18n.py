@@ -22,7 +22,7 @@ from django.core.management import call_command
 from runs.models import BenchmarkProfile, Run, RunState, Target
 from whitepaper.models import Document, InstanceFamily, PublishedResult
 
-from .runs_support import make_user
+from testbed.runs_support import make_user
 
 pytestmark = pytest.mark.django_db
 

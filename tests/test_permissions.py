@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from runs.models import Run, RunState, Target
 
-from .runs_support import PASSWORD, make_user
+from testbed.runs_support import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 

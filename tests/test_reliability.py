@@ -15,7 +15,7 @@ from rest_framework.authtoken.models import Token
 from runs.runner import run_command
 from runs.workdir import LOCK_NAME, remove_stale_workdirs
 
-from .runs_support import make_user
+from testbed.runs_support import make_user
 
 NOBODY_LISTENS = "redis://127.0.0.1:6399/0"  # in this checkout's port range; nothing is started there
 

@@ -7,7 +7,7 @@ from django.test import Client
 
 from runs.models import Run, RunState
 
-from .runs_support import (
+from testbed.runs_support import (
     PASSWORD, make_targets, make_user,
 )
 

@@ -6,7 +6,7 @@ import pytest
 from runs import capacity
 from runs.models import RunState
 
-from .runs_support import make_targets, wait_final
+from testbed.runs_support import make_targets, wait_final
 
 PARAMS = {"rate_tps": 1000, "capacity_bound_ms": 50.0, "capacity_factor": 4.0, "capacity_max_tps": 200_000, "duration_s": 100}
 # 1,000 TPS for 100 s schedules 100,000 +- 316 transactions: 99 % less three of those deviations is 98.05 %

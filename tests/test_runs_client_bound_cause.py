@@ -17,8 +17,8 @@ from rest_framework.test import APIClient
 from runs.models import Run, RunState, Target
 from runs.sampling import on_this_host
 
-from .fault_stack import free_port
-from .runs_support import DB_USER, MYSQL_DB, PASSWORD, wait_final
+from testbed.fault_stack import free_port
+from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, wait_final
 from .test_runs_trust import make_target
 
 ROOT = Path(__file__).resolve().parent.parent

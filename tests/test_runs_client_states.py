@@ -7,7 +7,7 @@ import pytest
 from runs import actions
 from runs.models import ClientState, Run, RunClient, Target
 
-from .runs_support import PASSWORD
+from testbed.runs_support import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from runs.models import Run, RunState
 
-from .runs_support import (
+from testbed.runs_support import (
     make_targets, make_user, wait_final,
 )
 from .test_runs_history import throttle

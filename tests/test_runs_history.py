@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from runs.models import Run, RunState
 
-from .runs_support import (
+from testbed.runs_support import (
     DB_USER, PG_DB, make_targets, make_user, wait_final,
 )
 

@@ -10,7 +10,7 @@ from runs import actions
 from runs.models import Run, RunState, Target
 from whitepaper.models import PublishedResult
 
-from .runs_support import PASSWORD, make_user
+from testbed.runs_support import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -205,7 +205,7 @@ def test_a_schedule_skips_a_due_time_while_its_previous_run_still_goes_and_says_
 def pg_tables(names):
     import psycopg
 
-    from .runs_support import PG_DB
+    from testbed.runs_support import PG_DB
 
     with psycopg.connect(f"postgresql://postgres@127.0.0.1:5432/{PG_DB}") as conn:
         return sorted(r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE tablename = ANY(%s)", [names]))
@@ -214,7 +214,7 @@ def pg_tables(names):
 def mysql_tables(names):
     import pymysql
 
-    from .runs_support import MYSQL_DB
+    from testbed.runs_support import MYSQL_DB
 
     conn = pymysql.connect(host="127.0.0.1", user="root", password="", database=MYSQL_DB)
     with conn.cursor() as cur:
@@ -246,7 +246,7 @@ def test_the_reconciler_drops_the_tables_a_dead_worker_left_on_the_target(bench_
 
     from runs.tasks import reconcile_runs
 
-    from .runs_support import DB_USER, PG_DB
+    from testbed.runs_support import DB_USER, PG_DB
 
     target = Target(name="left-pg", engine="postgresql", host="127.0.0.1", port=5432, database=PG_DB, user=DB_USER)
     target.set_password(PASSWORD)
@@ -269,7 +269,7 @@ def test_an_unreachable_target_keeps_what_was_left_and_the_run_page_drops_it_lat
 
     from runs.tasks import reconcile_runs
 
-    from .runs_support import DB_USER, MYSQL_DB
+    from testbed.runs_support import DB_USER, MYSQL_DB
 
     target = Target(name="left-maria", engine="mysql", host="127.0.0.1", port=1, database=MYSQL_DB, user=DB_USER)
     target.set_password(PASSWORD)

@@ -6,7 +6,7 @@ import pytest
 
 from runs.models import Schedule, Target
 
-from .tls_servers import make_ca
+from testbed.tls_servers import make_ca
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ import pytest
 
 from runs.models import RunState
 
-from .runs_support import (
+from testbed.runs_support import (
     PASSWORD, PG_DB, make_targets, wait_final,
 )
 
@@ -317,7 +317,7 @@ def test_losing_the_probe_connection_never_fails_the_run(worker, operator_api, t
     and succeeds with the tool's own report."""
     from runs.models import Run
 
-    from .runs_support import wait_for
+    from testbed.runs_support import wait_for
 
     response = operator_api.post("/api/v1/runs/", {"target": targets["postgresql"].pk, "profile": "pgbench-ro-quick",
                                           "overrides": {"duration_s": 6, "threads": 1}}, format="json")

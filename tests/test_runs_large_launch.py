@@ -15,7 +15,7 @@ from django.utils import translation
 
 from runs.models import BenchmarkProfile, Run
 
-from .runs_support import make_user
+from testbed.runs_support import make_user
 from .test_runs_trust import huawei_mysql80_row, make_target
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
 """Targets' users with the least rights a run needs (issue 33.8): docs/runs.md gives the statements for MySQL/MariaDB
-and PostgreSQL; the suite's own bench user is made with exactly those (tests/runs_support.py), is neither root nor a
+and PostgreSQL; the suite's own bench user is made with exactly those (testbed/runs_support.py), is neither root nor a
 superuser nor its database's owner, and real sysbench and pgbench runs through a worker succeed with it, server-side
 evidence and every server setting included. Before, the user had ALL on its MariaDB database and owned its
 PostgreSQL one, and the docs said nothing."""
@@ -12,7 +12,7 @@ import pytest
 
 from runs.models import RunState
 
-from .runs_support import DB_USER, MYSQL_DB, PG_DB, make_targets, mysql_grants, postgresql_grants, wait_final
+from testbed.runs_support import DB_USER, MYSQL_DB, PG_DB, make_targets, mysql_grants, postgresql_grants, wait_final
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ import pytest
 from runs.forms import profile_initial
 from runs.models import BenchmarkProfile, ClientSample, ClientState, Run, RunClient, RunState, Target
 
-from .runs_support import (
+from testbed.runs_support import (
     PASSWORD, make_targets, purge_queues, run_processes, start_worker, stop_worker, wait_final,
     wait_for, worker_env,
 )

@@ -12,7 +12,7 @@ from runs.clients import merge_reports, sum_by_time
 from runs.models import Run, Target
 from runs.params import client_params
 
-from .runs_support import PASSWORD
+from testbed.runs_support import PASSWORD
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 11, 23, 12, 0, 0, tzinfo=timezone.utc)

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 from runs import actions
 from runs.models import Run, RunState
 
-from .runs_support import make_targets, make_user, wait_final
+from testbed.runs_support import make_targets, make_user, wait_final
 
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306}
 

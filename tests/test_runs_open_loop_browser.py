@@ -11,7 +11,7 @@ from django.test import Client
 from runs import capacity
 from runs.models import Run, RunState
 
-from .runs_support import make_targets, make_user
+from testbed.runs_support import make_targets, make_user
 from .test_runs_open_loop import recorded_open_loop_summary
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]

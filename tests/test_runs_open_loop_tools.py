@@ -19,7 +19,7 @@ import pytest
 from runs.models import Run, RunState
 from runs.workdir import WORKDIR_PREFIX
 
-from .runs_support import DB_USER, PASSWORD, PG_DB, make_targets, wait_final, wait_for
+from testbed.runs_support import DB_USER, PASSWORD, PG_DB, make_targets, wait_final, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True),
               pytest.mark.skipif(not (shutil.which("pgbench") and shutil.which("sysbench")), reason="tools not installed")]

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from runs.models import RunState
 
-from .runs_support import (
+from testbed.runs_support import (
     PG_DB, make_targets, make_user, wait_final,
 )
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from runs.models import BenchmarkProfile, Run, RunState, Sample, ServerSample, Target
 
-from .runs_support import PASSWORD, make_user
+from testbed.runs_support import PASSWORD, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"

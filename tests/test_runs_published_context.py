@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 from runs.models import Run, RunState
 from whitepaper.models import Methodology, PublishedResult, ResultTable
 
-from .runs_support import DB_USER, PASSWORD, make_targets, make_user, wait_final
+from testbed.runs_support import DB_USER, PASSWORD, make_targets, make_user, wait_final
 
 PROFILE = "sysbench-oltp-rw-mysql-quick"
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571}  # Student's t tables

@@ -16,7 +16,7 @@ from django.test import Client
 from runs import actions
 from runs.models import BenchmarkProfile, Run, RunState, Sample, Target
 
-from .runs_support import PASSWORD, make_user
+from testbed.runs_support import PASSWORD, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"

@@ -22,10 +22,10 @@ from rest_framework.test import APIClient
 
 from runs.models import Run, RunState, Target
 
-from .runs_support import (
+from testbed.runs_support import (
     make_user, purge_queues, start_worker, stop_worker, tool_processes, wait_final, wait_for,
 )
-from .tls_servers import PG_BIN
+from testbed.tls_servers import PG_BIN
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parent.parent

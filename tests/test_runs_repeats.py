@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from runs.models import MAX_REPEATS, RepeatGroup, Run, RunState
 
-from .runs_support import (
+from testbed.runs_support import (
     make_targets, make_user, wait_final, wait_for,
 )
 from .test_runs_history import throttle

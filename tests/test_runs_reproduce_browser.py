@@ -18,7 +18,7 @@ from runs.models import Run, RunState
 from runs.publish import publish_run
 from whitepaper.models import PublishedResult
 
-from .runs_support import (
+from testbed.runs_support import (
     make_targets, make_user, wait_final,
 )
 

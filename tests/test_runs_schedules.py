@@ -16,7 +16,7 @@ from django_celery_beat.models import PeriodicTask
 
 from runs.models import BenchmarkProfile, Run, RunState, Schedule, Target
 
-from .runs_support import (
+from testbed.runs_support import (
     ROOT, make_targets, make_user, stop_worker, wait_final, wait_for, worker_env,
 )
 

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from runs.models import BenchmarkProfile, Run, RunState, Schedule, Target
 
-from .runs_support import make_user
+from testbed.runs_support import make_user
 
 ROOT = Path(__file__).resolve().parent.parent
 API = "/api/v1/schedules/"

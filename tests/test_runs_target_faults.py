@@ -1,6 +1,6 @@
 """A target that fails a run after its prepare began (issue 34): the run records the tables it may have left, and
 a tool killed by a signal says so with its last line. Against a PostgreSQL and a MariaDB of the test's own
-(tests/tls_servers.py: TLS-only, free ports), which the tests stop and start again; a real worker with its own
+(testbed/tls_servers.py: TLS-only, free ports), which the tests stop and start again; a real worker with its own
 TMPDIR runs real sysbench and pgbench."""
 
 import os
@@ -14,8 +14,8 @@ from django.db import connection
 
 from runs.models import Run, RunState, Sample, Target
 
-from .runs_support import private_tmp, queue_worker, start_worker, stop_worker, tool_processes, wait_final, wait_for
-from .tls_servers import DATABASE, MAX_CONNECTIONS, PASSWORD, USER, running_servers
+from testbed.runs_support import private_tmp, queue_worker, start_worker, stop_worker, tool_processes, wait_final, wait_for
+from testbed.tls_servers import DATABASE, MAX_CONNECTIONS, PASSWORD, USER, running_servers
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 QUEUE = "target-faults"

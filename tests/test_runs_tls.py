@@ -1,6 +1,6 @@
 """Runs against TLS-only servers (issue 22): the suite's own MariaDB and PostgreSQL (on free ports), which refuse
 plaintext (require_secure_transport=ON; hostssl only), with a CA and a server certificate naming `localhost`
-made by openssl at test time (tests/tls_servers.py). A real Celery worker runs real sysbench and pgbench.
+made by openssl at test time (testbed/tls_servers.py). A real Celery worker runs real sysbench and pgbench.
 
 Each tool run is a few seconds; the runs are made once and shared by the assertions on them."""
 
@@ -16,8 +16,8 @@ from rest_framework.test import APIClient
 
 from runs.models import Run, RunState, Target
 
-from .runs_support import private_tmp, queue_worker, tool_processes, wait_final, wait_for
-from .tls_servers import DATABASE, PASSWORD, USER, running_servers
+from testbed.runs_support import private_tmp, queue_worker, tool_processes, wait_final, wait_for
+from testbed.tls_servers import DATABASE, PASSWORD, USER, running_servers
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 QUEUE = "tls-test"  # its own worker (its own TMPDIR), never the session's

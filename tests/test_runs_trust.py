@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 from runs.models import Run, RunState, Target
 from whitepaper.models import Document, PublishedResult
 
-from .runs_support import PASSWORD
+from testbed.runs_support import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from runs.models import BenchmarkProfile, Run, RunState, Sample, ServerSample, T
 from runs.tasks import reconcile_runs
 from whitepaper.models import PublishedResult
 
-from .runs_support import PASSWORD, make_user
+from testbed.runs_support import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ import pytest
 from runs.models import Run, RunState
 from runs.tasks import reconcile_runs
 
-from .runs_support import (
+from testbed.runs_support import (
     MYSQL_DB, PASSWORD, make_targets, run_processes, start_worker, stop_worker, wait_final, wait_for,
 )
 

@@ -17,7 +17,7 @@ from runs.dispatch import enqueue
 from runs.drivers import BadArgument, Connection, NotRunnable, pgbench, sysbench
 from runs.models import BenchmarkProfile, Run, RunState, Target
 
-from .runs_support import PASSWORD, make_targets, wait_final
+from testbed.runs_support import PASSWORD, make_targets, wait_final
 
 # Written by hand from the manuals: sysbench 1.0's README ("oltp_*.lua - a collection of OLTP-like database
 # benchmarks") and the files it installs; pgbench 15's "-b scriptname: tpcb-like, simple-update, select-only".

@@ -10,7 +10,7 @@ import pytest
 from runs import capacity, publish
 from runs.models import BenchmarkProfile, Run, RunState
 
-from .runs_support import make_user
+from testbed.runs_support import make_user
 from .test_runs_trust import make_target
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]

@@ -1,5 +1,5 @@
 """Issue 37.8, webhooks: staff register a receiver; an edition imported, a run finished (judged a regression) and
-published each send a signed payload, delivered by a real Celery worker (tests/runs_support.py) with retries and
+published each send a signed payload, delivered by a real Celery worker (testbed/runs_support.py) with retries and
 backoff, every attempt in the delivery log; a receiver that keeps failing is disabled with the reason. The receivers
 are this test's own HTTP servers on 127.0.0.1 (free ports); the signature is checked here with hmac, not with the
 code under test."""
@@ -22,7 +22,7 @@ from django.utils import timezone
 from runs import actions
 from runs.models import BenchmarkProfile, Run, RunState, Target
 from runs.publish import publish_run
-from tests.runs_support import purge_queues, start_worker, stop_worker, wait_for
+from testbed.runs_support import purge_queues, start_worker, stop_worker, wait_for
 from whitepaper import webhook_rules, webhooks
 from whitepaper.importer import import_files
 from whitepaper.models import Webhook, WebhookDelivery

@@ -4,7 +4,7 @@ a server certificate naming `localhost` and a client certificate made by openssl
 Each has its own data directory under a temporary directory and its own port, a free one the system picks
 unless given (so a benchmark's servers and the suite's never collide); only the processes started here are
 ever stopped. Usable by hand as well:
-`.venv/bin/python -m tests.tls_servers /tmp/tls` starts both and waits."""
+`.venv/bin/python -m testbed.tls_servers /tmp/tls` starts both and waits."""
 
 import os
 import shutil

@@ -1,0 +1,30 @@
+"""The one Django set-up of the benchmark scripts (run as `python benchmarks/<script>.py`, so this folder is on
+sys.path): the checkout importable, config.settings, the script's own dashboard database created when missing,
+then Django. Servers and users a benchmark starts come from testbed/, as the tests' do."""
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+import django  # noqa: E402  (after the checkout is importable)
+import psycopg  # noqa: E402
+
+
+def ensure_database():
+    """The database DATABASE_URL names, created on the local PostgreSQL when missing (a benchmark's own)."""
+    name = os.environ["DATABASE_URL"].rsplit("/", 1)[1]
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as pg:
+        if not pg.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            pg.execute(f"CREATE DATABASE {name}")
+
+
+def setup(own_database=True):
+    """Django, on the script's own database (created first) unless own_database is False."""
+    if own_database:
+        ensure_database()
+    django.setup()
