@@ -468,11 +468,27 @@ class Run(models.Model):
 
     @property
     def can_publish(self):
-        summary = self.summary or {}
-        # A capacity search publishes the rate it sustained (runs/publish.py), so it needs one; any other run its TPS.
-        figure = (summary.get("capacity") or {}).get("sustained_tps") if is_capacity(self.params) else summary.get("tps")
-        return (self.state == RunState.SUCCEEDED and self.published_result_id is None and self.retracted_at is None
-                and bool(figure))
+        return not self.publish_refusal
+
+    @property
+    def publish_refusal(self):
+        """Why this run cannot be published ("" when it can): the one rule of the run page, its confirmation, the
+        API and publish_run."""
+        if self.state != RunState.SUCCEEDED:
+            return _("only a succeeded run can be published; this one is %(state)s.") % {"state": self.get_state_display()}
+        if self.published_result_id is not None or self.retracted_at is not None:
+            return _("it is already published (or was retracted).")
+        if is_capacity(self.params):  # a search publishes the rate it sustained under its bound (runs/publish.py)
+            if not (self.summary or {}).get("capacity", {}).get("sustained_tps"):
+                return _("the capacity search sustained no rate under its bound.")
+            return ""
+        if is_open_loop(self.params):
+            return _("an open-loop run's TPS is the rate it was offered, not what the server sustains, and is not "
+                     "comparable with closed-loop TPS: publish a capacity search instead (the rate sustained under a p95 "
+                     "bound).")
+        if not (self.summary or {}).get("tps"):
+            return _("it measured no TPS.")
+        return ""
 
     @property
     def other_load(self):

@@ -62,9 +62,8 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
     """Publish the run. A run whose server saw other load (Run.other_load) needs acknowledge_other_load=True;
     who acknowledged it and when are kept on the run."""
     run = Run.objects.select_for_update(of=("self",)).select_related("target", "profile", "target__flavor").get(pk=run_id)
-    if not run.can_publish:
-        raise ValidationError(_("Only a succeeded run with a TPS (a capacity search: a sustained rate) that is not yet "
-                                "published (nor retracted) can be published."))
+    if run.publish_refusal:
+        raise ValidationError(_("Run %(id)s cannot be published: %(why)s") % {"id": run.pk, "why": run.publish_refusal})
     if run.other_load and not acknowledge_other_load:
         raise ValidationError({"acknowledge_other_load": [
             _("The server saw other load during this run: acknowledge it to publish the run anyway.")]})

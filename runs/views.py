@@ -435,9 +435,8 @@ def run_publish(request, pk):
     POST (the confirmation) publishes."""
     run = _get_run(pk)
     check_may_change_run(request.user, run, _("You can only publish your own runs."))
-    if not run.can_publish:  # a failed, cancelled, unfinished or already published run has nothing to confirm
-        messages.error(request, _("Run %(id)s cannot be published (%(state)s): only a succeeded run with a TPS that is "
-                                  "not yet published (nor retracted) can.") % {"id": run.pk, "state": run.get_state_display()})
+    if run.publish_refusal:  # a failed, cancelled, unfinished, open-loop or already published run has nothing to confirm
+        messages.error(request, _("Run %(id)s cannot be published: %(why)s") % {"id": run.pk, "why": run.publish_refusal})
         return redirect(run)
     if request.method != "POST":
         context = _run_context(run)

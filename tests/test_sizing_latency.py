@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from runs import capacity
 from runs.models import Run, RunState
+from whitepaper.models import PublishedResult
 
 from .test_runs_trust import make_target
 
@@ -156,3 +157,22 @@ def test_a_bad_latency_bound_is_refused_naming_the_field(published, params, fiel
     response = sizing(target=3000, **params)
     assert response.status_code == 400, response.content
     assert any(words in m for m in response.json()["errors"][field]), response.json()
+
+
+@pytest.mark.django_db
+def test_an_open_loop_run_is_never_published_as_tps(client, staff_user, profiles):
+    # Its TPS is the rate it was offered (998.7 of 1,000 here), not what the server sustains: published as TPS it would
+    # sit beside closed-loop TPS with no caveat. Only a capacity search publishes an open-loop figure (sustained_tps).
+    target = make_target("pg-open", "postgresql", vcpus=4, memory_gb=16)
+    run = Run.objects.create(target=target, profile=profiles[PROFILE], params=profiles[PROFILE].resolve({"rate_tps": 1000}),
+                             state=RunState.SUCCEEDED, server_version="15.10", tool_version="15.10",
+                             summary={"tps": 998.7, "qps": 998.7, "threads": 2})
+    rows = PublishedResult.objects.count()
+    client.force_login(staff_user)
+    assert 'id="publish"' not in client.get(f"/runs/{run.pk}/").content.decode()
+    response = client.get(f"/runs/{run.pk}/publish/", follow=True)
+    assert response.redirect_chain == [(f"/runs/{run.pk}/", 302)]
+    assert "is the rate it was offered, not what the server sustains" in response.content.decode()
+    assert client.post(f"/runs/{run.pk}/publish/").status_code == 302
+    assert Run.objects.get(pk=run.pk).published_result is None
+    assert PublishedResult.objects.count() == rows
