@@ -133,9 +133,9 @@ SELECT t, ((t - 1) / %(per_document)s) + 1 AS d, ((t - 1) %% %(per_document)s) +
 FROM generate_series(1, %(tables)s) AS t;
 
 INSERT INTO whitepaper_resulttable (document_id, position, label, label_printed, section, methodology_id, columns, notes,
-    label_en, section_en, notes_zh, heading, heading_en)
+    label_en, section_en, notes_zh, heading, heading_en, version_example)
 SELECT doc.id, bt.position, 'Table ' || bt.position, true, '1.' || bt.position, m.id,
-       '["vcpus", "memory_gb", "max_connections", "tps", "qps"]'::jsonb, '', '', '', '', '', ''
+       '["vcpus", "memory_gb", "max_connections", "tps", "qps"]'::jsonb, '', '', '', '', '', '', false
 FROM bench_table bt JOIN whitepaper_document doc ON doc.slug = 'bench-' || bt.d
 JOIN whitepaper_methodology m ON m.document_id = doc.id;
 
@@ -147,11 +147,11 @@ JOIN whitepaper_instancefamily fam ON fam.id = fl.family_id;
 
 -- results: 8 sizes per table, TPS growing with cores, QPS = 20 x TPS
 INSERT INTO whitepaper_publishedresult (table_id, position, engine_version_id, flavor_id, deployment, edition,
-    iops_depends_on_disk, printed, max_connections, tps, qps)
+    iops_depends_on_disk, printed, max_connections, tps, qps, updated_at)
 SELECT rt.id, s.i, bv.id, bf.id, '', '', true,
        jsonb_build_object('tps', to_char(x.tps, 'FM999999990.00'), 'qps', to_char(x.tps * 20, 'FM9999999990.00'),
                           'max_connections', (bf.memory_gb * 250)::text),
-       bf.memory_gb * 250, x.tps, x.tps * 20
+       bf.memory_gb * 250, x.tps, x.tps * 20, now()
 FROM bench_table bt
 JOIN whitepaper_document doc ON doc.slug = 'bench-' || bt.d
 JOIN whitepaper_resulttable rt ON rt.document_id = doc.id AND rt.position = bt.position

@@ -15,11 +15,14 @@ One definition each, used by the edition diff page, the engine version pages and
 
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import F, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
 
 from .charts import percent_difference
 from .metrics import METRIC_NAMES
-from .queries import NEWEST_DOCUMENT_FIRST, document_newness, SERIES_FIELDS, VARIANT_FIELDS, field_value, variant_key, version_sort_key
+from .queries import (EDITIONS_HOT_ROWS, NEWEST_DOCUMENT_FIRST, SERIES_FIELDS, VARIANT_FIELDS, InIdSubquery, NotDistinct,
+                      document_key_prefix,
+                      document_newness, field_value, variant_key, version_sort_key)
 
 # A row across editions: its variant (queries.VARIANT_FIELDS) without the vendor.
 ROW_FIELDS = [path for name, path in VARIANT_FIELDS.items() if name != "vendor"]
@@ -135,13 +138,6 @@ def diff(old_results, new_results):
     return list(tables.values())
 
 
-def other_editions(results):
-    """A filter (Q) of the rows that may be another edition of one of `results` (their flavours and engine
-    versions, not themselves): what `same_in` and `revisions` read, one query whatever the page size."""
-    return (Q(flavor_id__in={r.flavor_id for r in results}, engine_version_id__in={r.engine_version_id for r in results})
-            & ~Q(pk__in=[r.pk for r in results]))
-
-
 @dataclass
 class Revision:
     """A row whose numbers an older edition printed otherwise: that edition's row and each metric's change."""
@@ -152,6 +148,26 @@ class Revision:
     @property
     def document(self):
         return self.older.table.document
+
+
+def revision_candidates(results, queryset):
+    """A filter of the rows `revisions` can answer for `results`, read in one subquery whatever the number of
+    editions: per result, the row of the newest older edition of its row (the same vendor, engine version,
+    flavour, deployment, edition and hot rows; an older document by the stored document-order key) that printed
+    other numbers (`same_numbers` in SQL: every metric equal as a number or missing in both, the disk flag equal).
+    An index walk back from the result's document (result_editions) that stops at the first such row.
+    `revisions` decides; this only narrows what it reads. `queryset`: the rows a reader may see."""
+    same = Q(iops_depends_on_disk=OuterRef("iops_depends_on_disk"))
+    for m in METRIC_NAMES:
+        same &= Q(NotDistinct(F(m), OuterRef(m)))
+    older = (queryset.alias(_hot_rows=EDITIONS_HOT_ROWS).filter(
+        engine_version_id=OuterRef("engine_version_id"), flavor_id=OuterRef("flavor_id"),
+        _hot_rows=Coalesce(OuterRef("hot_rows"), Value(-1)), document_order_key__lt=document_key_prefix("table__document"),
+        deployment=OuterRef("deployment"), edition=OuterRef("edition"),
+        table__document__vendor_id=OuterRef("table__document__vendor_id"),
+    ).exclude(same).order_by("-document_order_key").values("pk")[:1])
+    return InIdSubquery("pk", queryset.model.objects.order_by().filter(pk__in=[r.pk for r in results]).values(
+        older=Subquery(older)))
 
 
 def revisions(results, candidates):
@@ -166,7 +182,7 @@ def revisions(results, candidates):
         newness = document_newness(r.table.document)
         older = sorted((c for c in by_key.get(row_key(r), []) if c.pk != r.pk and c.hot_rows == r.hot_rows
                         and document_newness(c.table.document) < newness and not same_numbers(c, r)),
-                       key=lambda c: document_newness(c.table.document), reverse=True)
+                       key=lambda c: (document_newness(c.table.document), c.document_order_key), reverse=True)
         if older:
             answer[r.pk] = Revision(older[0], [c for c in _changes(older[0], r) if c[0] in METRIC_NAMES])
     return answer
@@ -179,7 +195,7 @@ def attach_revisions(results, queryset):
     if not results:
         return
     candidates = queryset.select_related("table__document", "engine_version", "flavor__family").filter(
-        other_editions(results))
+        revision_candidates(results, queryset))
     found = revisions(results, [*candidates, *results])
     for r in results:
         r.revised_from = found.get(r.pk)
