@@ -295,28 +295,43 @@ class PublishedResultQuerySet(models.QuerySet):
                 equal &= Q(**{f"{path}__isnull": True})
         return self.filter(condition) if condition is not None else self.none()
 
+    def _ranges_after(self, terms, values):
+        """The rows after the row with these keyset values as index ranges, [with the first sort value, missing it]
+        (the second only where a row can miss it; the first is everything when the row itself misses it)."""
+        rows = self.keyset_sorted(terms).after(terms, values)
+        (path, descending), first = keyset_fields(terms)[0], values[0]
+        if first is None:
+            return [rows]
+        ranged = rows.filter(**{f"{path}__{'lte' if descending else 'gte'}": first})
+        return [ranged, rows.filter(**{f"{path}__isnull": True})] if self._may_be_missing(path) else [ranged]
+
     def page_after(self, terms, values, size):
         """Up to `size` rows of `keyset_sorted(terms)` after the row with these keyset values (`values`
         None: from the start), in one query. The rows with the first sort value are read within an index range
         (`tps <= v`, which PostgreSQL starts the index walk at: the same cost at any depth), followed by the
         rows missing it (always last) where a row can miss it."""
-        rows = self.keyset_sorted(terms)
         if values is None:
-            return list(rows[:size])
-        rows = rows.after(terms, values)
-        (path, descending), first = keyset_fields(terms)[0], values[0]
-        if first is None:
-            return list(rows[:size])
-        ranged = rows.filter(**{f"{path}__{'lte' if descending else 'gte'}": first})
-        if not self._may_be_missing(path):
-            return list(ranged[:size])
-        missing = rows.filter(**{f"{path}__isnull": True})
+            return list(self.keyset_sorted(terms)[:size])
+        ranges = self._ranges_after(terms, values)
+        if len(ranges) == 1:
+            return list(ranges[0][:size])
+        ranged, missing = ranges
         if not connections[self.db].features.supports_slicing_ordering_in_compound:  # SQLite: two queries
             page = list(ranged[:size])
             return page + list(missing[:size - len(page)]) if len(page) < size else page
         # One query: the page's ids from both ranges (each an index walk that stops after a page), then its rows.
         ids = ranged.values("pk")[:size].union(missing.values("pk")[:size], all=True).order_by()
         return list(self.keyset_sorted(terms).filter(InIdSubquery("pk", ids))[:size])
+
+    def count_after(self, terms, values, cap):
+        """How many rows of `keyset_sorted(terms)` follow the row with these keyset values, counting at most `cap`
+        (then cap + 1): index ranges from that row, the same cost at any depth and catalogue size."""
+        ranges = [r.values("pk")[:cap + 1] for r in self._ranges_after(terms, values)]
+        if len(ranges) == 1:
+            return ranges[0].count()
+        if not connections[self.db].features.supports_slicing_ordering_in_compound:
+            return min(cap + 1, sum(r.count() for r in ranges))
+        return min(cap + 1, ranges[0].union(ranges[1], all=True).order_by().count())
 
     def _may_be_missing(self, path):
         """Whether a row can lack the value at this `__` path (a nullable field or relation on the way)."""

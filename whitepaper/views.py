@@ -432,7 +432,7 @@ def other_editions(results, internal):
     # a few rows, not every edition of the page's flavours
     visible = PublishedResult.objects.visible(internal)
     candidates = list(visible.select_related("table__document", "engine_version", "flavor__family").filter(
-        editions.may_print_the_same(results) | editions.revision_candidates(results, visible)))
+        editions.may_print_the_same(results, visible) | Q(editions.revision_candidates(results, visible))).order_by())
     revised = editions.revisions(results, [*candidates, *results])
     for r in results:
         r.revised_from = revised.get(r.pk)
@@ -532,7 +532,7 @@ def explorer_page(queryset, terms, params):
         page["total"], page["more"] = 0, False
     else:
         values = [field_value(rows[-1], path) for path, _descending in keyset_fields(terms)]
-        following = queryset.after(terms, values)[:EXPLORER_COUNT_AHEAD + 1].count()
+        following = queryset.count_after(terms, values, EXPLORER_COUNT_AHEAD)
         page["more"] = following > EXPLORER_COUNT_AHEAD
         page["total"] = page["last"] + min(following, EXPLORER_COUNT_AHEAD)
     return page
