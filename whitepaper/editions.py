@@ -15,11 +15,16 @@ One definition each, used by the edition diff page, the engine version pages and
 
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db import connections
+from django.db.models import Exists, F, Func, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
 
 from .charts import percent_difference
 from .metrics import METRIC_NAMES
-from .queries import NEWEST_DOCUMENT_FIRST, document_newness, SERIES_FIELDS, VARIANT_FIELDS, field_value, variant_key, version_sort_key
+from .queries import (EDITIONS_HOT_ROWS, NEWEST_DOCUMENT_FIRST, SERIES_FIELDS, VARIANT_FIELDS, InIdSubquery, NotDistinct,
+                      document_key_prefix,
+                      document_newness, field_value, variant_key, version_sort_key)
 
 # A row across editions: its variant (queries.VARIANT_FIELDS) without the vendor.
 ROW_FIELDS = [path for name, path in VARIANT_FIELDS.items() if name != "vendor"]
@@ -135,13 +140,6 @@ def diff(old_results, new_results):
     return list(tables.values())
 
 
-def other_editions(results):
-    """A filter (Q) of the rows that may be another edition of one of `results` (their flavours and engine
-    versions, not themselves): what `same_in` and `revisions` read, one query whatever the page size."""
-    return (Q(flavor_id__in={r.flavor_id for r in results}, engine_version_id__in={r.engine_version_id for r in results})
-            & ~Q(pk__in=[r.pk for r in results]))
-
-
 @dataclass
 class Revision:
     """A row whose numbers an older edition printed otherwise: that edition's row and each metric's change."""
@@ -152,6 +150,21 @@ class Revision:
     @property
     def document(self):
         return self.older.table.document
+
+
+def revision_candidates(results, queryset):
+    """A filter of the rows `revisions` can answer for `results`, read in one subquery whatever the number of
+    editions: per result, the row of the newest older edition of its row (the same vendor, engine version,
+    flavour, deployment, edition and hot rows; an older document by the stored document-order key) that printed
+    other numbers (`same_numbers` in SQL: every metric equal as a number or missing in both, the disk flag equal).
+    An index walk back from the result's document (result_editions) that stops at the first such row.
+    `revisions` decides; this only narrows what it reads. `queryset`: the rows a reader may see."""
+    older = (_editions_of(queryset).filter(
+        document_order_key__lt=document_key_prefix("table__document"), deployment=OuterRef("deployment"),
+        edition=OuterRef("edition"), table__document__vendor_id=OuterRef("table__document__vendor_id"),
+    ).exclude(_same_numbers()).order_by("-document_order_key").values("pk")[:1])
+    return InIdSubquery("pk", queryset.model.objects.order_by().filter(pk__in=[r.pk for r in results]).values(
+        older=Subquery(older)))
 
 
 def revisions(results, candidates):
@@ -166,7 +179,7 @@ def revisions(results, candidates):
         newness = document_newness(r.table.document)
         older = sorted((c for c in by_key.get(row_key(r), []) if c.pk != r.pk and c.hot_rows == r.hot_rows
                         and document_newness(c.table.document) < newness and not same_numbers(c, r)),
-                       key=lambda c: document_newness(c.table.document), reverse=True)
+                       key=lambda c: (document_newness(c.table.document), c.document_order_key), reverse=True)
         if older:
             answer[r.pk] = Revision(older[0], [c for c in _changes(older[0], r) if c[0] in METRIC_NAMES])
     return answer
@@ -179,23 +192,42 @@ def attach_revisions(results, queryset):
     if not results:
         return
     candidates = queryset.select_related("table__document", "engine_version", "flavor__family").filter(
-        other_editions(results))
+        revision_candidates(results, queryset))
     found = revisions(results, [*candidates, *results])
     for r in results:
         r.revised_from = found.get(r.pk)
 
 
-def may_print_the_same(results):
-    """A filter (Q) of the other rows that may print one of `results` the same (`same_numbers`): of their
-    engine versions and flavours, each metric one of theirs (SQL compares numbers as numbers) or missing
-    where one of theirs misses it. It only narrows what `same_in` reads (a few rows, not every edition of
-    a page's rows), in a few conditions whatever the page size; `same_in` decides. `results`: not empty."""
-    q = Q(flavor_id__in={r.flavor_id for r in results}, engine_version_id__in={r.engine_version_id for r in results})
+def _same_numbers():
+    """`same_numbers` in SQL, between a row and the outer query's row (OuterRef): every metric equal as a number or
+    missing in both, and the disk flag equal."""
+    same = Q(iops_depends_on_disk=OuterRef("iops_depends_on_disk"))
     for m in METRIC_NAMES:
-        values = {getattr(r, m) for r in results}
-        printed = Q(**{f"{m}__in": sorted(v for v in values if v is not None)})
-        q &= printed | Q(**{f"{m}__isnull": True}) if None in values else printed
-    return q & ~Q(pk__in=[r.pk for r in results])
+        same &= Q(NotDistinct(F(m), OuterRef(m)))
+    return same
+
+
+def _editions_of(queryset):
+    """The rows of `queryset` that are editions of the outer query's row as the index of editions (result_editions)
+    finds them: its engine version, flavour and hot rows."""
+    return queryset.alias(_hot_rows=EDITIONS_HOT_ROWS).filter(
+        engine_version_id=OuterRef("engine_version_id"), flavor_id=OuterRef("flavor_id"),
+        _hot_rows=Coalesce(OuterRef("hot_rows"), Value(-1)))
+
+
+def may_print_the_same(results, queryset):
+    """A filter of the other rows of `queryset` that may print one of `results` the same (`same_numbers`): the
+    editions of each result (engine version, flavour, hot rows: an index range, result_editions) whose numbers equal
+    its own in SQL, read per result. It only narrows what `same_in` reads (a few rows, not every edition of a
+    page's flavours); `same_in` decides."""
+    ids = [r.pk for r in results]
+    if connections[queryset.db].vendor != "postgresql":  # SQLite (the laptop default): the same rows by a semi-join
+        same = _editions_of(queryset.model.objects.filter(pk__in=ids)).filter(_same_numbers())
+        return Q(Exists(same)) & ~Q(pk__in=ids)
+    same = _editions_of(queryset).filter(_same_numbers()).exclude(pk__in=ids).values("pk")
+    per_result = queryset.model.objects.order_by().filter(pk__in=ids).annotate(
+        _same=Func(ArraySubquery(same), function="unnest")).values("_same")
+    return Q(InIdSubquery("pk", per_result))
 
 
 def same_in(results, candidates):

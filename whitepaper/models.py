@@ -14,7 +14,8 @@ from django.utils.translation import gettext_lazy as _
 from .choices import Architecture, Deployment, Origin  # noqa: F401  (the models' vocabularies, named from here too)
 from . import webhook_rules
 from .metrics import METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
-from .queries import DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, DocumentQuerySet, PublishedResultQuerySet, version_order_key
+from .queries import (DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, EDITIONS_HOT_ROWS, DocumentQuerySet, PublishedResultQuerySet,
+                      version_order_key)
 
 MEMORY_RATIO_RE = re.compile(r"^1:[1-9][0-9]*$")
 
@@ -367,6 +368,10 @@ class PublishedResult(models.Model):
             # Document order (the default everywhere): a page at any depth walks this index, and the offset
             # is counted in it alone (table: the vendor/internal filter, queries.visible; an index-only scan).
             models.Index(fields=["document_order_key", "id"], include=["table"], name="result_document_order"),
+            # A row's older editions, newest first (editions.revision_candidates): a walk back from its document
+            # that stops at the first older edition printing it otherwise, however many editions print the flavour.
+            # (Hot rows as an index expression: an equality the walk starts at; NULL as -1, never a row count.)
+            models.Index(F("engine_version"), F("flavor"), EDITIONS_HOT_ROWS, F("document_order_key"), name="result_editions"),
             # The edition filter checks that a value exists (most results have none).
             models.Index(fields=["edition"], name="result_edition", condition=~Q(edition="")),
         ]

@@ -17,10 +17,10 @@ This module imports no model (models.py imports it): the queryset reaches the mo
 
 import re
 
-from django.db import models
+from django.db import connections, models
 from django.db.models import BooleanField, Count, Expression, F, Q, Subquery, Window
 from django.db.models import CharField, OuterRef, Value
-from django.db.models.functions import Cast, Concat, LPad, Rank
+from django.db.models.functions import Cast, Coalesce, Concat, LPad, Rank
 from django.utils.translation import gettext as _
 
 from . import display  # the facets' labels in the reader's language (display imports no model)
@@ -100,6 +100,42 @@ SORT_TIE_BREAK = "id"
 
 def _padded(expression):
     return LPad(Cast(expression, CharField()), 6, Value("0"))
+
+
+class NotDistinct(Expression):
+    """`a IS NOT DISTINCT FROM b`: equal, or both missing (NULL)."""
+
+    output_field = BooleanField()
+    conditional = True
+
+    def __init__(self, lhs, rhs):
+        super().__init__()
+        self.lhs, self.rhs = lhs, rhs
+
+    def get_source_expressions(self):
+        return [self.lhs, self.rhs]
+
+    def set_source_expressions(self, expressions):
+        self.lhs, self.rhs = expressions
+
+    def as_sql(self, compiler, connection):
+        lhs_sql, lhs_params = compiler.compile(self.lhs)
+        rhs_sql, rhs_params = compiler.compile(self.rhs)
+        return f"({lhs_sql} IS NOT DISTINCT FROM {rhs_sql})", (*lhs_params, *rhs_params)
+
+
+# Hot rows as the index of older editions holds them (PublishedResult's result_editions): missing as -1, so that
+# "the same hot rows" (missing in both, or equal) is an equality that an index walk starts at.
+EDITIONS_HOT_ROWS = Coalesce(F("hot_rows"), Value(-1))
+
+
+def document_key_prefix(document):
+    """What every stored document-order key (`document_order_key`) of a document's rows starts with, in SQL:
+    its date and slug, then a space. `document`: the path to the document of the outer query's row
+    (OuterRef), e.g. "table__document". The rows of older documents (`document_newness`) have smaller keys:
+    byte-wise, the space sorts before any letter of a longer slug."""
+    return Concat(Cast(OuterRef(f"{document}__published"), CharField()), Value(" "), OuterRef(f"{document}__slug"),
+                  Value(" "), output_field=CharField())
 
 
 def document_order_key(table_model):
@@ -260,22 +296,76 @@ class PublishedResultQuerySet(models.QuerySet):
                 equal &= Q(**{f"{path}__isnull": True})
         return self.filter(condition) if condition is not None else self.none()
 
-    def page_after(self, terms, values, size):
-        """Up to `size` rows of `keyset_sorted(terms)` after the row with these keyset values (`values`
-        None: from the start). The rows with the first sort value are read within an index range
-        (`tps <= v`, which PostgreSQL starts the index walk at: the same cost at any depth), then, if the
-        page is not full, the rows missing it (always last)."""
-        rows = self.keyset_sorted(terms)
-        if values is None:
-            return list(rows[:size])
-        rows = rows.after(terms, values)
+    def _ranges_after(self, terms, values):
+        """The rows after the row with these keyset values as index ranges, [with the first sort value, missing it]
+        (the second only where a row can miss it; the first is everything when the row itself misses it)."""
+        rows = self.keyset_sorted(terms).after(terms, values)
         (path, descending), first = keyset_fields(terms)[0], values[0]
         if first is None:
-            return list(rows[:size])
-        page = list(rows.filter(**{f"{path}__{'lte' if descending else 'gte'}": first})[:size])
-        if len(page) < size:
-            page += list(rows.filter(**{f"{path}__isnull": True})[:size - len(page)])
-        return page
+            return [rows]
+        ranged = rows.filter(**{f"{path}__{'lte' if descending else 'gte'}": first})
+        return [ranged, rows.filter(**{f"{path}__isnull": True})] if self._may_be_missing(path) else [ranged]
+
+    def page_after(self, terms, values, size):
+        """Up to `size` rows of `keyset_sorted(terms)` after the row with these keyset values (`values`
+        None: from the start), in one query. The rows with the first sort value are read within an index range
+        (`tps <= v`, which PostgreSQL starts the index walk at: the same cost at any depth), followed by the
+        rows missing it (always last) where a row can miss it."""
+        if values is None:
+            return list(self.keyset_sorted(terms)[:size])
+        ranges = self._ranges_after(terms, values)
+        if len(ranges) == 1:
+            return list(ranges[0][:size])
+        ranged, missing = ranges
+        if not connections[self.db].features.supports_slicing_ordering_in_compound:  # SQLite: two queries
+            page = list(ranged[:size])
+            return page + list(missing[:size - len(page)]) if len(page) < size else page
+        # One query: the page's ids from both ranges (each an index walk that stops after a page), then its rows.
+        ids = ranged.values("pk")[:size].union(missing.values("pk")[:size], all=True).order_by()
+        return list(self.keyset_sorted(terms).filter(InIdSubquery("pk", ids))[:size])
+
+    def count_after(self, terms, values, cap):
+        """How many rows of `keyset_sorted(terms)` follow the row with these keyset values, counting at most `cap`
+        (then cap + 1): index ranges from that row, the same cost at any depth and catalogue size."""
+        ranges = [r.values("pk")[:cap + 1] for r in self._ranges_after(terms, values)]
+        if len(ranges) == 1:
+            return ranges[0].count()
+        if not connections[self.db].features.supports_slicing_ordering_in_compound:
+            return min(cap + 1, sum(r.count() for r in ranges))
+        return min(cap + 1, ranges[0].union(ranges[1], all=True).order_by().count())
+
+    def _may_be_missing(self, path):
+        """Whether a row can lack the value at this `__` path (a nullable field or relation on the way)."""
+        model = self.model
+        for part in path.split("__"):
+            field = model._meta.get_field(part)
+            if field.null:
+                return True
+            model = field.related_model
+        return False
+
+    def before(self, terms, values):
+        """The rows that come before the row whose `keyset_fields(terms)` values are `values`, in
+        `keyset_sorted(terms)` order (the mirror of `after`: missing values, last, follow every value)."""
+        condition, equal = None, Q()
+        for (path, descending), value in zip(keyset_fields(terms), values):
+            if value is not None:  # before a value: back in its direction (a missing value never comes before)
+                step = equal & Q(**{f"{path}__{'gt' if descending else 'lt'}": value})
+                equal &= Q(**{path: value})
+            else:  # before a missing value: every row that has one, or rows missing it too that come earlier
+                step = equal & Q(**{f"{path}__isnull": False})
+                equal &= Q(**{f"{path}__isnull": True})
+            condition = step if condition is None else condition | step
+        return self.filter(condition) if condition is not None else self.none()
+
+    def page_before(self, terms, values, size):
+        """Up to `size` rows of `keyset_sorted(terms)` just before the row with these keyset values, in that
+        order: the previous page of a cursor (read backwards from it, within an index range as `page_after`)."""
+        rows = self.keyset_sorted(terms).before(terms, values)
+        (path, descending), first = keyset_fields(terms)[0], values[0]
+        if first is not None:
+            rows = rows.filter(**{f"{path}__{'gte' if descending else 'lte'}": first})
+        return list(rows.reverse()[:size])[::-1]
 
     def rows(self, start, stop):
         """The rows [start, stop) of this sorted queryset in one query: the order and the offset are

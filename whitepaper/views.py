@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from config.htmx import wants_partial
 
-from . import charts, display, editions
+from . import charts, cursors, display, editions
 from .export import iter_csv_lines
 from .filters import ExplorerFilter, ResultFilter, include_internal
 from .forms import COMPARE_METRICS, SIZING_METRICS, SizingForm
@@ -29,7 +29,7 @@ from .flavors import flavour_sheet
 from .models import Document, Engine, EngineVersion, Flavor, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, measurement_html, origin_name
 from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison, methodology_differences_data
-from .queries import SORTS, document_newness, version_sort_key
+from .queries import SORTS, document_newness, field_value, keyset_fields, version_sort_key
 from .sizing import LATENCY_METRIC, asked_metric, latency_note, sizing_form, smallest_flavours
 
 
@@ -419,16 +419,18 @@ def chosen_columns(params):
 
 
 def explorer_state(request):
+    """The filters, the matching rows sorted, the columns, `sort` as given and the sort terms applied."""
     params = explorer_params(request.GET)
     cols = chosen_columns(params) or DEFAULT_COLUMNS
     sort = params.get("sort", "")
     sort_key = sort.lstrip("-")
+    terms = [sort] if sort_key in SORTS and sort_key in EXPLORER_COLUMNS and sort_key not in UNSORTED else []
     filterset = ExplorerFilter(params, queryset=PublishedResult.objects.with_provenance())
     if filterset.is_valid():
-        queryset = filterset.qs.sorted_by([sort] if sort_key in SORTS and sort_key in EXPLORER_COLUMNS else [])
+        queryset = filterset.qs.keyset_sorted(terms)
     else:
         queryset = PublishedResult.objects.none()
-    return filterset, queryset, cols, sort
+    return filterset, queryset, cols, sort, terms
 
 
 def other_editions(results, internal):
@@ -437,9 +439,11 @@ def other_editions(results, internal):
     other numbers)."""
     if not results:
         return {}
-    # this page's rows' flavours and engine versions only: a few rows, not every edition
-    candidates = list(PublishedResult.objects.visible(internal).select_related(
-        "table__document", "engine_version", "flavor__family").filter(editions.other_editions(results)))
+    # the rows that may print one of them the same, and each one's newest older edition printing it otherwise:
+    # a few rows, not every edition of the page's flavours
+    visible = PublishedResult.objects.visible(internal)
+    candidates = list(visible.select_related("table__document", "engine_version", "flavor__family").filter(
+        editions.may_print_the_same(results, visible) | Q(editions.revision_candidates(results, visible))).order_by())
     revised = editions.revisions(results, [*candidates, *results])
     for r in results:
         r.revised_from = revised.get(r.pk)
@@ -493,26 +497,56 @@ def row_name(result):
 
 
 EXPLORER_PAGE_SIZE = 100
+# How many rows after a page are counted: "Results 1-100 of 512", or "of more than 1,100" past that. Counting every
+# match of a catalogue of 10^5 would cost each page more than reading it; counting at most this many after the page
+# (an index range from its last row) costs the same at any size and depth.
+EXPLORER_COUNT_AHEAD = 1000
 
 
-def explorer_page(queryset, number):
-    """One page of the explorer's rows (EXPLORER_PAGE_SIZE, `page` from 1), read with one query of a page
-    and one row more, and the total (one count query, on every page alike: the same queries whatever the rows).
-    `beyond` is the last page's number when `number` lies past it (the caller sends the reader there)."""
+def page_number(raw):
     try:
-        number = max(1, int(number or 1))
+        return max(1, int(raw or 1))
     except ValueError:
-        number = 1
-    start = (number - 1) * EXPLORER_PAGE_SIZE
-    rows = list(queryset.rows(start, start + EXPLORER_PAGE_SIZE + 1))
+        return 1
+
+
+def explorer_page(queryset, terms, params):
+    """One page of the explorer's rows (EXPLORER_PAGE_SIZE, `page` from 1) in one query, and how many follow it
+    (one count query, capped: EXPLORER_COUNT_AHEAD): the same queries on every page.
+
+    Next and Previous carry the place of the page's last / first row (`after=` / `before=`, a cursor as the API's
+    `next`: whitepaper/cursors.py), so the page after it is read from the sort's index at any depth
+    (`page_after`, `page_before`), as the API's cursor pages are; `page` then only numbers the rows. A page
+    number alone (a typed or older link, or a cursor made for another sort) is read by its offset (`rows`).
+    `beyond` is the last page's number when the page has no row (the caller sends the reader there: counting
+    every row is then worth it)."""
+    number = page_number(params.get("page"))
+    after, before = (cursors.decode(params[key], terms) if number > 1 and params.get(key) else None
+                     for key in ("after", "before"))
+    if after is not None:
+        rows = queryset.page_after(terms, after, EXPLORER_PAGE_SIZE + 1)
+    elif before is not None:  # the row the cursor names follows this page
+        rows = queryset.page_before(terms, before, EXPLORER_PAGE_SIZE) + [None]
+    else:
+        start = (number - 1) * EXPLORER_PAGE_SIZE
+        rows = list(queryset.rows(start, start + EXPLORER_PAGE_SIZE + 1))
     has_next = len(rows) > EXPLORER_PAGE_SIZE
     rows = rows[:EXPLORER_PAGE_SIZE]
-    complete = number == 1 and not has_next
-    total = queryset.count()
-    last_page = max(1, -(-total // EXPLORER_PAGE_SIZE))
-    return {"results": rows, "number": number, "first": start + 1, "last": start + len(rows), "total": total,
-            "has_next": has_next, "has_previous": number > 1, "complete": complete,
-            "next": number + 1, "previous": number - 1, "beyond": last_page if number > last_page else None}
+    start = (number - 1) * EXPLORER_PAGE_SIZE
+    page = {"results": rows, "number": number, "first": start + 1, "last": start + len(rows),
+            "has_next": has_next, "has_previous": number > 1, "complete": number == 1 and not has_next,
+            "next": number + 1, "after": cursors.encode(terms, rows[-1]) if has_next else None,
+            "previous": number - 1 if number > 2 else None,
+            "before": cursors.encode(terms, rows[0]) if number > 2 and rows else None, "beyond": None}
+    if not rows:
+        page["beyond"] = max(1, -(-queryset.count() // EXPLORER_PAGE_SIZE)) if number > 1 else None
+        page["total"], page["more"] = 0, False
+    else:
+        values = [field_value(rows[-1], path) for path, _descending in keyset_fields(terms)]
+        following = queryset.count_after(terms, values, EXPLORER_COUNT_AHEAD)
+        page["more"] = following > EXPLORER_COUNT_AHEAD
+        page["total"] = page["last"] + min(following, EXPLORER_COUNT_AHEAD)
+    return page
 
 
 def catalogue_facets(request, internal, engine):
@@ -557,11 +591,15 @@ def explore(request):
         # A form submitted without JavaScript: the same view at its canonical URL (no empty parameters).
         query = canonical_query(request.GET)
         return redirect(request.path + (f"?{query}" if query else ""))
-    filterset, queryset, cols, sort = explorer_state(request)
-    page = explorer_page(queryset, request.GET.get("page"))
+    filterset, queryset, cols, sort, terms = explorer_state(request)
+    page = explorer_page(queryset, terms, request.GET)
     if page["beyond"]:  # ?page=4 of three pages: the last page, not "Results 301-300" and an empty table
         params = request.GET.copy()
         params["page"] = page["beyond"]
+        for key in ("after", "before"):
+            params.pop(key, None)
+        if page["beyond"] == 1:
+            params.pop("page")
         return redirect(request.path + "?" + canonical_query(params))
     results = page["results"]
     same = other_editions(results, include_internal(request.GET))
@@ -652,7 +690,7 @@ def explore_csv(request):
     """The explorer's rows as CSV: every matching row (not one page), the visible columns (as export
     columns; `columns=all`: every column of the export). `bom=true` starts it with a UTF-8 byte order
     mark, for spreadsheets that otherwise read UTF-8 (亿, 独享型) as another encoding."""
-    filterset, queryset, cols, _sort = explorer_state(request)
+    filterset, queryset, cols, _sort, _terms = explorer_state(request)
     columns = None if request.GET.get("columns") == "all" else csv_columns(cols)
     lines = iter_csv_lines(queryset, columns=columns)
     if request.GET.get("bom") == "true":

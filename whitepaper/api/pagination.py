@@ -1,49 +1,23 @@
 """The results list's pagination: by page (config/pagination.py, as every list) or by cursor (`pagination=cursor`): no count, stable under inserts, the same cost at any depth
 and data size (queries.after)."""
 
-import datetime
-import zlib
-from decimal import Decimal
-
-from django.core import signing
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from config.pagination import CatalogPagination, set_link_header
 
-from ..queries import field_value, keyset_fields
+from .. import cursors
 from .params import ResultOrdering
 
 PAGINATION_MODES = ["page", "cursor"]
 
 
-def _plain(value):
-    if isinstance(value, (datetime.date, Decimal)):
-        return str(value)
-    return value
-
-
-CURSOR_SALT = "perfdash.api.results.cursor"
-
-
-def encode_cursor(terms, values):
-    """An opaque, signed cursor: only the server makes them, so a forged or edited one is refused before
-    its values reach a query (a date such as 2023-02-30 or a text where a number sorts)."""
-    return signing.dumps({"o": terms, "v": [_plain(v) for v in values]}, salt=CURSOR_SALT, compress=True)
-
-
-def decode_cursor(token, terms, n_values):
-    """The values a cursor carries, or a 400 naming `cursor` (malformed, tampered with, or made for another
-    ordering)."""
-    try:
-        data = signing.loads(token, salt=CURSOR_SALT)
-        values = data["v"]
-        ok = isinstance(values, list) and len(values) == n_values and data["o"] == terms and all(
-            v is None or isinstance(v, (str, int)) and not isinstance(v, bool) for v in values)
-    except (signing.BadSignature, ValueError, TypeError, KeyError, UnicodeDecodeError, zlib.error):
-        ok = False
-    if not ok:
+def decode_cursor(token, terms):
+    """The values a cursor carries (cursors.decode), or a 400 naming `cursor` (malformed, tampered with, or made
+    for another ordering)."""
+    values = cursors.decode(token, terms)
+    if values is None:
         raise ValidationError({"cursor": ["Not a cursor of this list and ordering; follow the `next` link of a "
                                           "pagination=cursor answer."]})
     return values
@@ -72,14 +46,12 @@ class ResultPagination(CatalogPagination):
         if self.mode == "page":
             return super().paginate_queryset(queryset, request, view)
         terms = ResultOrdering.check(request.query_params)
-        fields = keyset_fields(terms)
         token = request.query_params.get(self.cursor_param)
-        values = decode_cursor(token, terms, len(fields)) if token is not None else None
+        values = decode_cursor(token, terms) if token is not None else None
         size = self.get_page_size(request)
         rows = queryset.page_after(terms, values, size + 1)
         self.request, self.page_rows = request, rows[:size]
-        self.next_cursor = (encode_cursor(terms, [field_value(rows[size - 1], path) for path, _d in fields])
-                            if len(rows) > size else None)
+        self.next_cursor = cursors.encode(terms, rows[size - 1]) if len(rows) > size else None
         return self.page_rows
 
     def get_paginated_response(self, data):
