@@ -28,17 +28,15 @@ import gc
 import os
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import bootstrap  # noqa: E402  (the one Django set-up: benchmarks/bootstrap.py)
+
+ROOT = bootstrap.ROOT
 BENCH_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash_bench_api")
 os.environ["DATABASE_URL"] = BENCH_URL + "_1000"  # switched per size by use_database()
 os.environ.pop("REDIS_URL", None)  # local-memory cache: measure the API, not Redis
 os.environ.setdefault("API_ANON_RATE", "100000000/minute")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DEBUG", "0")
 os.environ.setdefault("LOG_LEVEL", "ERROR")
 
@@ -86,9 +84,7 @@ def use_database(rows):
 
 
 def setup_django():
-    import django
-
-    django.setup()
+    bootstrap.setup(own_database=False)  # the databases per size are made by the generator
 
 
 def migrate():
