@@ -103,8 +103,11 @@ def test_the_worker_never_gives_the_tool_a_stored_invalid_workload(committed, wo
     target = make_targets()["mysql"]
     good = BenchmarkProfile.objects.get(slug="sysbench-oltp-rw-mysql-quick")
     evil = stored_around_validation(str(script))
-    # A run made around launch_run (or whose profile was edited after its launch): the worker is the last gate.
-    run = Run.objects.create(target=target, profile=evil, params=good.resolve({}), requested_by=operator_user)
+    # A run made around launch_run, its stored parameters naming the file: the worker is the last gate. (It plans from
+    # the parameters frozen on the run at launch, never from the profile as it is now: a profile edited after a launch
+    # changes nothing of that run.)
+    run = Run.objects.create(target=target, profile=evil, params={**good.resolve({}), "workload": str(script)},
+                             requested_by=operator_user)
     enqueue(run)
     run = wait_final(run.pk)
     assert run.state == RunState.FAILED
