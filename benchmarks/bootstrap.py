@@ -28,3 +28,23 @@ def setup(own_database=True):
     if own_database:
         ensure_database()
     django.setup()
+
+
+def launcher():
+    """What a benchmark that launches runs needs, on its own database: migrated, the profiles seeded, the bench users
+    made (testbed/runs_support.py), and an API client of a staff operator, `bench-operator`."""
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from rest_framework.test import APIClient
+
+    from testbed.runs_support import ensure_database_users
+
+    setup()
+    call_command("migrate", verbosity=0)
+    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    ensure_database_users()
+    user, _ = User.objects.get_or_create(username="bench-operator", defaults={"is_staff": True})
+    api = APIClient()
+    api.force_authenticate(user)
+    api.force_login(user)  # pages too (a run page's partials)
+    return api

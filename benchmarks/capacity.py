@@ -60,24 +60,14 @@ def rank(values, pct):
 
 
 def main():
-    bootstrap.setup()
-    from django.contrib.auth.models import User
-    from django.core.management import call_command
-    from rest_framework.test import APIClient
-
+    api = bootstrap.launcher()
     from runs.models import Run, Target
-    from testbed.runs_support import DB_USER, PASSWORD, PG_DB, ensure_database_users
+    from testbed.runs_support import DB_USER, PASSWORD, PG_DB
 
-    call_command("migrate", verbosity=0)
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
-    ensure_database_users()
-    user, _ = User.objects.get_or_create(username="bench-operator", defaults={"is_staff": True})
     target, _ = Target.objects.get_or_create(name="bench-postgresql-capacity", defaults=dict(
         engine="postgresql", host="127.0.0.1", port=5432, database=PG_DB, user=DB_USER, queue=QUEUE))
     target.set_password(PASSWORD)
     target.save()
-    api = APIClient()
-    api.force_authenticate(user)
     conn = ["-h", "127.0.0.1", "-p", "5432", "-U", DB_USER, PG_DB]
     env = {**os.environ, "PGPASSWORD": PASSWORD}
 

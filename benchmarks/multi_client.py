@@ -48,24 +48,14 @@ def start_worker(host):
 
 
 def main():
-    bootstrap.setup()
-    from django.contrib.auth.models import User
-    from django.core.management import call_command
-    from rest_framework.test import APIClient
-
+    api = bootstrap.launcher()
     from runs.models import Run, Target
-    from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, ensure_database_users
+    from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD
 
-    call_command("migrate", verbosity=0)
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
-    ensure_database_users()
-    user, _ = User.objects.get_or_create(username="bench-operator", defaults={"is_staff": True})
     target, _ = Target.objects.get_or_create(name="bench-mariadb-multi", defaults=dict(
         engine="mysql", host="127.0.0.1", port=3306, database=MYSQL_DB, user=DB_USER, queue=QUEUE))
     target.set_password(PASSWORD)
     target.save()
-    api = APIClient()
-    api.force_authenticate(user)
 
     def run(client_hosts):
         overrides = {"threads": THREADS, "duration_s": SECONDS, "tables": TABLES, "rows_per_table": ROWS}

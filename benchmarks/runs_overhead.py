@@ -178,21 +178,10 @@ def backend_pids():
 
 
 def main():
-    bootstrap.setup()
-    from django.core.management import call_command
-
-    from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB, ensure_database_users
-
-    call_command("migrate", verbosity=0)
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
-    ensure_database_users()
-
-    from django.contrib.auth.models import User
-    from rest_framework.test import APIClient
-
+    api = bootstrap.launcher()
     from runs.models import Run, Sample, Target
+    from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB
 
-    user, _ = User.objects.get_or_create(username="bench-operator", defaults={"is_staff": True})
     targets = {}
     if TLS:
         from testbed import tls_servers
@@ -226,9 +215,6 @@ def main():
         target.set_password(PASSWORD)
         target.save()
         targets[engine] = target
-    api = APIClient()
-    api.force_authenticate(user)
-    api.force_login(user)  # the run page's partials (WATCH=page) are pages, not API
 
     workloads = {
         "sysbench": (lambda: sysbench_by_hand(MYSQL_DB, DB_USER, PASSWORD), targets["mysql"], "sysbench-oltp-rw-mysql-quick",

@@ -25,6 +25,7 @@ from django_celery_beat.models import PeriodicTask
 from . import crypto
 from .cron import schedule_errors
 from .drivers import get_driver, workloads
+from .footprint import duration_text
 from .drivers.base import HOST_RE, IDENT_RE
 from .insight import other_load as steps_with_other_load
 from .params import expected_seconds, is_capacity, is_open_loop, resolve_params, typed_overrides
@@ -664,15 +665,7 @@ class Run(models.Model):
     def duration_text(self):
         """The duration as people read it: "45 s", "3 min 5 s", "1 h 2 min"."""
         seconds = self.duration_seconds
-        if seconds is None:
-            return ""
-        hours, rest = divmod(seconds, 3600)
-        minutes, secs = divmod(rest, 60)
-        if hours:
-            return _("%(h)d h %(m)d min") % {"h": hours, "m": minutes}
-        if minutes:
-            return _("%(m)d min %(s)d s") % {"m": minutes, "s": secs}
-        return _("%(s)d s") % {"s": secs}
+        return "" if seconds is None else duration_text(seconds)
 
     def heartbeat_stale(self, now=None):
         stale_after = timedelta(seconds=settings.RUNS_STALE_AFTER_SECONDS)
