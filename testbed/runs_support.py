@@ -89,13 +89,21 @@ def make_targets():
     return targets
 
 
+# How every worker the suite starts delivers webhooks (tests/test_webhooks.py): to the tests' own receivers on
+# 127.0.0.1, retrying quickly, a hook disabled after 2 failed deliveries of 3 attempts. All of them, so that whichever
+# worker of the process consumes a delivery (the session's or a module's own) delivers it the same way.
+WEBHOOK_DISABLE_AFTER, WEBHOOK_ATTEMPTS = 2, 3
+WEBHOOK_ENV = {"WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true", "WEBHOOK_RETRY_BASE_SECONDS": "0.3",
+               "WEBHOOK_DISABLE_AFTER_FAILURES": str(WEBHOOK_DISABLE_AFTER), "WEBHOOK_MAX_ATTEMPTS": str(WEBHOOK_ATTEMPTS)}
+
+
 def worker_env():
     db = settings.DATABASES["default"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env.update(
         DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
         REDIS_URL=os.environ["REDIS_URL"], DJANGO_SETTINGS_MODULE="config.settings", CONN_MAX_AGE="0",
-        RUNS_WAIT_RETRY_SECONDS="1",
+        RUNS_WAIT_RETRY_SECONDS="1", **WEBHOOK_ENV,
     )
     return env
 

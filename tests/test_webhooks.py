@@ -22,15 +22,14 @@ from django.utils import timezone
 from runs import actions
 from runs.models import BenchmarkProfile, Run, RunState, Target
 from runs.publish import publish_run
-from testbed.runs_support import purge_queues, start_worker, stop_worker, wait_for
+from testbed.runs_support import WEBHOOK_ATTEMPTS, WEBHOOK_DISABLE_AFTER, purge_queues, start_worker, stop_worker, wait_for
 from whitepaper import webhook_rules, webhooks
 from whitepaper.importer import import_files
 from whitepaper.models import Webhook, WebhookDelivery
 
 ROOT = Path(__file__).resolve().parent.parent
-DISABLE_AFTER, ATTEMPTS = 2, 3  # failed deliveries in a row that disable a hook; attempts per delivery
-WORKER_ENV = {"WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true", "WEBHOOK_RETRY_BASE_SECONDS": "0.3",
-              "WEBHOOK_DISABLE_AFTER_FAILURES": str(DISABLE_AFTER), "WEBHOOK_MAX_ATTEMPTS": str(ATTEMPTS)}
+# Failed deliveries in a row that disable a hook, attempts per delivery: every suite worker's (testbed WEBHOOK_ENV).
+DISABLE_AFTER, ATTEMPTS = WEBHOOK_DISABLE_AFTER, WEBHOOK_ATTEMPTS
 
 
 class Receiver:
@@ -68,7 +67,7 @@ class Receiver:
 @pytest.fixture(scope="module")
 def worker(django_db_setup, django_db_blocker):
     purge_queues()
-    proc = start_worker(queues="celery", concurrency=2, name="webhooks-test", env=WORKER_ENV)
+    proc = start_worker(queues="celery", concurrency=2, name="webhooks-test")
     yield proc
     stop_worker(proc)
     purge_queues()
