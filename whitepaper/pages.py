@@ -164,9 +164,8 @@ class PageGZipMiddleware(GZipMiddleware):
     gzipped), inside CataloguePageMiddleware so each process compresses a page once and keeps the bytes it sends.
 
     BREACH needs a secret of the reader's in a compressed body beside input an attacker reflects into it. These
-    pages are for readers without a session: no staff data, no session-bound token. The one token they carry
-    (base.html's CSRF token for htmx) is masked afresh in every render, and Django's GZipMiddleware pads each
-    compressed body with random bytes (Heal the Breach). Pages for a logged-in user (runs, admin, the login form
+    pages are for readers without a session: no staff data and no token (base.html gives htmx a CSRF token only on
+    signed-in pages), and Django's GZipMiddleware pads each compressed body with random bytes (Heal the Breach). Pages for a logged-in user (runs, admin, the login form
     with its ?next=) and the API (its own APIGZipMiddleware) are not compressed here."""
 
     def process_response(self, request, response):
