@@ -61,7 +61,8 @@ class ScheduleAdmin(admin.ModelAdmin):
     list_display = ["name", "target", "profile", "cron", "repeats", "enabled", "last_error"]
     list_filter = ["enabled"]
     readonly_fields = ["last_error", "created_by", "created_at"]
-    fields = ["name", "target", "profile", "cron", "repeats", "overrides", "enabled", "last_error", "created_by", "created_at"]
+    fields = ["name", "target", "profile", "cron", "repeats", "overrides", "enabled", "large_run_confirmed", "last_error", "created_by",
+              "created_at"]
 
     def save_model(self, request, obj, form, change):
         if not obj.pk:

@@ -1,6 +1,6 @@
 """The rules a schedule must meet (runs.models.Schedule.clean asks them; forms, the API and the admin reach them
 through full_clean): a cron expression Celery's parser reads, due times far enough apart for the runs they start,
-a usable target, a profile of the target's engine, overrides the profile accepts. Pure: nothing here reads or
+a usable target, a profile of the target's engine, overrides the profile accepts, a large set-up confirmed. Pure: nothing here reads or
 writes the database beyond the schedule's own target and profile."""
 
 import datetime
@@ -9,6 +9,7 @@ from celery.schedules import crontab
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
+from .footprint import estimate, describe, needs_confirmation
 from .params import expected_seconds, non_ascii_digits
 
 CRON_FIELDS = ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")
@@ -57,7 +58,7 @@ def run_seconds(schedule, params):
 def schedule_errors(schedule):
     """{field: [messages]} for what is wrong with a schedule (Schedule.clean asks; forms, the API and the
     admin reach it through full_clean): the cron expression, an archived target, a profile of another
-    engine or not runnable here, overrides the profile refuses."""
+    engine or not runnable here, overrides the profile refuses, a large set-up not confirmed."""
     errors = {}
     try:
         fields = parse_cron(schedule.cron)
@@ -87,6 +88,14 @@ def schedule_errors(schedule):
                 "Its due times come as little as %(period)s s apart, but each due time's runs take %(needed)s s "
                 "(steps x (warm-up + duration) x repeats): choose a longer period or shorter runs.") % {
                 "period": period, "needed": needed})
+        if params and isinstance(schedule.repeats, int) and not schedule.large_run_confirmed and needs_confirmation(
+                found := estimate(params, schedule.repeats)):
+            # As a large launch asks for `confirm` (runs/footprint.py), a schedule asks once, when it is saved: each
+            # due time then launches what its author confirmed, and a set-up that grew past the bound since is
+            # refused at the due time (kept as the schedule's last_error) rather than launched unasked.
+            errors["large_run_confirmed"] = [_("%(estimate)s Confirm to run it at every due time (the form's "
+                                               "\"large run confirmed\" box; the API's \"large_run_confirmed\": true).") % {
+                "estimate": describe(found)}]
         if target is not None and profile.engine != target.engine:
             errors.setdefault("profile", []).append(_("This profile is for %(engine)s; the target is %(te)s.") % {
                 "engine": profile.get_engine_display(), "te": target.get_engine_display()})

@@ -208,7 +208,7 @@ class ScheduleForm(forms.ModelForm):
 
     class Meta:
         model = Schedule
-        fields = ["name", "target", "profile", "cron", "repeats", "overrides", "enabled"]
+        fields = ["name", "target", "profile", "cron", "repeats", "overrides", "enabled", "large_run_confirmed"]
         labels = {"overrides": _("overrides (JSON)")}
         help_texts = {"overrides": _('e.g. {"threads": 8, "duration_s": 60}')}
         widgets = {"overrides": forms.Textarea(attrs={"rows": 2})}

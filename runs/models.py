@@ -688,6 +688,9 @@ class Schedule(models.Model):
     repeats = models.PositiveIntegerField(_("repeats"), default=1, validators=[MinValueValidator(1), MaxValueValidator(MAX_REPEATS)],
                                           help_text=_("Each due time runs the profile this many times in a row (mean and standard deviation)."))
     enabled = models.BooleanField(_("enabled"), default=True)
+    large_run_confirmed = models.BooleanField(_("large run confirmed"), default=False, help_text=_(
+        "Its author read the estimate of a large set-up (rows, disk, time) and confirmed it: each due time launches it "
+        "without asking again. Required when the set-up is large."))
     periodic_task = models.OneToOneField("django_celery_beat.PeriodicTask", on_delete=models.SET_NULL, null=True, blank=True,
                                          related_name="+", editable=False)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")

@@ -68,7 +68,7 @@ def start_scheduled_run(schedule_id):
     try:
         run = launch_run(target=schedule.target, profile=schedule.profile, overrides=schedule.overrides,
                          user=schedule.created_by, schedule=schedule, repeats=schedule.repeats,
-                         confirm=True)  # a schedule's set-up was its creator's to weigh (not asked again at each firing)
+                         confirm=schedule.large_run_confirmed)  # its author confirmed a large set-up when saving it
     except ValidationError as exc:
         reason = "; ".join(f"{field}: {' '.join(messages)}" for field, messages in exc.message_dict.items())
         Schedule.objects.filter(pk=schedule.pk).update(last_error=reason)

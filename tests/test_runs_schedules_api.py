@@ -232,3 +232,50 @@ def test_the_schedules_list_reads_a_fixed_number_of_queries(setup, client):
             assert client.get("/runs/schedules/").content.decode().count("<tr data-schedule=") == n
         counts.append((len(listing), len(page)))
     assert counts[0] == counts[1], counts
+
+
+# By hand (runs/footprint.py's rule; benchmarks/load_rate.out.txt): sysbench on MariaDB, one table of 4,032,259 rows
+# x 248 bytes = 1,000,000,232 bytes, past the 10^9 bound; one row fewer (999,999,984 bytes) is not.
+LARGE_ESTIMATE = "This run loads 4,032,259 rows, about 1.0 GB on the target (248 bytes a row)"
+
+
+def test_a_large_schedule_is_confirmed_once_when_saved_and_each_due_time_launches_what_was_confirmed(setup, client):
+    """Issue 33.8 for schedules: before, every due time launched with confirm=True though nobody had been shown the
+    estimate. Now saving a large set-up asks for `large_run_confirmed` (form, API, admin), and a due time launches
+    only what was confirmed; a stored schedule that is large and unconfirmed (saved before this rule) starts no run
+    and says why in its last_error."""
+    from runs.schedules import start_scheduled_run
+
+    staff = as_user(setup["staff"])
+    large = {"name": "big", "target": setup["my"].pk, "profile": "sysbench-oltp-rw-mysql-quick", "cron": "0 3 * * *",
+             "overrides": {"rows_per_table": 4_032_259}}
+    refused = staff.post(API, large, format="json")
+    assert refused.status_code == 400 and list(refused.json()["errors"]) == ["large_run_confirmed"]
+    assert refused.json()["errors"]["large_run_confirmed"][0].startswith(LARGE_ESTIMATE)
+    assert not Schedule.objects.exists()
+    small = staff.post(API, {**large, "name": "small", "overrides": {"rows_per_table": 4_032_258}}, format="json")
+    assert small.status_code == 201 and small.json()["large_run_confirmed"] is False
+    created = staff.post(API, {**large, "large_run_confirmed": True}, format="json")
+    assert created.status_code == 201 and created.json()["large_run_confirmed"] is True
+    schedule = Schedule.objects.get(name="big")
+    assert staff.post(f"{API}{schedule.pk}/pause/").status_code == 200  # a pause or resume keeps the confirmation
+    assert staff.post(f"{API}{schedule.pk}/resume/").json()["large_run_confirmed"] is True
+    run_id = start_scheduled_run(schedule.pk)
+    assert Run.objects.get(pk=run_id).params["rows_per_table"] == 4_032_259
+
+    # Stored large and unconfirmed, as before this rule: the due time starts nothing and says why.
+    Schedule.objects.filter(name="small").update(overrides={"rows_per_table": 4_032_259})
+    unconfirmed = Schedule.objects.get(name="small")
+    assert start_scheduled_run(unconfirmed.pk) is None and not unconfirmed.runs.exists()
+    unconfirmed.refresh_from_db()
+    assert unconfirmed.last_error.startswith("confirm: " + LARGE_ESTIMATE)
+
+    # The page: the estimate beside the box, saved once it is ticked.
+    client.force_login(setup["staff"])
+    form = {"name": "from-page", "target": setup["my"].pk, "profile": BenchmarkProfile.objects.get(slug="sysbench-oltp-rw-mysql-quick").pk,
+            "cron": "0 4 * * *", "repeats": "1", "overrides": '{"rows_per_table": 4032259}', "enabled": "on"}
+    page = client.post("/runs/schedules/new/", form)
+    assert page.status_code == 200 and page.context["form"].errors["large_run_confirmed"][0].startswith(LARGE_ESTIMATE)
+    assert not Schedule.objects.filter(name="from-page").exists()
+    assert client.post("/runs/schedules/new/", {**form, "large_run_confirmed": "on"}).status_code == 302
+    assert Schedule.objects.get(name="from-page").large_run_confirmed is True

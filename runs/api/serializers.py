@@ -259,6 +259,10 @@ class ScheduleSerializer(serializers.ModelSerializer):
     repeats = RepeatsField(required=False, default=1, help_text="Runs of the set-up at each due time, one after another (a repeat group).")
     overrides = OverridesField(required=False, default=dict, help_text="The run's overrides, as for POST /runs/.")
     enabled = serializers.BooleanField(required=False, default=True, help_text="false: paused (beat skips it).")
+    large_run_confirmed = serializers.BooleanField(required=False, default=False, help_text=(
+        "true: the author read the estimate of a large set-up (as POST /runs/ asks `confirm` for) and each due time "
+        "launches it. A large set-up without it is refused (400) under large_run_confirmed, saying the rows, the disk "
+        "and the time."))
     created_by = serializers.SerializerMethodField(help_text="Who created it (its runs are requested by them); null if deleted.")
     last_error = serializers.CharField(read_only=True, help_text="Why the last due time started no run (empty: it did).")
     keeps_failing = serializers.SerializerMethodField(help_text=(
@@ -270,8 +274,8 @@ class ScheduleSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Schedule
-        fields = ["id", "name", "target", "profile", "cron", "repeats", "overrides", "enabled", "created_by", "created_at",
-                  "last_error", "keeps_failing", "recent_runs", "skips"]
+        fields = ["id", "name", "target", "profile", "cron", "repeats", "overrides", "enabled", "large_run_confirmed",
+                  "created_by", "created_at", "last_error", "keeps_failing", "recent_runs", "skips"]
         read_only_fields = ["created_at"]
 
     def get_created_by(self, schedule) -> str | None:
