@@ -78,6 +78,10 @@ def test_compare_series_and_regressions_in_a_browser(committed, worker, live_ser
         assert "baseline" in text
         page.wait_for_function("() => window.Chart && Chart.getChart('compare-tps') && Chart.getChart('compare-tps').data.datasets.length === 2")
         assert page.evaluate(NO_OVERFLOW)
+        # Each run's TPS on screen without scrolling sideways (at 390 px a run is a card, TPS first).
+        tps = page.locator("#compare-results td.tps").evaluate_all(
+            "cs => cs.map(c => { const b = c.getBoundingClientRect(); return [b.left, b.right, c.innerText]; })")
+        assert len(tps) == 2 and all(0 <= left and right <= width and text.strip() for left, right, text in tps), tps
         if shots:
             page.screenshot(path=str(SCREENSHOTS / f"runs-compare-{width}.png"), full_page=True)
         # Series: the regression marked; the other thread count is its own set-up.

@@ -196,7 +196,9 @@
           var p = ctx.raw;
           return ctx.dataset.label + ": " + p.y + " ms @ " + p.x + " TPS" + (p.offered != null ? " (" + offered + " " + p.offered + ")" : "");
         } } } },
-        scales: { x: { type: "linear", beginAtZero: true, title: { display: true, text: canvas.dataset.labelRate } },
+        // Room right of the highest rate, so its marker is not drawn on the edge (one step: mid-chart).
+        scales: { x: { type: "linear", beginAtZero: true, suggestedMax: xs.length ? Math.max.apply(null, xs) * (xs.length === 1 ? 2 : 1.1) : undefined,
+                       title: { display: true, text: canvas.dataset.labelRate } },
                   y: { type: log ? "logarithmic" : "linear", beginAtZero: !log, title: { display: true, text: canvas.dataset.labelMs } } } }
     });
   }
