@@ -62,8 +62,10 @@ PARAMETERS = (
               api_help="pgbench -j (at most the clients).", empty_means_default=True),
     Parameter("prepared", gettext_lazy("prepared statements"), kind="bool", api_help="Prepared statements."),
     Parameter("client_hosts", gettext_lazy("client hosts"), limits=(1, 64), on_profile=False, help=gettext_lazy(
-        "Benchmark workers of the target's pool driving the run together, the threads split between them (1: one client)."),
-        api_help="Benchmark workers of the target's pool driving the run together (at most the pool's limit).", default=1),
+        "Benchmark workers of the target's pool driving the run together, the threads and an offered rate split between "
+        "them (1: one client)."),
+        api_help="Benchmark workers of the target's pool driving the run together (at most the pool's limit); the threads "
+                 "and an offered rate (rate_tps) are split between them.", default=1),
     # Open loop (docs/runs.md): the tool offers transactions on a fixed schedule instead of sending the next one when the
     # last returns, and each latency counts from the transaction's scheduled start. Empty: closed loop, as before.
     Parameter("rate_tps", gettext_lazy("offered rate (TPS)"), limits=(1, MAX_RATE_TPS), on_profile=False,
@@ -71,7 +73,8 @@ PARAMETERS = (
                   "Open loop: transactions a second offered on a fixed schedule (pgbench -R, sysbench --rate), each latency "
                   "measured from its scheduled start. Empty: closed loop (each thread sends its next transaction when the last returns)."),
               api_help="Open loop: transactions a second offered on a schedule (pgbench -R, sysbench --rate); latency from "
-                       "each transaction's scheduled start. Null or absent: closed loop."),
+                       "each transaction's scheduled start. Null or absent: closed loop. With client_hosts N, each client "
+                       "offers rate / N (the first rate mod N clients one more), at least 1: the rate at least client_hosts."),
     Parameter("latency_limit_ms", gettext_lazy("latency limit (ms)"), kind="number", limits=(MIN_LATENCY_LIMIT_MS, 3_600_000),
               tools=frozenset({PGBENCH}), on_profile=False, empty_means_default=True,
               form_label=gettext_lazy("latency limit, ms (pgbench, open loop)"), help=gettext_lazy(
