@@ -175,6 +175,17 @@ def set_agreed_start(run, key):
     return at
 
 
+def drop_records(gathered):
+    """Client 1, once a step is merged: the clients' logged latencies (exact_us) taken off their stored reports of it.
+    No client writes its reports meanwhile: each appends its next one only after the next barrier, which client 1
+    sets after this."""
+    for client, report in gathered:
+        if report.get("exact_us") is not None:
+            rows = RunClient.objects.filter(pk=client.pk).values_list("reports", flat=True).first() or []
+            RunClient.objects.filter(pk=client.pk).update(reports=[
+                {k: v for k, v in r.items() if k != "exact_us"} if r.get("key") == report["key"] else r for r in rows])
+
+
 def set_agreed_rate(run, key, rate):
     """Client 1: a capacity search's next rate (None: the search is over), which the other clients read."""
     barrier = dict(Run.objects.filter(pk=run.pk).values_list("barrier", flat=True).first() or {})

@@ -247,6 +247,7 @@ class Team:
         merged, lat = clients.merge_reports([{"index": c.index, "host": c.host, "threads": r["threads"], "summary": r["summary"],
                                               "latency": r["latency"], "exact_us": r.get("exact_us"),
                                               "offered_tps": r.get("offered_tps")} for c, r in gathered])
+        clients.drop_records(gathered)  # merged: the run keeps the figures, not every transaction's latency
         # transactions: the tools' own count (the latency may come from a sample of them)
         evidence = {"step": step.index, "threads": self.total_threads(step), "transactions": merged.get("transactions"),
                     "latency": lat}

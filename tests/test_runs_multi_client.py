@@ -232,6 +232,9 @@ def test_two_clients_offer_half_the_rate_each_and_the_p95_is_that_of_their_logs_
     own = [rank_rule([int(f[2]) for f in (ln.split() for ln in lines) if f[2].isdigit()], 95) / 1000 for lines in logs.values()]
     assert run.summary["latency_p95_ms"] == figures["p95_ms"] and run.insight["latency"]["p95_ms"] == figures["p95_ms"]
     print(f"p95 of each client's log {own}, their mean {sum(own) / 2:.3f}, merged {figures['p95_ms']} ms; tps {tps}")
+    # Merged, the logged latencies themselves are not kept: not in the clients' reports, the run's record or its insight.
+    record = operator_api.get(f"/api/v1/runs/{run.pk}/export/").json()
+    assert "exact_us" not in json.dumps(record) and [len(c["reports"]) for c in record["clients"]] == [1, 1]
     assert not run_processes(run.pk)
 
 
