@@ -84,20 +84,74 @@ def merge_reports(reports):
     weighted = [(s.get("latency_avg_ms"), s.get("transactions")) for s in summaries]
     if all(a is not None and n for a, n in weighted):
         merged["latency_avg_ms"] = round(sum(a * n for a, n in weighted) / sum(n for _, n in weighted), 2)
-    histograms = [(r.get("latency") or {}).get("histogram") for r in reports]
-    lat = {}
-    if all(histograms):
-        lat = latency.from_histogram(latency.merge(histograms), max_ms=merged.get("latency_max_ms"),
-                                     method="the clients' histograms merged")
+    lat = merged_latency(reports, merged.get("latency_max_ms"))
+    if lat:
         merged["latency_p95_ms"] = lat.get("p95_ms")
+    merged.update(merge_open_loop(summaries, merged))
     total = merged.get("tps") or 0
     merged["client_hosts"] = len(reports)
     merged["clients"] = [{"index": r["index"], "host": r["host"], "threads": r["threads"],
                           "tps": r["summary"].get("tps"), "qps": r["summary"].get("qps"),
                           "transactions": r["summary"].get("transactions"),
-                          "share_pct": round(100.0 * (r["summary"].get("tps") or 0) / total, 1) if total else None}
+                          "share_pct": round(100.0 * (r["summary"].get("tps") or 0) / total, 1) if total else None,
+                          **({"offered_tps": r["offered_tps"], "late": r["summary"].get("late"),
+                              "skipped": r["summary"].get("skipped")} if r.get("offered_tps") else {})}
                          for r in reports]
     return merged, lat
+
+
+def merged_latency(reports, max_ms=None):
+    """The step's latency distribution from every client's records together, never an average of their percentiles:
+    pgbench's logged latencies (exact, whole microseconds) merged when every client sent them at one sampling rate,
+    else the clients' histograms added bucket by bucket (sysbench's own percentile is read from its buckets so);
+    {} when a client has neither."""
+    exact = [r.get("exact_us") for r in reports]
+    rates = {(r.get("latency") or {}).get("sampling_rate") for r in reports}
+    if all(exact) and len(rates) == 1:
+        rate = rates.pop()
+        method = "the clients' pgbench -l logs merged" + ("" if rate in (None, 1, 1.0) else f" (--sampling-rate={rate:g})")
+        return latency.from_values(latency.merge_exact(exact), method=method, sampling_rate=rate)
+    histograms = [(r.get("latency") or {}).get("histogram") for r in reports]
+    if all(histograms):
+        return latency.from_histogram(latency.merge(histograms), max_ms=max_ms, method="the clients' histograms merged")
+    return {}
+
+
+def merge_open_loop(summaries, merged):
+    """An open-loop step's figures of its clients' reports together ({} closed loop): late and skipped counts summed,
+    their shares recomputed as pgbench computes them (late of the processed transactions; skipped of the scheduled
+    ones: processed + skipped + failed), the schedule lag's mean weighted by transactions and its maximum, and the lag
+    grows when any client's grew (that client's share of the rate was not sustained)."""
+    if not any("lag_grows" in s or "lag_avg_ms" in s for s in summaries):
+        return {}
+    found = {}
+    processed = merged.get("transactions")
+    for name in ("late", "skipped"):
+        values = [s.get(name) for s in summaries]
+        if values and all(v is not None for v in values):
+            found[name] = sum(values)
+    if "late" in found and processed:
+        found["late_pct"] = round(100.0 * found["late"] / processed, 3)
+    elif "late" in found:
+        found["late_pct"] = 0.0
+    if "skipped" in found:
+        scheduled = (processed or 0) + found["skipped"] + (merged.get("errors") or 0)
+        found["skipped_pct"] = round(100.0 * found["skipped"] / scheduled, 3) if scheduled else 0.0
+    limits = {s.get("latency_limit_ms") for s in summaries if s.get("latency_limit_ms") is not None}
+    if limits:
+        found["latency_limit_ms"] = max(limits)
+    lags = [(s.get("lag_avg_ms"), s.get("transactions")) for s in summaries]
+    if all(a is not None and n for a, n in lags):
+        found["lag_avg_ms"] = round(sum(a * n for a, n in lags) / sum(n for _, n in lags), 3)
+    maxima = [s.get("lag_max_ms") for s in summaries if s.get("lag_max_ms") is not None]
+    if maxima:
+        found["lag_max_ms"] = max(maxima)
+    grows = [s.get("lag_grows") for s in summaries]
+    found["lag_grows"] = True if any(grows) else (False if all(g is False for g in grows) else None)
+    found["lag_per_client_ms"] = [s.get("lag_per_interval_ms") for s in summaries]
+    if any(s.get("lag_from") for s in summaries):
+        found["lag_from"] = next(s["lag_from"] for s in summaries if s.get("lag_from"))
+    return found
 
 
 # --- the barrier and the clients' rows: the database -------------------------------------------------
@@ -119,6 +173,30 @@ def set_agreed_start(run, key):
     barrier[key] = at.isoformat()
     Run.objects.filter(pk=run.pk).update(barrier=barrier)
     return at
+
+
+def drop_records(gathered):
+    """Client 1, once a step is merged: the clients' logged latencies (exact_us) taken off their stored reports of it.
+    No client writes its reports meanwhile: each appends its next one only after the next barrier, which client 1
+    sets after this."""
+    for client, report in gathered:
+        if report.get("exact_us") is not None:
+            rows = RunClient.objects.filter(pk=client.pk).values_list("reports", flat=True).first() or []
+            RunClient.objects.filter(pk=client.pk).update(reports=[
+                {k: v for k, v in r.items() if k != "exact_us"} if r.get("key") == report["key"] else r for r in rows])
+
+
+def set_agreed_rate(run, key, rate):
+    """Client 1: a capacity search's next rate (None: the search is over), which the other clients read."""
+    barrier = dict(Run.objects.filter(pk=run.pk).values_list("barrier", flat=True).first() or {})
+    barrier[key] = rate
+    Run.objects.filter(pk=run.pk).update(barrier=barrier)
+
+
+def agreed_rate(run, key):
+    """(whether client 1 decided, the rate it decided: None when the search is over)."""
+    barrier = Run.objects.filter(pk=run.pk).values_list("barrier", flat=True).first() or {}
+    return key in barrier, barrier.get(key)
 
 
 def first_problem(run, exclude=None):

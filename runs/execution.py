@@ -182,8 +182,9 @@ class Execution:
                 return reason, summaries
             if step.phase == "run":
                 concluded = team.conclude(self, step, outcome, summary, readings, workdir)
-                if not self.lead:
-                    continue  # reported: client 1 merges it
+                if not self.lead:  # reported: client 1 merges it (and, a capacity search, says the next rate)
+                    queue.extend(self.next_capacity_steps(step, summaries, workdir))
+                    continue
                 if concluded is None:  # stopped by a cancel or another client, or a report never came
                     return "", summaries
                 step_summary, evidence = concluded
@@ -201,13 +202,15 @@ class Execution:
 
     def next_capacity_steps(self, step, summaries, workdir):
         """A capacity search (runs/capacity.py): the warm-up and run step of the next rate to offer, numbered after
-        `step`; [] when the search is over or the run is not one."""
+        `step`; [] when the search is over or the run is not one. The lead decides from the merged figures; with
+        several clients the others are told the rate (Team.agree_rate) and each offers its share of it."""
         if not capacity.is_capacity(self.run.params):
             return []
-        rate = capacity.next_rate(self.run.params, [s["capacity_step"] for s in summaries])
+        rate = capacity.next_rate(self.run.params, [s["capacity_step"] for s in summaries]) if self.lead else None
+        rate = self.team.agree_rate(self, step, rate)
         if rate is None:
             return []
-        planned = self.driver.plan(self.conn, {**self.params, "rate_tps": rate}, workdir)
+        planned = self.driver.plan(self.conn, self.team.params_at(rate, step.index + 1), workdir)
         self.offered[step.index + 1] = rate
         return [dataclasses.replace(s, index=step.index + 1) for s in planned if s.phase in MEASURED]
 
@@ -525,10 +528,12 @@ class Execution:
     def client_evidence(self, step, outcome, readings, workdir):
         """What this client measured of a run step beside the tool's report: the latency (the tool's histogram or
         its transaction log) and its own CPU, per interval and judged (runs/insight.py)."""
-        found = {"latency": {}, "client": {}}
+        found = {"latency": {}, "client": {}, "exact_us": None}
         try:
             found["latency"] = self.driver.parse_latency(outcome.stdout, outcome.stderr, self.read_latency_log(step, workdir),
                                                          step.argv)
+            # pgbench's logged latencies themselves: a multi-client run merges them (runs/clients.py), the run keeps none
+            found["exact_us"] = found["latency"].pop("exact_us", None)
             found["client"] = insight.client_evidence(insight.interval_rows(readings, self.target.engine),
                                                       self.run.params["report_interval_s"])
             found["client"]["cores"] = os.cpu_count()

@@ -55,6 +55,14 @@ class Solo:
     def total_threads(self, step):
         return step.threads
 
+    def params_at(self, rate, index):
+        """The parameters of run step `index` of a capacity search, offering `rate`."""
+        return {**self.params, "rate_tps": rate}
+
+    def agree_rate(self, ex, step, rate):
+        """A capacity search's next rate after run step `step` (None: the search is over): this worker decides alone."""
+        return rate
+
     def problem(self):
         return ""
 
@@ -96,6 +104,7 @@ class Team:
         self.host_label = "" if self.lead else HOST
         self.agreed_start = None
         self.last_merge = 0.0
+        self.rates = {1: self.params.get("rate_tps")}  # open loop: this client's share of each step's rate
 
     # --- the lead --------------------------------------------------------------------------------------
     def dispatch(self, ex):
@@ -160,8 +169,38 @@ class Team:
                                     at=tool_started_at + timedelta(seconds=sample["t"]), **sample)
 
     def total_threads(self, step):
-        """The run's threads of the step (not this client's share)."""
-        return thread_steps(self.run.params)[step.index - 1]
+        """The run's threads of the step (not this client's share); a capacity search's every step has the run's threads."""
+        counts = thread_steps(self.run.params)
+        return counts[step.index - 1] if step.index <= len(counts) else self.run.params["threads"]
+
+    def params_at(self, rate, index):
+        """This client's parameters of run step `index` of a capacity search offering `rate` (the run's): its share of it."""
+        mine = client_params({**self.run.params, "rate_tps": rate}, self.client.index if self.client else 1)
+        self.rates[index] = mine["rate_tps"]
+        return mine
+
+    def agree_rate(self, ex, step, rate):
+        """A capacity search's next rate after run step `step`, the same for every client: client 1 decides (`rate`,
+        None when the search is over) and writes it beside the barrier; the others wait for it, as for a start.
+        None as well when the run must stop first (a cancel or another client's failure sets the execution's flags)."""
+        key = f"rate-after-{clients.step_key(step)}"
+        if self.lead:
+            clients.set_agreed_rate(self.run, key, rate)
+            return rate
+        # Client 1 decides once every client's report of the step is in: at most the step's time limit after this one's.
+        limit = step.duration_s + settings.RUNS_TIME_MARGIN_SECONDS + 2 * settings.RUNS_CLIENT_ARRIVAL_SECONDS
+        deadline = time.monotonic() + limit
+        while True:
+            found, agreed = clients.agreed_rate(self.run, key)
+            if found:
+                return agreed
+            ex.flush()
+            if ex.should_stop():
+                return None
+            if time.monotonic() > deadline:
+                ex.stop_cause = f"Client 1 set no rate after run step {step.index} within {limit:g} s."
+                return None
+            time.sleep(0.05)
 
     def problem(self):
         """Why this client must stop because of the others: one failed or went silent, or the run ended."""
@@ -194,8 +233,11 @@ class Team:
         rows = insight.interval_rows(readings, self.run.target.engine)
         cpu["per_interval"] = [[round(r["t"], 2), r["client_cpu_pct"]] for r in rows]
         report = {"key": clients.step_key(step), "step": step.index, "threads": step.threads, "summary": summary,
-                  "latency": found["latency"], "client": cpu}
-        self.client.set(reports=[*self.client.reports, report])
+                  "latency": found["latency"], "client": cpu, "offered_tps": self.rates.get(step.index),
+                  "exact_us": found.get("exact_us")}
+        # pgbench's logged latencies travel once: client 1 has merged the earlier steps' before this one started
+        earlier = [{k: v for k, v in r.items() if k != "exact_us"} for r in self.client.reports]
+        self.client.set(reports=[*earlier, report])
         if not self.lead:
             return None
         gathered = self.gather_reports(ex, step)
@@ -203,7 +245,9 @@ class Team:
             return None
         self.merge_samples(step)  # the last intervals
         merged, lat = clients.merge_reports([{"index": c.index, "host": c.host, "threads": r["threads"], "summary": r["summary"],
-                                              "latency": r["latency"]} for c, r in gathered])
+                                              "latency": r["latency"], "exact_us": r.get("exact_us"),
+                                              "offered_tps": r.get("offered_tps")} for c, r in gathered])
+        clients.drop_records(gathered)  # merged: the run keeps the figures, not every transaction's latency
         # transactions: the tools' own count (the latency may come from a sample of them)
         evidence = {"step": step.index, "threads": self.total_threads(step), "transactions": merged.get("transactions"),
                     "latency": lat}

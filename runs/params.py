@@ -62,8 +62,10 @@ PARAMETERS = (
               api_help="pgbench -j (at most the clients).", empty_means_default=True),
     Parameter("prepared", gettext_lazy("prepared statements"), kind="bool", api_help="Prepared statements."),
     Parameter("client_hosts", gettext_lazy("client hosts"), limits=(1, 64), on_profile=False, help=gettext_lazy(
-        "Benchmark workers of the target's pool driving the run together, the threads split between them (1: one client)."),
-        api_help="Benchmark workers of the target's pool driving the run together (at most the pool's limit).", default=1),
+        "Benchmark workers of the target's pool driving the run together, the threads and an offered rate split between "
+        "them (1: one client)."),
+        api_help="Benchmark workers of the target's pool driving the run together (at most the pool's limit); the threads "
+                 "and an offered rate (rate_tps) are split between them.", default=1),
     # Open loop (docs/runs.md): the tool offers transactions on a fixed schedule instead of sending the next one when the
     # last returns, and each latency counts from the transaction's scheduled start. Empty: closed loop, as before.
     Parameter("rate_tps", gettext_lazy("offered rate (TPS)"), limits=(1, MAX_RATE_TPS), on_profile=False,
@@ -71,7 +73,8 @@ PARAMETERS = (
                   "Open loop: transactions a second offered on a fixed schedule (pgbench -R, sysbench --rate), each latency "
                   "measured from its scheduled start. Empty: closed loop (each thread sends its next transaction when the last returns)."),
               api_help="Open loop: transactions a second offered on a schedule (pgbench -R, sysbench --rate); latency from "
-                       "each transaction's scheduled start. Null or absent: closed loop."),
+                       "each transaction's scheduled start. Null or absent: closed loop. With client_hosts N, each client "
+                       "offers rate / N (the first rate mod N clients one more), at least 1: the rate at least client_hosts."),
     Parameter("latency_limit_ms", gettext_lazy("latency limit (ms)"), kind="number", limits=(MIN_LATENCY_LIMIT_MS, 3_600_000),
               tools=frozenset({PGBENCH}), on_profile=False, empty_means_default=True,
               form_label=gettext_lazy("latency limit, ms (pgbench, open loop)"), help=gettext_lazy(
@@ -324,8 +327,9 @@ def argv_problems(params):
 
 def open_loop_errors(params):
     """The rules of an open-loop run's parameters, {field: message}: a latency limit needs a rate; an open-loop
-    run offers one rate from one client host (a sweep of threads at one rate, or a rate split between hosts, is
-    not what it measures yet)."""
+    run offers one rate (a sweep of threads at one rate is not what it measures); with several client hosts each
+    offers its share of the rate (client_params), so the rate must give every client at least one transaction a
+    second (sysbench reads --rate=0 as no rate at all: a closed loop)."""
     errors = {}
     rate = params.get("rate_tps")
     if params.get("latency_limit_ms") is not None and rate is None:
@@ -333,13 +337,9 @@ def open_loop_errors(params):
     if rate is not None and params.get("thread_sweep"):
         errors["rate_tps"] = _("rate_tps cannot be combined with thread_sweep: an open-loop run offers one rate with "
                                "the threads above.")
-    elif rate is not None and (params.get("client_hosts") or 1) > 1:
-        # Issue 35.3 (each client offering rate / N, percentiles from the merged per-transaction logs) is not built:
-        # refused naming both fields rather than averaging clients' percentiles.
-        errors["rate_tps"] = errors["client_hosts"] = _(
-            "rate_tps needs client_hosts 1: an open-loop run or capacity search is offered from one client host for now "
-            "(several clients, each offering its share of the rate with percentiles from their merged logs, are not "
-            "built yet).")
+    elif rate is not None and rate < (params.get("client_hosts") or 1):
+        errors["rate_tps"] = _("rate_tps (%(r)s) must be at least client_hosts (%(c)s): each client host offers its share "
+                               "of the rate, at least one transaction a second.") % {"r": rate, "c": params["client_hosts"]}
     if params.get("capacity_bound_ms") is not None:
         if rate is None:
             errors["rate_tps"] = _("A capacity search needs rate_tps, the rate of its first step.")
@@ -395,11 +395,20 @@ def share(total, clients, index):
 
 def client_params(params, index):
     """The parameters client `index` of a multi-client run runs with: its share of the threads of each step
-    (and of pgbench's jobs, never more than its threads)."""
+    (and of pgbench's jobs, never more than its threads) and, open loop, its share of the offered rate (the
+    rate / N whole transactions a second, the first rate mod N clients one more: 1001 TPS by two clients is 501
+    + 500). `log_basis`: client 1's (the largest) threads of each step and rate, which every client's tool sizes
+    its transaction-log sampling on (pgbench --sampling-rate), so all clients log the same share of their
+    transactions and their logs together are one sample of the run's."""
     n = client_count(params)
     mine = dict(params)
     mine["threads"] = share(params["threads"], n, index)
     mine["thread_sweep"] = [share(t, n, index) for t in params.get("thread_sweep") or []]
     if params.get("jobs"):
         mine["jobs"] = max(1, min(share(params["jobs"], n, index), min([mine["threads"], *mine["thread_sweep"]])))
+    if params.get("rate_tps"):
+        mine["rate_tps"] = share(params["rate_tps"], n, index)
+    if n > 1:
+        mine["log_basis"] = {"threads": [share(t, n, 1) for t in thread_steps(params)],
+                             "rate_tps": share(params["rate_tps"], n, 1) if params.get("rate_tps") else None}
     return mine

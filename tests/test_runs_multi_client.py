@@ -9,14 +9,19 @@ import json
 import math
 import os
 import re
+import shlex
+import shutil
 import signal
+import tempfile
 import time
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
 from runs.forms import profile_initial
 from runs.models import BenchmarkProfile, ClientSample, ClientState, Run, RunClient, RunState, Target
+from runs.workdir import WORKDIR_PREFIX
 
 from testbed.runs_support import (
     PASSWORD, make_targets, purge_queues, run_processes, start_worker, stop_worker, wait_final,
@@ -149,6 +154,114 @@ def test_two_clients_drive_one_run(clients_workers, operator_api, target, client
             box = page.locator("#run-clients").locator("xpath=..").bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= width
             context.close()
+
+
+def keep_step_logs(run_id, into):
+    """Hard links to every client's pgbench -l logs of run step 1 while pgbench writes them (each client removes its
+    own once read): what pgbench itself logged, on each client host. Returns the predicate to poll until the run ends."""
+    def poll():
+        for path in Path(tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}{run_id}-*/latency-step1.*"):
+            link = Path(into) / f"{path.parent.name}-{path.name}"
+            if not link.exists():
+                try:
+                    os.link(path, link)
+                except FileNotFoundError:
+                    pass  # read and removed between the glob and the link: the step is over
+        return Run.objects.get(pk=run_id).is_final
+    return poll
+
+
+def rank_rule(values, pct):
+    """docs/measurements.md: the value at rank floor(n p / 100 + 0.5) of the ordered values."""
+    return sorted(values)[max(1, math.floor(len(values) * pct / 100 + 0.5)) - 1]
+
+
+def pg_report(log, name):
+    """A figure of pgbench's own final report in a client's log ("tps = 150.9", "... skipped: 0 (0.000%)")."""
+    patterns = {"tps": r"^tps = ([\d.]+) \(without", "transactions": r"^number of transactions actually processed: (\d+)",
+                "skipped": r"^number of transactions skipped: (\d+)", "late": r"^number of transactions above the [\d.]+ ms "
+                r"latency limit: (\d+)/"}
+    found = re.findall(patterns[name], log, re.MULTILINE)
+    assert len(found) == 1, (name, found)
+    return float(found[0]) if name == "tps" else int(found[0])
+
+
+def test_two_clients_offer_half_the_rate_each_and_the_p95_is_that_of_their_logs_together(clients_workers, operator_api,
+                                                                                         committed):
+    """Issue 35.3 with pgbench: 301 TPS offered by two client hosts, 151 + 150 (pgbench -R each); p50/p95/p99 are those
+    of the two clients' own -l logs taken together, by hand here; late and skipped (-L) and the achieved rate summed."""
+    target = make_targets()["postgresql"]
+    target.queue = QUEUE
+    target.save()
+    response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": "pgbench-ro-quick", "overrides": {
+        "rate_tps": 301, "latency_limit_ms": 20, "threads": 2, "client_hosts": 2, "duration_s": 4}}, format="json")
+    assert response.status_code == 201, response.content
+    run_id = response.json()["id"]
+    links = tempfile.mkdtemp(prefix="open-loop-client-logs-")  # beside the workers' work directories: one file system
+    try:
+        wait_for(keep_step_logs(run_id, links), timeout=120, interval=0.05, message="the run to end")
+        logs = {path.name.split("-latency-")[0]: path.read_text().splitlines() for path in Path(links).iterdir()}
+    finally:
+        shutil.rmtree(links, ignore_errors=True)
+    run = Run.objects.get(pk=run_id)
+    assert run.state == RunState.SUCCEEDED, run.reason
+    one, two = RunClient.objects.filter(run=run).order_by("index")
+    # Each client's pgbench was given its share of the rate and the same -L, with one client each (-c 1).
+    argv = [next(shlex.split(ln[2:]) for ln in log.splitlines() if ln.startswith("$ pgbench") and " -R " in ln)
+            for log in (run.log, two.log)]
+    assert [a[a.index("-R") + 1] for a in argv] == ["151", "150"]
+    assert [a[a.index("-L") + 1] for a in argv] == ["20", "20"] and [a[a.index("-c") + 1] for a in argv] == ["1", "1"]
+    assert [a for a in argv[0] if a.startswith("--sampling-rate=")] == ["--sampling-rate=1"] == \
+        [a for a in argv[1] if a.startswith("--sampling-rate=")]  # every transaction logged by both
+    # Achieved: each client's own "tps =" line, near its share (Poisson: 150 x 4 = 600 +- 25, 4 %, so within 15 %);
+    # the run's is their sum; late and skipped are the sums of their reports.
+    tps = [pg_report(log, "tps") for log in (run.log, two.log)]
+    assert all(abs(t / share - 1) <= 0.15 for t, share in zip(tps, (151, 150))), tps
+    figures = run.summary["open_loop"]
+    assert figures["offered_tps"] == 301 and figures["achieved_tps"] == pytest.approx(sum(tps), abs=0.011)
+    assert [(c["offered_tps"], c["tps"]) for c in run.summary["clients"]] == [(151, tps[0]), (150, tps[1])]
+    for name in ("late", "skipped"):
+        assert figures[name] == sum(pg_report(log, name) for log in (run.log, two.log))
+    # The percentiles, by hand, from both clients' logs together: the time column of every completed transaction.
+    assert len(logs) == 2, list(logs)
+    values = [int(f[2]) for lines in logs.values() for f in (ln.split() for ln in lines) if f[2].isdigit()]
+    transactions = [pg_report(log, "transactions") for log in (run.log, two.log)]
+    assert len(values) == sum(transactions) == run.summary["transactions"]
+    for pct in (50, 95, 99):
+        assert figures[f"p{pct}_ms"] == rank_rule(values, pct) / 1000, pct
+    own = [rank_rule([int(f[2]) for f in (ln.split() for ln in lines) if f[2].isdigit()], 95) / 1000 for lines in logs.values()]
+    assert run.summary["latency_p95_ms"] == figures["p95_ms"] and run.insight["latency"]["p95_ms"] == figures["p95_ms"]
+    print(f"p95 of each client's log {own}, their mean {sum(own) / 2:.3f}, merged {figures['p95_ms']} ms; tps {tps}")
+    # Merged, the logged latencies themselves are not kept: not in the clients' reports, the run's record or its insight.
+    record = operator_api.get(f"/api/v1/runs/{run.pk}/export/").json()
+    assert "exact_us" not in json.dumps(record) and [len(c["reports"]) for c in record["clients"]] == [1, 1]
+    assert not run_processes(run.pk)
+
+
+def test_a_capacity_search_by_two_sysbench_clients_gives_each_its_share_of_every_step(clients_workers, operator_api, target):
+    """Issue 35.3 with sysbench (--rate) and the capacity search: every step's rate is split between the two clients
+    (client 2 is told each next rate by client 1), and each step is judged on the clients' histograms added up."""
+    run_id = launch(operator_api, target, rate_tps=41, threads=2, client_hosts=2, duration_s=3, capacity_bound_ms=500,
+                    capacity_factor=2, capacity_max_tps=82)
+    run = wait_final(run_id, timeout=180)
+    assert run.state == RunState.SUCCEEDED, run.reason
+    two = RunClient.objects.get(run=run, index=2)
+    steps = run.summary["capacity"]["steps"]
+    assert [s["offered_tps"] for s in steps] == [41, 82]  # the first rate, then x2 up to the maximum
+    rates = [[int(a.split("=")[1]) for a in shlex.split(ln[2:]) if a.startswith("--rate=")]
+             for log in (run.log, two.log) for ln in log.splitlines() if ln.startswith("$ sysbench") and " run" in ln]
+    assert rates == [[21], [41], [20], [41]]  # client 1's steps, then client 2's: 41 = 21 + 20, 82 = 41 + 41
+    # Step 2's p95, by hand, from the two clients' printed histograms of that step added up (sysbench's rank rule).
+    counts = {}
+    for log in (run.log, two.log):
+        block = log.split("Latency histogram")[2].split("SQL statistics:", 1)[0]
+        for v, c in re.findall(r"^\s+([\d.]+) \|\**\s+(\d+)\s*$", block, re.MULTILINE):
+            counts[float(v)] = counts.get(float(v), 0) + int(c)
+    values = [v for v in sorted(counts) for _ in range(counts[v])]
+    assert steps[1]["p95_ms"] == round(rank_rule(values, 95), 2)
+    achieved = [final_tps(log.split("Latency histogram")[2]) for log in (run.log, two.log)]
+    assert steps[1]["achieved_tps"] == pytest.approx(sum(achieved), abs=0.011)
+    assert not run_processes(run.pk)
 
 
 def test_more_client_hosts_than_workers_on_the_pool_are_refused_at_launch_naming_the_count(clients_workers, operator_api, target, client, operator_user):

@@ -26,6 +26,44 @@ def test_it_splits_the_threads_of_every_step_as_evenly_as_it_can():
     assert (one["jobs"], two["jobs"]) == (2, 1)  # 3 jobs = 2 + 1, never more than the client's fewest threads
 
 
+def test_it_splits_an_offered_rate_as_the_threads_and_every_client_logs_at_client_ones_sampling():
+    params = {"threads": 3, "thread_sweep": [], "client_hosts": 2, "rate_tps": 1001, "duration_s": 10,
+              "report_interval_s": 1, "scale": 1, "range": 1000, "workload": "ro", "prepared": True}
+    one, two = client_params(params, 1), client_params(params, 2)
+    assert (one["rate_tps"], two["rate_tps"]) == (501, 500)  # 1001 = 501 + 500, the first client the extra one
+    assert one["log_basis"] == two["log_basis"] == {"threads": [2], "rate_tps": 501}
+    from runs.drivers import Connection, pgbench
+
+    conn = Connection("postgresql", "127.0.0.1", 5432, "sbtest", "bench")
+    argv = [next(s for s in pgbench.plan(conn, p, "/w") if s.phase == "run").argv for p in (one, two)]
+    assert [a[a.index("-R") + 1] for a in argv] == ["501", "500"] and [a[a.index("-c") + 1] for a in argv] == ["2", "1"]
+    # pgbench --sampling-rate: LOG_LINES_PER_SECOND 4,000 / the most TPS: client 1's 501 -> 1 for both
+    assert [next(x for x in a if x.startswith("--sampling-rate=")) for a in argv] == ["--sampling-rate=1"] * 2
+    fast = {**params, "rate_tps": 12_031, "workload": "ro"}  # 6,016 + 6,015: 4,000 / 6,016 = 0.66 (own share: 0.67)
+    argv = [next(s for s in pgbench.plan(conn, client_params(fast, i), "/w") if s.phase == "run").argv for i in (1, 2)]
+    assert [next(x for x in a if x.startswith("--sampling-rate=")) for a in argv] == ["--sampling-rate=0.66"] * 2
+
+
+def test_it_merges_open_loop_reports_from_the_clients_records_and_sums_late_and_skipped():
+    # client a logged 10 transactions (1..10 ms), client b 10 (11..20 ms), whole microseconds as pgbench logs them
+    a = {"latency": {"histogram": [[1.0, 10]], "sampling_rate": 1.0}, "exact_us": [[1000 * i, 1] for i in range(1, 11)]}
+    b = {"latency": {"histogram": [[2.0, 10]], "sampling_rate": 1.0}, "exact_us": [[1000 * i, 1] for i in range(11, 21)]}
+    merged, lat = merge_reports([
+        {**report(1, "a", 100.0, 10, None, late=1, skipped=2, lag_avg_ms=0.5, lag_max_ms=3.0, lag_grows=False,
+                  latency_limit_ms=15.0), **a, "offered_tps": 51},
+        {**report(2, "b", 90.0, 10, None, late=9, skipped=0, lag_avg_ms=1.5, lag_max_ms=2.0, lag_grows=True,
+                  latency_limit_ms=15.0), **b, "offered_tps": 50}])
+    # 20 values 1..20 ms: p95 rank floor(20 x 0.95 + 0.5) = 19 -> 19 ms; p50 rank 10 -> 10 ms; p99 rank 20 -> 20 ms.
+    # Each client's own p95 is 10 and 20 ms: their average, 15 ms, is not the merged p95.
+    assert (lat["p50_ms"], lat["p95_ms"], lat["p99_ms"], lat["count"]) == (10.0, 19.0, 20.0, 20)
+    assert merged["latency_p95_ms"] == 19.0 and lat["method"] == "the clients' pgbench -l logs merged"
+    assert merged["tps"] == 190.0 and merged["late"] == 10 and merged["skipped"] == 2
+    assert merged["late_pct"] == 50.0  # 10 late of the 20 processed
+    assert merged["skipped_pct"] == 9.091  # 2 skipped of the 22 scheduled (20 processed + 2 skipped), as pgbench counts
+    assert merged["lag_avg_ms"] == 1.0 and merged["lag_max_ms"] == 3.0 and merged["lag_grows"] is True
+    assert [(c["offered_tps"], c["late"], c["skipped"]) for c in merged["clients"]] == [(51, 1, 2), (50, 9, 0)]
+
+
 def line(client, seconds, tps, **more):
     return {"client": client, "at": T0 + timedelta(seconds=seconds), "threads": 2, "tps": tps, "qps": tps * 20,
             "reads": tps * 14, "writes": tps * 4, "other": tps * 2, "errors_per_s": 0.0, "reconnects_per_s": 0.0, **more}

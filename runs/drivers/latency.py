@@ -11,6 +11,11 @@ non-empty buckets, plus p50 / p95 / p99 / max:
   `client_id transaction_no time script_no time_epoch time_us`, `time` the latency in microseconds
   ("skipped" / a failure word instead of a number for transactions that did not complete). Percentiles
   come from the exact values with the same rank rule; the histogram buckets them on sysbench's scale.
+
+Several clients (runs/clients.py): their records are merged before any percentile is read, never their
+percentiles averaged. sysbench's histograms add up bucket by bucket (its own percentile is read from the same
+buckets); pgbench's logged latencies travel as exact counts per whole microsecond (what pgbench writes), so
+the merged p95 is the rank rule over all the clients' logged transactions together.
 """
 
 import math
@@ -107,3 +112,22 @@ def merge(histograms):
         for value, count in buckets:
             counts[value] = counts.get(value, 0) + count
     return [[k, counts[k]] for k in sorted(counts)]
+
+
+def exact_counts(values_ms):
+    """The logged latencies as [[whole microseconds, count], ...] (pgbench logs whole microseconds): lossless, and
+    smaller than the values once many transactions share a microsecond."""
+    counts = {}
+    for value in values_ms:
+        us = round(value * 1000)
+        counts[us] = counts.get(us, 0) + 1
+    return [[us, counts[us]] for us in sorted(counts)]
+
+
+def merge_exact(count_lists):
+    """The latencies (ms) of several clients' exact counts together, in order."""
+    counts = {}
+    for pairs in count_lists:
+        for us, count in pairs:
+            counts[us] = counts.get(us, 0) + count
+    return [us / 1000.0 for us in sorted(counts) for _ in range(counts[us])]

@@ -133,7 +133,7 @@ def open_loop_args(params):
     return argv
 
 
-def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None, log_prefix=""):
+def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None, log_prefix="", log_threads=None):
     if phase == "prepare":
         return [BINARY, "-i", "-q", "-s", str(int(params["scale"])), *_conn_args(conn)]
     if phase == "cleanup":
@@ -160,7 +160,12 @@ def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None,
         # 0.025 ms; rw.sql 0.073 against 0.185). Its TPS is the same either way.
         argv += ["-v", "-f", str(SCRIPTS[workload]), "-D", f"scale={int(params['scale'])}", "-D", f"range={int(params['range'])}"]
     if log_prefix:  # the per-transaction latency log, written into the working directory (the run's workdir)
-        argv += ["-l", f"--log-prefix={log_prefix}", f"--sampling-rate={sampling_rate(duration_s, threads, workload, params.get('rate_tps')):g}"]
+        # Several clients: each logs the share sized on client 1's threads and rate (runs/params.py client_params),
+        # the same for all, so their logs merged are one sample of the run's transactions.
+        basis = params.get("log_basis") or {}
+        rate = basis.get("rate_tps") or params.get("rate_tps")
+        argv += ["-l", f"--log-prefix={log_prefix}",
+                 f"--sampling-rate={sampling_rate(duration_s, log_threads or threads, workload, rate):g}"]
     return argv + _conn_args(conn)
 
 
@@ -173,7 +178,9 @@ def plan(conn, params, workdir):
             steps.append(Step("warmup", build_argv("run", conn, params, workdir, threads, params["warmup_s"]),
                               threads, params["warmup_s"], index))
         prefix = log_prefix(index)
-        steps.append(Step("run", build_argv("run", conn, params, workdir, threads, params["duration_s"], prefix),
+        basis = (params.get("log_basis") or {}).get("threads")
+        steps.append(Step("run", build_argv("run", conn, params, workdir, threads, params["duration_s"], prefix,
+                                            basis[index - 1] if basis else None),
                           threads, params["duration_s"], index, prefix))
     steps.append(Step("cleanup", build_argv("cleanup", conn, params)))
     return steps
@@ -269,7 +276,11 @@ def parse_latency(stdout, stderr="", log_lines=(), argv=()):
     """p50/p95/p99/max/mean of the transactions pgbench logged (-l) in a run step (argv: its sampling rate)."""
     rate = next((float(m.group(1)) for a in argv if (m := SAMPLING_RE.fullmatch(a))), 1.0)
     method = "pgbench -l" if rate == 1 else f"pgbench -l --sampling-rate={rate:g}"
-    return latency.from_values(latency.parse_pgbench_log(log_lines), method=method, sampling_rate=rate)
+    values = latency.parse_pgbench_log(log_lines)
+    stats = latency.from_values(values, method=method, sampling_rate=rate)
+    if stats:  # the records themselves, for a multi-client run's merge (runs/clients.py); not kept on the run
+        stats["exact_us"] = latency.exact_counts(values)
+    return stats
 
 
 ERROR_LINE_RE = re.compile(r"^pgbench: (error|fatal):|\baborted\b|^(FATAL|ERROR):")
