@@ -187,7 +187,7 @@ def pg_report(log, name):
 
 
 def test_two_clients_offer_half_the_rate_each_and_the_p95_is_that_of_their_logs_together(clients_workers, operator_api,
-                                                                                         committed):
+                                                                                         committed, client, operator_user):
     """Issue 35.3 with pgbench: 301 TPS offered by two client hosts, 151 + 150 (pgbench -R each); p50/p95/p99 are those
     of the two clients' own -l logs taken together, by hand here; late and skipped (-L) and the achieved rate summed."""
     target = make_targets()["postgresql"]
@@ -236,6 +236,12 @@ def test_two_clients_offer_half_the_rate_each_and_the_p95_is_that_of_their_logs_
     record = operator_api.get(f"/api/v1/runs/{run.pk}/export/").json()
     assert "exact_us" not in json.dumps(record) and [len(c["reports"]) for c in record["clients"]] == [1, 1]
     assert not run_processes(run.pk)
+    # The run page's clients table: each host's offered share beside its threads.
+    client.force_login(operator_user)
+    page = client.get(f"/runs/{run.pk}/").content.decode()
+    rows = re.findall(r'<tr data-client="(\d)">(.*?)</tr>', page, re.S)
+    assert "Offered (TPS)" in page and [(i, re.findall(r"<td>([^<]*)</td>", cells)[3]) for i, cells in rows] == [
+        ("1", "151"), ("2", "150")]
 
 
 def test_a_capacity_search_by_two_sysbench_clients_gives_each_its_share_of_every_step(clients_workers, operator_api, target):
