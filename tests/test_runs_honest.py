@@ -170,7 +170,8 @@ def test_a_schedule_refuses_a_period_shorter_than_its_runs(targets, profiles):
     assert not Schedule.objects.exists()
     assert staff.post("/api/v1/schedules/", {**body, "cron": "*/5 * * * *"}, format="json").status_code == 201
     # Weekdays only at 03:00: Friday to Monday is the longest gap, Monday to Tuesday (86,400 s) the shortest.
-    long_runs = {**body, "name": "weekdays", "overrides": {"duration_s": 86400}, "cron": "0 3 * * 1-5"}
+    long_runs = {**body, "name": "weekdays", "overrides": {"duration_s": 86400}, "cron": "0 3 * * 1-5",
+                 "large_run_confirmed": True}  # a day-long run is large: confirmed (tests/test_runs_schedules_api.py)
     assert staff.post("/api/v1/schedules/", long_runs, format="json").status_code == 201
 
 

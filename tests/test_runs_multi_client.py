@@ -253,20 +253,27 @@ def test_a_capacity_search_by_two_sysbench_clients_gives_each_its_share_of_every
     assert run.state == RunState.SUCCEEDED, run.reason
     two = RunClient.objects.get(run=run, index=2)
     steps = run.summary["capacity"]["steps"]
-    assert [s["offered_tps"] for s in steps] == [41, 82]  # the first rate, then x2 up to the maximum
-    rates = [[int(a.split("=")[1]) for a in shlex.split(ln[2:]) if a.startswith("--rate=")]
-             for log in (run.log, two.log) for ln in log.splitlines() if ln.startswith("$ sysbench") and " run" in ln]
-    assert rates == [[21], [41], [20], [41]]  # client 1's steps, then client 2's: 41 = 21 + 20, 82 = 41 + 41
-    # Step 2's p95, by hand, from the two clients' printed histograms of that step added up (sysbench's rank rule).
-    counts = {}
-    for log in (run.log, two.log):
-        block = log.split("Latency histogram")[2].split("SQL statistics:", 1)[0]
-        for v, c in re.findall(r"^\s+([\d.]+) \|\**\s+(\d+)\s*$", block, re.MULTILINE):
-            counts[float(v)] = counts.get(float(v), 0) + int(c)
-    values = [v for v in sorted(counts) for _ in range(counts[v])]
-    assert steps[1]["p95_ms"] == round(rank_rule(values, 95), 2)
-    achieved = [final_tps(log.split("Latency histogram")[2]) for log in (run.log, two.log)]
-    assert steps[1]["achieved_tps"] == pytest.approx(sum(achieved), abs=0.011)
+    offered = [s["offered_tps"] for s in steps]
+    # The first rate, then x2 up to the maximum; if a step fails on this busy machine the search narrows between the
+    # last passing and the first failing rate (tests/test_runs_capacity.py checks the search): every step counts here.
+    assert offered[0] == 41 and offered[1:2] in ([82], []), offered
+    rates = [[int(a.split("=")[1]) for ln in log.splitlines() if ln.startswith("$ sysbench") and " run" in ln
+              for a in shlex.split(ln[2:]) if a.startswith("--rate=")] for log in (run.log, two.log)]
+    assert rates == [[(o + 1) // 2 for o in offered], [o // 2 for o in offered]]  # 41 = 21 + 20, 82 = 41 + 41, ...
+    # Each step's p95, by hand, from the two clients' printed histograms of that step added up (sysbench's rank rule),
+    # and its achieved rate, their sum.
+    blocks = [log.split("Latency histogram")[1:] for log in (run.log, two.log)]
+    assert [len(b) for b in blocks] == [len(steps)] * 2
+    for k, step in enumerate(steps):
+        counts = {}
+        for client_blocks in blocks:
+            histogram_text = client_blocks[k].split("SQL statistics:", 1)[0]
+            for v, c in re.findall(r"^\s+([\d.]+) \|\**\s+(\d+)\s*$", histogram_text, re.MULTILINE):
+                counts[float(v)] = counts.get(float(v), 0) + int(c)
+        values = [v for v in sorted(counts) for _ in range(counts[v])]
+        assert step["p95_ms"] == round(rank_rule(values, 95), 2), k
+        achieved = [final_tps(client_blocks[k]) for client_blocks in blocks]
+        assert step["achieved_tps"] == pytest.approx(sum(achieved), abs=0.011), k
     assert not run_processes(run.pk)
 
 

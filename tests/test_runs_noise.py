@@ -73,7 +73,7 @@ def test_compare_says_within_or_beyond_noise_and_warns_when_engines_and_tools_di
     client.force_login(operator)
     html = client.get(f"/runs/compare/?run={one.pk}&run={two.pk}").content.decode()
     assert "Welch&#x27;s t on batch means" in html or "Welch's t on batch means" in html
-    cell = re.search(rf'<tr data-run="{two.pk}".*?<td class="pct">(.*?)</td>', html, re.S).group(1)
+    cell = re.search(rf'<tr data-run="{two.pk}".*?<td class="pct[^"]*"[^>]*>(.*?)</td>', html, re.S).group(1)
     if beyond:
         assert f"{pct:+.1f} %" in cell and "beyond noise" in cell
     else:
