@@ -33,13 +33,13 @@ def setup(own_database=True):
 def launcher():
     """What a benchmark that launches runs needs, on its own database: migrated, the profiles seeded, the bench users
     made (testbed/runs_support.py), and an API client of a staff operator, `bench-operator`."""
+    setup()  # before the imports below: they need the apps loaded
     from django.contrib.auth.models import User
     from django.core.management import call_command
     from rest_framework.test import APIClient
 
     from testbed.runs_support import ensure_database_users
 
-    setup()
     call_command("migrate", verbosity=0)
     call_command("seed_profiles", stdout=open(os.devnull, "w"))
     ensure_database_users()
