@@ -235,3 +235,24 @@ def queue_worker(queue, name, tmp, concurrency=2, **env):
     finally:
         stop_worker(proc)
         purge_queues()
+
+
+def keep_step_logs(run_id, into):
+    """Hard links, in `into`, to the pgbench -l logs of run step 1 of every client host of the run, while pgbench writes
+    them (each client removes its own once read): what pgbench itself logged of that very step. Returns the predicate
+    to poll until the run ends."""
+    import tempfile
+
+    from runs.models import Run
+    from runs.workdir import WORKDIR_PREFIX
+
+    def poll():
+        for path in Path(tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}{run_id}-*/latency-step1.*"):
+            link = Path(into) / f"{path.parent.name}-{path.name}"
+            if not link.exists():
+                try:
+                    os.link(path, link)
+                except FileNotFoundError:
+                    pass  # read and removed between the glob and the link: the step is over
+        return Run.objects.get(pk=run_id).is_final
+    return poll

@@ -21,10 +21,9 @@ import pytest
 
 from runs.forms import profile_initial
 from runs.models import BenchmarkProfile, ClientSample, ClientState, Run, RunClient, RunState, Target
-from runs.workdir import WORKDIR_PREFIX
 
 from testbed.runs_support import (
-    PASSWORD, make_targets, purge_queues, run_processes, start_worker, stop_worker, wait_final,
+    PASSWORD, keep_step_logs, make_targets, purge_queues, run_processes, start_worker, stop_worker, wait_final,
     wait_for, worker_env,
 )
 
@@ -154,21 +153,6 @@ def test_two_clients_drive_one_run(clients_workers, operator_api, target, client
             box = page.locator("#run-clients").locator("xpath=..").bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= width
             context.close()
-
-
-def keep_step_logs(run_id, into):
-    """Hard links to every client's pgbench -l logs of run step 1 while pgbench writes them (each client removes its
-    own once read): what pgbench itself logged, on each client host. Returns the predicate to poll until the run ends."""
-    def poll():
-        for path in Path(tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}{run_id}-*/latency-step1.*"):
-            link = Path(into) / f"{path.parent.name}-{path.name}"
-            if not link.exists():
-                try:
-                    os.link(path, link)
-                except FileNotFoundError:
-                    pass  # read and removed between the glob and the link: the step is over
-        return Run.objects.get(pk=run_id).is_final
-    return poll
 
 
 def rank_rule(values, pct):

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from runs.models import Run, RunState
-from runs.workdir import WORKDIR_PREFIX
+from runs.models import RunState
 
-from testbed.runs_support import DB_USER, PASSWORD, PG_DB, make_targets, wait_final, wait_for
+from testbed.runs_support import DB_USER, PASSWORD, PG_DB, keep_step_logs, make_targets, wait_final, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True),
               pytest.mark.skipif(not (shutil.which("pgbench") and shutil.which("sysbench")), reason="tools not installed")]
@@ -48,21 +47,6 @@ def launch(operator_api, target, profile, **overrides):
     response = operator_api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": overrides}, format="json")
     assert response.status_code == 201, response.content
     return response.json()
-
-
-def keep_step_logs(run_id, into):
-    """Hard links to the run's pgbench -l logs while the step writes them (the run removes its own once read): what
-    pgbench itself logged of that very step. Returns the predicate to poll until the run ends."""
-    def poll():
-        for path in Path(tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}{run_id}-*/latency-step1.*"):
-            link = Path(into) / path.name
-            if not link.exists():
-                try:
-                    os.link(path, link)
-                except FileNotFoundError:
-                    pass  # read and removed between the glob and the link: the step is over
-        return Run.objects.get(pk=run_id).is_final
-    return poll
 
 
 def test_pgbench_open_loop_far_below_capacity_sustains_its_rate_and_its_p95_is_that_of_its_own_log(
