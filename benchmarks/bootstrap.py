@@ -48,3 +48,17 @@ def launcher():
     api.force_authenticate(user)
     api.force_login(user)  # pages too (a run page's partials)
     return api
+
+
+def local_target(name, engine, queue="benchmarks"):
+    """The benchmark target `name` on this machine's own server for `engine` (MariaDB on 3306, PostgreSQL on 5432),
+    as testbed/runs_support.py's bench user on its bench database; created or brought up to date, password set."""
+    from runs.models import Target
+    from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB
+
+    port, database = (3306, MYSQL_DB) if engine == "mysql" else (5432, PG_DB)
+    target, _ = Target.objects.update_or_create(name=name, defaults=dict(
+        engine=engine, host="127.0.0.1", port=port, database=database, user=DB_USER, queue=queue))
+    target.set_password(PASSWORD)
+    target.save()
+    return target

@@ -61,13 +61,10 @@ def rank(values, pct):
 
 def main():
     api = bootstrap.launcher()
-    from runs.models import Run, Target
+    from runs.models import Run
     from testbed.runs_support import DB_USER, PASSWORD, PG_DB
 
-    target, _ = Target.objects.get_or_create(name="bench-postgresql-capacity", defaults=dict(
-        engine="postgresql", host="127.0.0.1", port=5432, database=PG_DB, user=DB_USER, queue=QUEUE))
-    target.set_password(PASSWORD)
-    target.save()
+    target = bootstrap.local_target("bench-postgresql-capacity", "postgresql", queue=QUEUE)
     conn = ["-h", "127.0.0.1", "-p", "5432", "-U", DB_USER, PG_DB]
     env = {**os.environ, "PGPASSWORD": PASSWORD}
 

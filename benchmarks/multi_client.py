@@ -49,13 +49,9 @@ def start_worker(host):
 
 def main():
     api = bootstrap.launcher()
-    from runs.models import Run, Target
-    from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD
+    from runs.models import Run
 
-    target, _ = Target.objects.get_or_create(name="bench-mariadb-multi", defaults=dict(
-        engine="mysql", host="127.0.0.1", port=3306, database=MYSQL_DB, user=DB_USER, queue=QUEUE))
-    target.set_password(PASSWORD)
-    target.save()
+    target = bootstrap.local_target("bench-mariadb-multi", "mysql", queue=QUEUE)
 
     def run(client_hosts):
         overrides = {"threads": THREADS, "duration_s": SECONDS, "tables": TABLES, "rows_per_table": ROWS}

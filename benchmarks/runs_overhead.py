@@ -209,12 +209,8 @@ def main():
             targets[engine] = target
     else:
         servers = None
-    for name, engine, port, db in (() if TLS else (("bench-mariadb", "mysql", 3306, MYSQL_DB), ("bench-postgresql", "postgresql", 5432, PG_DB))):
-        target, _ = Target.objects.get_or_create(name=name, defaults=dict(engine=engine, host="127.0.0.1", port=port,
-                                                                          database=db, user=DB_USER))
-        target.set_password(PASSWORD)
-        target.save()
-        targets[engine] = target
+    for name, engine in (() if TLS else (("bench-mariadb", "mysql"), ("bench-postgresql", "postgresql"))):
+        targets[engine] = bootstrap.local_target(name, engine)
 
     workloads = {
         "sysbench": (lambda: sysbench_by_hand(MYSQL_DB, DB_USER, PASSWORD), targets["mysql"], "sysbench-oltp-rw-mysql-quick",
