@@ -65,7 +65,7 @@ def main():
 
     from runs.models import Run, RunState, Target
     from testbed.fault_stack import Stack, files_containing, stop
-    from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, PG_DB, ensure_database_users, run_processes, tool_processes
+    from testbed.runs_support import PASSWORD, ensure_database_users, run_processes, tool_processes
     from testbed.tls_servers import DATABASE as TLS_DATABASE
     from testbed.tls_servers import PASSWORD as TLS_PASSWORD
     from testbed.tls_servers import USER as TLS_USER
@@ -77,13 +77,8 @@ def main():
     user, _ = User.objects.get_or_create(username="drill-staff", defaults={"is_staff": True})
     token, _ = Token.objects.get_or_create(user=user)
     targets = {}
-    for engine, port, db in (("mysql", 3306, MYSQL_DB), ("postgresql", 5432, PG_DB)):
-        target, _ = Target.objects.get_or_create(name=f"drill-{engine}", defaults=dict(
-            engine=engine, host="127.0.0.1", port=port, database=db, user=DB_USER))
-        target.set_password(PASSWORD)
-        target.queue = "benchmarks"
-        target.save()
-        targets[engine] = target
+    for engine in ("mysql", "postgresql"):
+        targets[engine] = bootstrap.local_target(f"drill-{engine}", engine)
     servers_dir = Path(tempfile.mkdtemp(prefix="perfdash-drill-servers-"))  # PostgreSQL runs as postgres: not /tmp/wt-*
     servers = TLSServers(servers_dir).start()
     atexit.register(shutil.rmtree, servers_dir, ignore_errors=True)  # whatever fails from here on (runs last)
