@@ -11,8 +11,9 @@ from django.core.cache import cache
 from django.db.models import Count, Q
 from django.http import Http404, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
@@ -27,7 +28,7 @@ from .metrics import METRIC_NAMES, QPS_PUBLISHED_LABEL, metric_label, qps_defini
 from .freshness import catalogue_stamp
 from .flavors import flavour_sheet
 from .models import Document, Engine, EngineVersion, Flavor, Origin, PublishedResult
-from .pages import catalogue_page, cell, column_label, family_name, measurement_html, origin_name
+from .pages import catalogue_page, cell, column_label, family_name, measurement_html
 from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison, methodology_differences_data
 from .queries import SORTS, document_newness, field_value, keyset_fields, version_sort_key
 from .sizing import LATENCY_METRIC, asked_metric, latency_note, sizing_form, smallest_flavours
@@ -450,28 +451,56 @@ def other_editions(results, internal):
     return editions.same_in(results, candidates)
 
 
-def explorer_cell(result, column, same=None):
-    flavor = result.flavor
-    if column == "vendor":
-        return display.vendor_name(result.table.document.vendor)
+# The cells that read one related row only, besides nothing of their own row: every row of the page sharing that
+# flavour (its size, spec code, ratio and family), table (its label, its document's vendor) or engine version shows
+# the same cell, made once per page (explorer_rows). The document cell's link, made once per document, is another.
+CELL_SOURCES = {"vcpus": "flavor_id", "memory_gb": "flavor_id", "flavor": "flavor_id", "memory_ratio": "flavor_id",
+                "family": "flavor_id", "engine": "engine_version_id", "vendor": "table_id", "table": "table_id"}
+
+
+def explorer_cell(result, column, same=None, made=None):
+    """A cell of the explorer's row (safe HTML or text). `made`: the cells made for the other rows of the page (a
+    dict, filled here), so that a cell reading one related row only (CELL_SOURCES) is made once per page."""
+    made = {} if made is None else made
+    source = CELL_SOURCES.get(column)
+    if source is not None:
+        key = (column, getattr(result, source))
+        if key not in made:
+            made[key] = related_cell(result, column)
+        return made[key]
     if column == "document":
-        document = result.table.document
-        title = display.document_title(document)
-        link = format_html('<a href="{}" title="{}">{}</a>', document.get_absolute_url(),
-                           title + pgettext("list separator", ", ") + display.date(document.published),
-                           display.document_short_title(document))
+        key = ("document", result.table.document_id)
+        if key not in made:
+            made[key] = document_link(result.table.document)
+        link = made[key]
         documents = (same or {}).get(result.pk, [])
         if len(documents) > 1:  # printed identically by several editions
             return format_html('{} <span class="same-in">{}</span>', link, display.same_in(documents))
         if getattr(result, "revised_from", None):  # an older edition printed other numbers: say which and how
             return format_html('{} <span class="revised">{}</span>', link, display.revised_from(result))
         return link
+    if column == "iops" and result.iops_depends_on_disk:
+        return _("depends on disk")
+    return cell(result, column)
+
+
+def document_link(document):
+    """The document cell's link: its date and short title, the full title and date on hover."""
+    title = display.document_title(document)
+    return format_html('<a href="{}" title="{}">{}</a>', document.get_absolute_url(),
+                       title + pgettext("list separator", ", ") + display.date(document.published),
+                       display.document_short_title(document))
+
+
+def related_cell(result, column):
+    """A cell of CELL_SOURCES: what it shows reads the row's flavour, table or engine version only."""
+    flavor = result.flavor
+    if column == "vendor":
+        return display.vendor_name(result.table.document.vendor)
     if column == "engine":
         return str(result.engine_version)
     if column == "family":
         return display.family_html(flavor.family)
-    if column == "iops" and result.iops_depends_on_disk:
-        return _("depends on disk")
     if column == "flavor" and flavor.spec_code:  # the flavour's page; a long spec code may break after its dots
         parts = flavor.spec_code.split(".")
         return format_html('<a href="{}">{}</a>', flavor.get_absolute_url(),
@@ -481,6 +510,27 @@ def explorer_cell(result, column, same=None):
     if column == "table":  # the row's source: its table on the document page (#table-N)
         return format_html('<a href="{}">{}</a>', result.table.get_absolute_url(), display.table_label_html(result.table))
     return cell(result, column)
+
+
+def explorer_rows(results, shown, same):
+    """The table's rows: each one's cells as HTML (explorer_cell in a <td> each, the first one followed by the origin
+    label of an internal measurement, _origin.html) and its name (row_name)."""
+    made = {}
+    flavour_link = not FLAVOUR_LINK_COLUMNS & set(shown)  # no size column shown: the first cell links to the flavour
+    link_text = _("flavour")
+    opening = [format_html('<td data-col="{}"{}>', c, mark_safe(' class="text"') if c in TEXT_COLUMNS else "")
+               for c in shown]
+    rows = []
+    for r in results:
+        values = [explorer_cell(r, c, same, made) for c in shown]
+        if flavour_link:
+            values[0] = format_html('{} <a class="flavour-link" href="{}">{}</a>', values[0], r.flavor.get_absolute_url(),
+                                    link_text)
+        if r.is_internal:
+            values[0] = format_html("{}{}", values[0], render_to_string("whitepaper/_origin.html", {"result": r}))
+        rows.append({"result": r, "name": row_name(r),
+                     "cells": mark_safe("".join(f"{td}{conditional_escape(v)}</td>" for td, v in zip(opening, values)))})
+    return rows
 
 
 def row_name(result):
@@ -604,13 +654,7 @@ def explore(request):
     results = page["results"]
     same = other_editions(results, include_internal(request.GET))
     shown, empty = shown_columns(cols, bool(chosen_columns(request.GET)), results)
-    rows = [{"result": r, "cells": [(explorer_cell(r, c, same), c in TEXT_COLUMNS, c) for c in shown], "origin": origin_name(r),
-             "name": row_name(r)} for r in results]
-    if not FLAVOUR_LINK_COLUMNS & set(shown):  # no size column shown: the first cell links to the flavour's page
-        for row in rows:
-            first, text, column = row["cells"][0]
-            row["cells"][0] = (format_html('{} <a class="flavour-link" href="{}">{}</a>', first,
-                                           row["result"].flavor.get_absolute_url(), _("flavour")), text, column)
+    rows = explorer_rows(results, shown, same)
     query = canonical_query(request.GET)
     context = {
         "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query, "page": page,
