@@ -466,7 +466,7 @@ def explorer_cell(result, column, same=None, made=None):
     if source is not None:
         key = (column, getattr(result, source))
         if key not in made:
-            made[key] = related_cell(result, column)
+            made[key] = related_cell(result, column, made)
         return made[key]
     if column == "document":
         key = ("document", result.table.document_id)
@@ -492,7 +492,15 @@ def document_link(document):
                        display.document_short_title(document))
 
 
-def related_cell(result, column):
+def flavour_url(flavor, made):
+    """The flavour's page (views.flavor_detail), made once per page (`made`: explorer_cell's)."""
+    key = ("flavour url", flavor.pk)
+    if key not in made:
+        made[key] = flavor.get_absolute_url()
+    return made[key]
+
+
+def related_cell(result, column, made):
     """A cell of CELL_SOURCES: what it shows reads the row's flavour, table or engine version only."""
     flavor = result.flavor
     if column == "vendor":
@@ -503,10 +511,10 @@ def related_cell(result, column):
         return display.family_html(flavor.family)
     if column == "flavor" and flavor.spec_code:  # the flavour's page; a long spec code may break after its dots
         parts = flavor.spec_code.split(".")
-        return format_html('<a href="{}">{}</a>', flavor.get_absolute_url(),
+        return format_html('<a href="{}">{}</a>', flavour_url(flavor, made),
                            format_html_join(mark_safe(".<wbr>"), "{}", ((p,) for p in parts)))
     if column in FLAVOUR_LINK_COLUMNS and has_value(result, column):  # the flavour's page (every edition of it)
-        return format_html('<a href="{}">{}</a>', flavor.get_absolute_url(), cell(result, column))
+        return format_html('<a href="{}">{}</a>', flavour_url(flavor, made), cell(result, column))
     if column == "table":  # the row's source: its table on the document page (#table-N)
         return format_html('<a href="{}">{}</a>', result.table.get_absolute_url(), display.table_label_html(result.table))
     return cell(result, column)
@@ -514,7 +522,7 @@ def related_cell(result, column):
 
 def explorer_rows(results, shown, same):
     """The table's rows: each one's cells as HTML (explorer_cell in a <td> each, the first one followed by the origin
-    label of an internal measurement, _origin.html) and its name (row_name)."""
+    label of an internal measurement, _origin.html) and its compare checkbox's label (row_name)."""
     made = {}
     flavour_link = not FLAVOUR_LINK_COLUMNS & set(shown)  # no size column shown: the first cell links to the flavour
     link_text = _("flavour")
@@ -524,11 +532,11 @@ def explorer_rows(results, shown, same):
     for r in results:
         values = [explorer_cell(r, c, same, made) for c in shown]
         if flavour_link:
-            values[0] = format_html('{} <a class="flavour-link" href="{}">{}</a>', values[0], r.flavor.get_absolute_url(),
+            values[0] = format_html('{} <a class="flavour-link" href="{}">{}</a>', values[0], flavour_url(r.flavor, made),
                                     link_text)
         if r.is_internal:
             values[0] = format_html("{}{}", values[0], render_to_string("whitepaper/_origin.html", {"result": r}))
-        rows.append({"result": r, "name": row_name(r),
+        rows.append({"result": r, "label": _("Compare %(name)s") % {"name": row_name(r)},  # its checkbox's
                      "cells": mark_safe("".join(f"{td}{conditional_escape(v)}</td>" for td, v in zip(opening, values)))})
     return rows
 
