@@ -160,13 +160,18 @@ def assert_sampled_log(run, rate):
     assert abs(lat["count"] - n * p) <= 5 * math.sqrt(n * p * (1 - p)) + 1, (lat["count"], n)
     # ...and the sample's mean is the report's mean within 5 standard errors (plus the printed unit).
     mean, stddev = report(run.log, r"^latency average = ([\d.]+) ms")[0], report(run.log, r"^latency stddev = ([\d.]+) ms")[0]
-    assert abs(lat["mean_ms"] - mean) <= 5 * stddev / math.sqrt(lat["count"]) + 0.0015, (lat["mean_ms"], mean, stddev)
+    sampling_error = 5 * stddev / math.sqrt(lat["count"])
+    assert abs(lat["mean_ms"] - mean) <= sampling_error + 0.0015, (lat["mean_ms"], mean, stddev)
     assert lat["p50_ms"] <= lat["p95_ms"] <= lat["p99_ms"] <= lat["max_ms"]
-    assert_littles_law(run, mean, lat["mean_ms"])
+    # Little's law holds for the report's mean (every transaction); the sample's mean may stray from it by its own
+    # sampling error too: under load a few long stalls caught (or missed) by the sample move its mean (seen: report
+    # 2.945 ms, Little 2.950 ms, sample 3.353 ms, within 5 standard errors of the report).
+    assert_littles_law(run, mean)
+    assert_littles_law(run, lat["mean_ms"], slack_ms=sampling_error)
     return lat
 
 
-def assert_littles_law(run, *means_ms):
+def assert_littles_law(run, *means_ms, slack_ms=0.0):
     """Evidence from outside the tool's latency clock: pgbench's clients never wait between transactions, so each
     client is always in one and the mean latency is clients / TPS (Little's law), less the little time a client
     spends between two. By hand on this machine: ro.sql 2 clients 0.025 ms at 80,572 TPS (2 / TPS = 0.0248 ms);
@@ -174,7 +179,7 @@ def assert_littles_law(run, *means_ms):
     clients = int(report(run.log, r"^number of clients: (\d+)")[0])
     expected = clients / report(run.log, r"^tps = ([\d.]+)")[0] * 1000
     for mean in means_ms:
-        assert 0.7 * expected - 0.0015 <= mean <= 1.1 * expected + 0.0015, (mean, expected)
+        assert 0.7 * expected - 0.0015 - slack_ms <= mean <= 1.1 * expected + 0.0015 + slack_ms, (mean, expected, slack_ms)
 
 
 def test_pgbench_rw_latency_log_is_sampled_and_agrees_with_its_report(worker, operator_api, targets):
