@@ -76,11 +76,16 @@ def existing_count(rows):
 
 
 def use_database(rows):
-    """Point Django's default connection at the database of this size."""
+    """Point Django's default connection at the database of this size, and forget the catalogue stamp read from
+    the other one (whitepaper.freshness keeps it for a second per process: the cached filter choices and pages of one
+    size would otherwise answer requests to the other)."""
     from django.db import connection
+
+    from whitepaper.freshness import forget_stamp
 
     connection.close()
     connection.settings_dict["NAME"] = database_url(rows).rsplit("/", 1)[1]
+    forget_stamp()
 
 
 def setup_django():

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connections
-from django.db.models import Exists, F, Func, OuterRef, Q, Subquery, Value
+from django.db.models import Exists, F, Func, OuterRef, Q, Subquery, Value, prefetch_related_objects
 from django.db.models.functions import Coalesce
 
 from .charts import percent_difference
@@ -185,14 +185,33 @@ def revisions(results, candidates):
     return answer
 
 
+def read_editions(queryset, condition, results):
+    """The rows of `queryset` matching `condition` (`may_print_the_same`, `revision_candidates`: other editions of
+    `results`' rows), each with its document. An edition of a row has that row's engine version and flavour (the
+    editions' index matches on both), so it takes the objects `results` already hold rather than reading them
+    again per row; a relation `results` did not load is read once per object (prefetch)."""
+    shared = {name: {getattr(r, f"{name}_id"): getattr(r, name) for r in results
+                     if r._meta.get_field(name).is_cached(r)} for name in ("engine_version", "flavor")}
+    rows = list(queryset.select_related("table__document").filter(condition).order_by())
+    unshared = {name: [] for name in shared}
+    for row in rows:
+        for name, loaded in shared.items():
+            if getattr(row, f"{name}_id") in loaded:
+                setattr(row, name, loaded[getattr(row, f"{name}_id")])
+            else:
+                unshared[name].append(row)
+    prefetch_related_objects(unshared["engine_version"], "engine_version")
+    prefetch_related_objects(unshared["flavor"], "flavor__family")
+    return rows
+
+
 def attach_revisions(results, queryset):
     """Set `revised_from` (a Revision or None) on each of `results`, reading other editions from `queryset`
     (the rows a reader may see) in one query."""
     results = [r for r in results if not hasattr(r, "revised_from")]
     if not results:
         return
-    candidates = queryset.select_related("table__document", "engine_version", "flavor__family").filter(
-        revision_candidates(results, queryset))
+    candidates = read_editions(queryset, Q(revision_candidates(results, queryset)), results)
     found = revisions(results, [*candidates, *results])
     for r in results:
         r.revised_from = found.get(r.pk)

@@ -443,8 +443,8 @@ def other_editions(results, internal):
     # the rows that may print one of them the same, and each one's newest older edition printing it otherwise:
     # a few rows, not every edition of the page's flavours
     visible = PublishedResult.objects.visible(internal)
-    candidates = list(visible.select_related("table__document", "engine_version", "flavor__family").filter(
-        editions.may_print_the_same(results, visible) | Q(editions.revision_candidates(results, visible))).order_by())
+    candidates = editions.read_editions(
+        visible, editions.may_print_the_same(results, visible) | Q(editions.revision_candidates(results, visible)), results)
     revised = editions.revisions(results, [*candidates, *results])
     for r in results:
         r.revised_from = revised.get(r.pk)

@@ -3,7 +3,7 @@
 import re
 
 from django import template
-from django.utils.html import escape, format_html
+from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
@@ -25,6 +25,16 @@ register.filter("edition_name", display.edition_name)
 register.filter("docdate", display.date)
 register.filter("memory_ratio", display.memory_ratio_html)  # the document's, or derived and said so
 register.filter("revised_from", display.revised_from)  # "TPS revised from 10929.30 in 2023, -19.1 %"
+
+
+@register.simple_tag
+def options(choices, chosen=None):
+    """A filter menu's <option>s from (value, label) pairs, `chosen` selected. One call rather than a template loop
+    (and no format_html per option): the document menu lists every document of the catalogue, hundreds at scale,
+    on every explorer request."""
+    return mark_safe("".join(
+        f'<option value="{conditional_escape(value)}"{" selected" if value == chosen else ""}>{conditional_escape(label)}</option>'
+        for value, label in choices))
 
 
 @register.filter
