@@ -3,6 +3,7 @@ whitepaper.metrics.METRICS); metrics come both as JSON numbers and as printed by
 
 from urllib.parse import quote, urlencode
 
+from django.utils.functional import cached_property
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -408,7 +409,7 @@ class RevisionSerializer(serializers.Serializer):
         request = self.context.get("request")
         return {"document": instance.document.slug, "published": instance.document.published.isoformat(),
                 "result": cached_reverse("result-detail", {"pk": instance.older.pk}, request),
-                "changes": ChangeSerializer(instance.changes, many=True).data}
+                "changes": self.fields["changes"].to_representation(instance.changes)}
 
 
 class ResultListSerializer(serializers.ListSerializer):
@@ -493,7 +494,13 @@ class ResultSerializer(serializers.ModelSerializer):
     @extend_schema_field(RevisionSerializer(allow_null=True))
     def get_revised_from(self, obj):
         attach_revisions([obj], PublishedResult.objects.all())  # a no-op when the list already read them
-        return None if obj.revised_from is None else RevisionSerializer(obj.revised_from, context=self.context).data
+        return None if obj.revised_from is None else self.revision_serializer.to_representation(obj.revised_from)
+
+    @cached_property
+    def revision_serializer(self):
+        """One for every row of a list, as a ListSerializer keeps one child: a serializer built per row (its fields
+        copied and bound) cost more than the row's other fields at a million rows, where most rows name one."""
+        return RevisionSerializer(context=self.context)
 
     @extend_schema_field(serializers.URLField(allow_null=True))
     def get_run(self, obj):
