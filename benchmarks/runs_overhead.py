@@ -252,7 +252,7 @@ def main():
                 data = json.loads(re.search(r'<script id="run-live-data" type="application/json">(.*?)</script>', html, re.S).group(1))
                 new = [sample["id"] for sample in data["samples"]]
                 state = re.search(r'id="run-status" data-final="\w+" data-state="(\w+)"', html).group(1)
-                live_url = page_live_url(html) or live_url
+                live_url = page_live_url(html)  # None once the run has ended: the page stops asking
             else:
                 body = api.get(f"/api/v1/runs/{run_id}/samples/?after={after}").json()
                 new, state = [sample["id"] for sample in body["results"]], body["state"]
@@ -266,7 +266,7 @@ def main():
                 # (dashboard CPU, this process's CPU, wall time) whenever a new interval line arrived: the first and
                 # the last of these bracket the tool's run step.
                 window.append((cpu_seconds(pids), time.process_time(), time.monotonic()))
-            if state in ("succeeded", "failed", "cancelled") and not new:
+            if state in ("succeeded", "failed", "cancelled") and (not new or live_url is None and watch == "page"):
                 break
             time.sleep(POLL_S[watch])
         run = Run.objects.get(pk=run_id)
