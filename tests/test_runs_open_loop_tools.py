@@ -10,6 +10,7 @@ import math
 import os
 import shlex
 import shutil
+import statistics
 import subprocess
 import tempfile
 from pathlib import Path
@@ -75,7 +76,15 @@ def test_pgbench_open_loop_far_below_capacity_sustains_its_rate_and_its_p95_is_t
     tps_lines = [line for line in run.log.splitlines() if line.startswith("tps = ")]
     assert figures["achieved_tps"] == pg_tps(tps_lines[-1]) == run.summary["tps"]
     assert figures["offered_tps"] == RATE and abs(figures["achieved_tps"] / RATE - 1) <= 0.02, figures
-    assert figures["lag_grows"] is False and figures["skipped"] == 0, (figures, run.summary.get("lag_per_interval_ms"))
+    assert figures["skipped"] == 0, figures
+    # Whether the lag grew, by hand from pgbench's own progress lines and docs/measurements.md's rule. Not assumed
+    # false: far below the server's capacity the lag stays flat, but a client host busy with something else (another
+    # test process on both cores) delays pgbench's own schedule, and then the product must say the lag grew.
+    lags = [float(line.split("lag ")[1].split()[0]) for line in run.log.splitlines() if line.startswith("progress:") and "lag " in line]
+    half = len(lags) // 2
+    first, second = statistics.median(lags[:half]), statistics.median(lags[-half:])
+    assert len(lags) >= SECONDS // 2 and lags == run.summary["lag_per_interval_ms"]  # one a second, unless pgbench stalled
+    assert figures["lag_grows"] is (second - first > max(1.0, first)), (figures, lags)
 
     # p95 by hand from pgbench's own per-transaction log of that step: the time column, from the scheduled start.
     latencies = sorted(int(line.split()[2]) for line in logged if line.split()[2].isdigit())
