@@ -352,8 +352,7 @@ def _get_live_run(pk):
     shows them is sent) and without its relations, which only some states show (a twelve-table join cost each poll
     about 50 ms of the database's time; joining the target and profile cost each poll 2 ms of CPU on 2026-11-26).
     The command line stays: the status part's latency caveat reads it on every poll (deferred, a query each)."""
-    return get_object_or_404(Run.objects.defer("log", "server_settings"),
-                             pk=pk)
+    return get_object_or_404(Run.objects.defer("log", "server_settings"), pk=pk)
 
 
 @operator_required
