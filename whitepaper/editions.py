@@ -46,6 +46,16 @@ def row_key(result):
     return _key(result, ROW_FIELDS)
 
 
+def _by_row(results, candidates):
+    """`candidates` by row_key, and each of `results` with its row_key: every row's key made once (a page of 100
+    rows compares them with as many other editions; the results themselves are often among the candidates)."""
+    keys = {id(c): row_key(c) for c in candidates}
+    by_key = {}
+    for c in candidates:
+        by_key.setdefault(keys[id(c)], []).append(c)
+    return by_key, [(r, keys[id(r)] if id(r) in keys else row_key(r)) for r in results]
+
+
 def numbers(result):
     """The row's metrics as numbers (missing ones left out) and whether IOPS depends on the disk."""
     values = {m: getattr(result, m) for m in METRIC_NAMES if getattr(result, m) is not None}
@@ -171,13 +181,11 @@ def revisions(results, candidates):
     """{result id: Revision} for each of `results` whose row (row_key, the same hot rows: Alibaba prints a
     flavour at several) an older edition among `candidates` (the results themselves may be among them) printed with other numbers (not `same_numbers`):
     the newest such edition, as `attach_older_editions` takes it for one metric."""
-    by_key = {}
-    for c in candidates:
-        by_key.setdefault(row_key(c), []).append(c)
+    by_key, keyed = _by_row(results, candidates)
     answer = {}
-    for r in results:
+    for r, key in keyed:
         newness = document_newness(r.table.document)
-        older = sorted((c for c in by_key.get(row_key(r), []) if c.pk != r.pk and c.hot_rows == r.hot_rows
+        older = sorted((c for c in by_key.get(key, []) if c.pk != r.pk and c.hot_rows == r.hot_rows
                         and document_newness(c.table.document) < newness and not same_numbers(c, r)),
                        key=lambda c: (document_newness(c.table.document), c.document_order_key), reverse=True)
         if older:
@@ -253,13 +261,11 @@ def same_in(results, candidates):
     """For each result, the documents (oldest first) whose row of the same variant prints the same
     numbers, its own document included: {result id: [documents]}. `candidates`: the rows of every
     edition to look in (the results themselves may be among them)."""
-    by_key = {}
-    for c in candidates:
-        by_key.setdefault(row_key(c), []).append(c)
+    by_key, keyed = _by_row(results, candidates)
     answer = {}
-    for r in results:
+    for r, key in keyed:
         docs = {r.table.document_id: r.table.document}
-        for c in by_key.get(row_key(r), []):
+        for c in by_key.get(key, []):
             if same_numbers(c, r):
                 docs.setdefault(c.table.document_id, c.table.document)
         answer[r.pk] = sorted(docs.values(), key=document_newness)

@@ -15,6 +15,7 @@ This module imports no model (models.py imports it): the queryset reaches the mo
 `self.model` and its relations.
 """
 
+import functools
 import re
 
 from django.db import connections, models
@@ -183,10 +184,15 @@ VARIANT_FIELDS = {
 }
 
 
+@functools.cache
+def _path_parts(path):
+    return tuple(path.split("__"))
+
+
 def field_value(result, path):
     """The value of a `__` path on a loaded result (None past a missing relation)."""
     value = result
-    for part in path.split("__"):
+    for part in _path_parts(path):  # split once per path: editions compare rows by their keys hundreds of times a page
         if value is None:
             return None
         value = getattr(value, part)
