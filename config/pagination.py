@@ -47,7 +47,7 @@ class CatalogPagination(PageNumberPagination):
     def paginate_queryset(self, queryset, request, view=None):
         page_number = positive_int_param(request.query_params, self.page_query_param) or 1
         page_size = self.get_page_size(request)
-        paginator = self.django_paginator_class(queryset, page_size)
+        paginator = self.make_paginator(queryset, page_size, request)
         try:
             self.page = paginator.page(page_number)
         except InvalidPage:
@@ -55,6 +55,9 @@ class CatalogPagination(PageNumberPagination):
                             "page": [f"Must be between 1 and {paginator.num_pages}."]}) from None
         self.request = request
         return list(self.page)
+
+    def make_paginator(self, queryset, page_size, request):
+        return self.django_paginator_class(queryset, page_size)
 
     def page_url(self, number):
         """This request's URL at page `number` (1: without `page`), `format` left out (JSON is the default;

@@ -33,13 +33,18 @@ def forget_stamp():
     _stamp["read_at"] = float("-inf")
 
 
-def catalogue_stamp(request):
+def catalogue_stamp(request, fresh=False):
     """(newest Document.changed_at, number of documents), read with one query at most every
-    CATALOGUE_STAMP_TTL seconds per process (default 1 s; 0 reads it on every request)."""
+    CATALOGUE_STAMP_TTL seconds per process (default 1 s; 0 reads it on every request). `fresh`: read now, once per
+    request (what keys a number kept for as long as the catalogue does not change: another process's write of the
+    last second must not be missed)."""
+    if fresh and not getattr(request, "_catalogue_stamp_read", False):  # the request's stamp is another's reading
+        request.__dict__.pop("_catalogue_stamp", None)
     if not hasattr(request, "_catalogue_stamp"):
-        ttl = getattr(settings, "CATALOGUE_STAMP_TTL", 1.0)
+        ttl = 0 if fresh else getattr(settings, "CATALOGUE_STAMP_TTL", 1.0)
         now = time.monotonic()
-        if ttl <= 0 or now - _stamp["read_at"] >= ttl:
+        request._catalogue_stamp_read = ttl <= 0 or now - _stamp["read_at"] >= ttl
+        if request._catalogue_stamp_read:
             row = Document.objects.aggregate(changed=Max("changed_at"), n=Count("pk"))
             _stamp.update(value=(row["changed"], row["n"]), read_at=now)
         request._catalogue_stamp = _stamp["value"]

@@ -1,6 +1,13 @@
 """The results list's pagination: by page (config/pagination.py, as every list) or by cursor (`pagination=cursor`): no count, stable under inserts, the same cost at any depth
 and data size (queries.after)."""
 
+import hashlib
+
+from django.core.cache import cache
+from django.core.exceptions import EmptyResultSet
+from django.core.paginator import Paginator
+from django.db import connections
+from django.utils.functional import cached_property
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
@@ -8,6 +15,7 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from config.pagination import CatalogPagination, set_link_header
 
 from .. import cursors
+from ..freshness import catalogue_stamp
 from .params import ResultOrdering
 
 PAGINATION_MODES = ["page", "cursor"]
@@ -21,6 +29,39 @@ def decode_cursor(token, terms):
         raise ValidationError({"cursor": ["Not a cursor of this list and ordering; follow the `next` link of a "
                                           "pagination=cursor answer."]})
     return values
+
+
+def stamped_count(queryset, request):
+    """`queryset.count()`, kept in the cache under the catalogue stamp (whitepaper.freshness) and the count's own
+    database, SQL and parameters. Counting is exact but reads one index entry per match (44,000 matches: ~9 ms at
+    10^6 results, on every numbered page); the catalogue changes only by writes that move the stamp, read afresh
+    here (one small query), so a kept count is never one from before a committed write, and counts nothing else
+    (another filter, user or database)."""
+    try:
+        sql, params = queryset.query.sql_with_params()
+    except EmptyResultSet:  # a filter that matches nothing by construction (an empty id list): no query to count
+        return 0
+    changed, n = catalogue_stamp(request, fresh=True)
+    where = connections[queryset.db].settings_dict
+    text = repr((changed.isoformat() if changed else "-", n, where["HOST"], where["PORT"], where["NAME"], sql, params))
+    key = "result-count:" + hashlib.sha256(text.encode()).hexdigest()
+    count = cache.get(key)
+    if count is None:
+        count = queryset.count()
+        cache.set(key, count, 3600)
+    return count
+
+
+class StampedCountPaginator(Paginator):
+    """Django's paginator, counting by `stamped_count`."""
+
+    def __init__(self, object_list, per_page, request):
+        super().__init__(object_list, per_page)
+        self.request = request
+
+    @cached_property
+    def count(self):
+        return stamped_count(self.object_list, self.request)
 
 
 class ResultPagination(CatalogPagination):
@@ -40,6 +81,9 @@ class ResultPagination(CatalogPagination):
         if mode == "cursor" and cls.page_query_param in params:
             raise ValidationError({cls.page_query_param: ["Not with pagination=cursor (follow `next`)."]})
         return mode
+
+    def make_paginator(self, queryset, page_size, request):
+        return StampedCountPaginator(queryset, page_size, request)
 
     def paginate_queryset(self, queryset, request, view=None):
         self.mode = self.check(request.query_params)
