@@ -18,6 +18,30 @@ def test_document_titles_are_short_with_the_full_title_on_hover(client):
             ("云数据库 RDS 性能白皮书，2023年8月3日", "2023-08-03 RDS")} <= cells
 
 
+def test_an_edited_document_shows_its_new_title_and_date_at_once(client, settings):
+    """The link is made once per process for what it shows (views.document_link): an edit is a new link."""
+    from whitepaper.models import Document
+
+    settings.CATALOGUE_STAMP_TTL = 0  # the test's transaction never runs the on-commit hook that re-reads the stamp
+
+    link = re.compile(r'<a href="(/documents/[^"]+/)" title="([^"]+)">([^<]+)</a>')
+    url = "/explore/?engine=mysql&version=8.0&lang=en"
+    assert ("Cloud Database RDS for MySQL Performance Whitepaper, Oct. 21, 2025", "2025-10-21 RDS for MySQL") in {
+        m[1:] for m in link.findall(client.get(url).content.decode())}
+    document = Document.objects.get(title_en="Cloud Database RDS for MySQL Performance Whitepaper")
+    document.title_en, document.published = "RDS for MySQL, revised", "2025-10-22"
+    document.save()
+    cells = {m for m in link.findall(client.get(url).content.decode())}
+    assert (f"/documents/{document.slug}/", "RDS for MySQL, revised, Oct. 22, 2025",
+            "2025-10-22 RDS for MySQL, revised") in cells
+    assert not any("Oct. 21, 2025" in title for _href, title, _text in cells)
+    document.slug = "mysql-revised"
+    document.save()
+    assert "/documents/mysql-revised/" in {m[0] for m in link.findall(client.get(url).content.decode())}
+    zh = {m[1:] for m in link.findall(client.get(url.replace("lang=en", "lang=zh-hans")).content.decode())}
+    assert any(text.startswith("2025-10-22 ") and title.endswith("2025年10月22日") for title, text in zh)
+
+
 def _queries(client, url):
     from django.core.cache import cache
     from django.db import connection
