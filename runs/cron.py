@@ -5,14 +5,17 @@ writes the database beyond the schedule's own target and profile."""
 
 import datetime
 
-from celery.schedules import crontab
+from celery.schedules import ParseException, crontab
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from .footprint import estimate, describe, needs_confirmation
 from .params import expected_seconds, non_ascii_digits
 
 CRON_FIELDS = ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")
+FIELD_WORDS = {"minute": gettext_lazy("minute"), "hour": gettext_lazy("hour"), "day_of_month": gettext_lazy("day of month"),
+               "month_of_year": gettext_lazy("month"), "day_of_week": gettext_lazy("day of week")}
 # How far ahead the shortest gap between due times is looked for: a year and a bit covers every pattern of
 # months and weekdays (a 29 February only schedule is years apart anyway).
 PERIOD_HORIZON_DAYS = 400
@@ -28,9 +31,15 @@ def parse_cron(expression):
     if len(parts) != 5:
         raise ValidationError({"cron": [_("Give five fields: minute hour day-of-month month day-of-week (e.g. '0 3 * * *').")]})
     fields = dict(zip(CRON_FIELDS, parts))
+    for name, value in fields.items():  # one at a time, so the message names the field Celery refused
+        try:
+            crontab(**{name: value})
+        except (ValueError, TypeError, ParseException) as exc:  # ParseException ('-1', ',') is not a ValueError
+            raise ValidationError({"cron": [_("Not a valid cron expression: %(field)s %(value)s: %(error)s") % {
+                "field": FIELD_WORDS[name], "value": repr(value[:20]), "error": exc}]}) from None
     try:
         crontab(**fields)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, ParseException) as exc:
         raise ValidationError({"cron": [_("Not a valid cron expression: %(error)s") % {"error": exc}]}) from None
     return fields
 

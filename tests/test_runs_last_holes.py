@@ -1,0 +1,54 @@
+"""Issue 50's holes that answer over HTTP: a cron Celery's parser refuses with its own exception (a negative number,
+an empty part) is a 400 or a form error naming `cron` on the API, the schedule page and the admin, never a 500."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from runs.models import Schedule, Target
+
+pytestmark = pytest.mark.django_db
+
+# Each of these made celery.schedules.crontab raise ParseException (not a ValueError): a 500 before.
+PARSE_EXCEPTIONS = ["-1 3 * * *", "0 -3 * * *", "0 3 --1 * *", "*/-1 * * * *", ", * * * *"]
+
+
+@pytest.fixture
+def schedule_setup(profiles, staff_user):
+    target = Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="db", user="u")
+    return {"target": target, "profile": profiles["pgbench-ro-quick"]}
+
+
+def schedule_form(setup, **fields):
+    return {"name": "nightly", "target": setup["target"].pk, "profile": setup["profile"].pk, "cron": "0 3 * * *",
+            "repeats": "1", "enabled": "on", "overrides": "{}", **fields}
+
+
+@pytest.mark.parametrize("cron", PARSE_EXCEPTIONS)
+def test_a_cron_celery_cannot_parse_is_a_400_naming_cron_on_the_api(staff_user, schedule_setup, cron):
+    api = APIClient()
+    api.force_authenticate(staff_user)
+    response = api.post("/api/v1/schedules/", {"name": "n", "target": schedule_setup["target"].pk,
+                                               "profile": "pgbench-ro-quick", "cron": cron}, format="json")
+    assert response.status_code == 400, response.content[:300]
+    assert "Not a valid cron expression" in response.json()["errors"]["cron"][0]
+    assert not Schedule.objects.exists()
+
+
+@pytest.mark.parametrize("cron", PARSE_EXCEPTIONS[:2])
+def test_a_cron_celery_cannot_parse_is_a_form_error_on_the_page_and_in_the_admin(staff, schedule_setup, cron):
+    response = staff.post("/runs/schedules/new/", schedule_form(schedule_setup, cron=cron))
+    assert response.status_code == 200
+    assert "cron" in response.context["form"].errors
+    response = staff.post("/admin/runs/schedule/add/", schedule_form(schedule_setup, cron=cron))
+    assert response.status_code == 200
+    assert "cron" in response.context["adminform"].form.errors
+    assert not Schedule.objects.exists()
+
+
+def test_the_message_names_the_field_and_the_value(staff_user, schedule_setup):
+    api = APIClient()
+    api.force_authenticate(staff_user)
+    response = api.post("/api/v1/schedules/", {"name": "n", "target": schedule_setup["target"].pk,
+                                               "profile": "pgbench-ro-quick", "cron": "0 -3 * * *"}, format="json")
+    message = response.json()["errors"]["cron"][0]
+    assert "hour '-3'" in message, message
