@@ -9,6 +9,8 @@ from django.middleware.common import CommonMiddleware
 from django.middleware.gzip import GZipMiddleware
 from django.utils.http import escape_leading_slashes
 
+from .errors import replace_body
+
 
 def is_api(request):
     return request.path_info == "/api" or request.path_info.startswith("/api/")
@@ -44,10 +46,9 @@ class APIJSONErrorsMiddleware:
         if (is_api(request) and response.status_code >= 400 and not response.streaming
                 and not response.get("Content-Type", "").startswith("application/json")):
             # In place: the other headers (Allow, CORS, Vary...) stay as they were.
-            response.content = json.dumps({"detail": f"{response.reason_phrase}.", "errors": {},
-                                           "code": self.CODES.get(response.status_code, "error")})
+            replace_body(response, json.dumps({"detail": f"{response.reason_phrase}.", "errors": {},
+                                               "code": self.CODES.get(response.status_code, "error")}))
             response["Content-Type"] = "application/json"
-            del response["Content-Encoding"]
         return response
 
 

@@ -8,6 +8,16 @@ from django.conf import settings
 from django.template import loader
 
 
+def replace_body(response, content):
+    """Give an answer a new body after an inner middleware (CommonMiddleware) declared the old one's length: the
+    length declared is the new body's, and an encoding that described the old bytes is dropped. A stale
+    Content-Length makes clients read past the body, or stop short of it ("IncompleteRead")."""
+    response.content = content
+    if response.has_header("Content-Length"):
+        response["Content-Length"] = str(len(response.content))
+    del response["Content-Encoding"]
+
+
 class FriendlyErrorPagesMiddleware:
     SKIP = ("/api/", "/admin/", "/static/")
 
@@ -23,5 +33,5 @@ class FriendlyErrorPagesMiddleware:
                 content = loader.render_to_string("404.html", request=request)
             else:
                 content = loader.get_template("500.html").render()
-            response.content = content
+            replace_body(response, content)
         return response

@@ -52,3 +52,28 @@ def test_the_message_names_the_field_and_the_value(staff_user, schedule_setup):
                                                "profile": "pgbench-ro-quick", "cron": "0 -3 * * *"}, format="json")
     message = response.json()["errors"]["cron"][0]
     assert "hour '-3'" in message, message
+
+
+# --- an answer whose body a middleware replaces declares the new body's length (issue 50.7) ----------------------
+@pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.parametrize("path", ["/api/v1/boom/", "/boom/"])
+def test_a_500_declares_the_length_of_the_body_it_sends(db, debug, path):
+    """The API's 500 was rewritten into its JSON error after CommonMiddleware had set Content-Length for Django's HTML
+    (668 bytes declared, 67 sent: clients read "IncompleteRead"); with DEBUG on, the friendly page the same."""
+    from django.test import Client
+    from django.test.utils import override_settings
+
+    with override_settings(DEBUG=debug, ROOT_URLCONF="tests.boom_urls"):
+        response = Client(raise_request_exception=False).get(path)
+    assert response.status_code == 500
+    assert int(response["Content-Length"]) == len(response.content)
+
+
+def test_a_friendly_404_declares_the_length_of_the_body_it_sends(db):
+    from django.test import Client
+    from django.test.utils import override_settings
+
+    with override_settings(DEBUG=True):
+        response = Client().get("/no-such-page/")
+    assert response.status_code == 404
+    assert "Content-Length" not in response or int(response["Content-Length"]) == len(response.content)
