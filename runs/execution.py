@@ -23,7 +23,8 @@ from django.utils.translation import gettext as _
 from . import actions, capacity, insight, leftovers, sampling
 from .access import ConnectionFailed, TargetAccess, Unsupported
 from .drivers import NotRunnable, get_driver, judge_step, openloop, redact
-from .models import MAX_LOG_CHARS, RunState, ServerSample, resolved_host
+from .addresses import on_this_host, resolved_host
+from .models import MAX_LOG_CHARS, RunState, ServerSample
 from .multiclient import HOST
 from .params import is_open_loop
 from .runner import run_command
@@ -456,7 +457,7 @@ class Execution:
         """The client host and the server's settings, once, before the first step."""
         fields = {"client_info": {**sampling.client_info(tool_version_text),
                                   # the target's address is this host's own: the tool shares its CPUs (Run.client_bound_cause)
-                                  "target_on_client_host": sampling.on_this_host(resolved_host(self.target.host, self.target.port))}}
+                                  "target_on_client_host": on_this_host(resolved_host(self.target.host, self.target.port))}}
         def read_settings():
             probe = self.open_probe()
             try:

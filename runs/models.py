@@ -4,7 +4,6 @@ request cancelling a run and a worker finishing it can never overwrite each othe
 
 import ipaddress
 import re
-import socket
 from datetime import timedelta
 from functools import cached_property
 
@@ -23,6 +22,7 @@ from django.utils.translation import gettext_lazy as _
 from django_celery_beat.models import PeriodicTask
 
 from . import crypto
+from .addresses import names_unspecified, server_address
 from .cron import schedule_errors
 from .drivers import get_driver, workloads
 from .footprint import duration_text
@@ -121,20 +121,10 @@ def validate_queue(value):
                                 "benchmark clients' queue (e.g. benchmarks)."), params={"queue": value}, code="reserved")
 
 
-def resolved_host(host, port):
-    """The host's first address in a fixed order (IPv4 first, then IPv6; an IPv4-mapped IPv6 address as
-    IPv4), or the name in lower case when it does not resolve (the run will fail to connect anyway)."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        return host.lower()
-    addresses = set()
-    for *_rest, sockaddr in infos:
-        address = ipaddress.ip_address(sockaddr[0].split("%")[0])
-        addresses.add(getattr(address, "ipv4_mapped", None) or address)
-    if not addresses:
-        return host.lower()
-    return str(min(addresses, key=lambda a: (a.version, int(a))))
+def host_refusal(host):
+    """Why a host that names an unspecified address may not be a target's (runs/addresses.py)."""
+    return _("%(host)s is an unspecified address (0.0.0.0 or ::): it names no server, and a client given it reaches "
+             "this host. Write the server's own address or name (127.0.0.1 for a server on this host).") % {"host": host}
 
 
 class TargetQuerySet(models.QuerySet):
@@ -209,6 +199,8 @@ class Target(models.Model):
     def clean(self):
         super().clean()
         errors = {}
+        if self.host and names_unspecified(self.host, self.port or 0):
+            errors["host"] = [host_refusal(self.host)]
         if self.tls_mode in ("verify-ca", "verify-full") and not self.tls_ca.strip():
             errors["tls_ca"] = [_("TLS mode %(mode)s checks the server's certificate against a CA certificate: upload it.")
                                 % {"mode": self.tls_mode}]
@@ -233,11 +225,11 @@ class Target(models.Model):
             raise ValidationError(errors)
 
     def database_key(self):
-        """Which server and database this entry names, whatever it calls them: the engine, the host resolved
-        to its first address (127.0.0.1 and localhost are one server), the port and the database. Two runs
-        never share it at once (Run's one_active_run_per_database): each run's set-up drops the tables the
-        other uses."""
-        return "|".join([self.engine, resolved_host(self.host, self.port), str(self.port), self.database])
+        """Which server and database this entry names, whatever it calls them: the engine, the server's address
+        (runs/addresses.py: every spelling of this host is one, 127.0.0.1; another host's name its first address),
+        the port and the database. Two runs never share it at once (Run's one_active_run_per_database): each run's
+        set-up drops the tables the other uses."""
+        return "|".join([self.engine, server_address(self.host, self.port), str(self.port), self.database])
 
     @property
     def has_password(self):
@@ -501,11 +493,12 @@ class Run(models.Model):
         """What saturated, for a client-bound run (else None): "shared_host" when the tool ran on the database's own
         host, so the result measures that shared host: the target's address (as resolved into database_key) is a
         loopback address, or the worker found it to be one of its host's own (client_info's target_on_client_host:
-        its interface's address); "client_cpu" otherwise (the client host's CPU, the tool's own or others' on it)."""
+        its interface's address; the worker's finding, where it made one, decides); "client_cpu" otherwise (the client host's CPU, the tool's own or others' on it)."""
         if not self.client_bound:
             return None
-        if (self.client_info or {}).get("target_on_client_host"):
-            return "shared_host"
+        on_client_host = (self.client_info or {}).get("target_on_client_host")
+        if on_client_host is not None:  # the worker's own finding: the key's address is the dashboard host's view
+            return "shared_host" if on_client_host else "client_cpu"
         address = (self.database_key or "").split("|")[1:2]
         try:
             shared = bool(address) and ipaddress.ip_address(address[0]).is_loopback

@@ -4,10 +4,8 @@ argv or file) and the client host's CPU from /proc/stat, every report interval. 
 Django: the Execution stores what it reads (runs/insight.py turns readings into rates)."""
 
 import hashlib
-import ipaddress
 import os
 import platform
-import socket
 import threading
 import time
 from datetime import datetime, timezone
@@ -31,32 +29,6 @@ def cpu_times(path="/proc/stat"):
         fields = [int(v) for v in fh.readline().split()[1:]]
     total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest time is inside user)
     return total - fields[3] - fields[4], total
-
-
-def on_this_host(address):
-    """Whether `address` (an IP address, as runs.models.resolved_host gives it) is one of this host's own: a
-    loopback address, or one a socket here can be bound to (an address of one of its interfaces). A server there
-    shares this host's CPUs with the tool. None when it cannot be told: a name that did not resolve, or a kernel
-    that lets any address be bound (net.ipv4/ipv6.ip_nonlocal_bind). A server in another network namespace,
-    container or virtual machine of the same machine has an address of its own: it reads as another host."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return None
-    if ip.is_loopback:
-        return True
-    try:
-        with open(f"/proc/sys/net/ipv{ip.version}/ip_nonlocal_bind") as fh:
-            if fh.read().strip() != "0":
-                return None
-    except OSError:
-        pass
-    with socket.socket(socket.AF_INET6 if ip.version == 6 else socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind((str(ip), 0))
-        except OSError:
-            return False
-    return True
 
 
 def client_info(tool_version_text=""):

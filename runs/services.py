@@ -8,10 +8,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from .addresses import names_unspecified
 from .clients import pool_limit
 from .dispatch import enqueue, workers_consuming
 from .footprint import confirmation_error, estimate, needs_confirmation
-from .models import MAX_REPEATS, RepeatGroup, Run
+from .models import MAX_REPEATS, RepeatGroup, Run, host_refusal
 from .params import ascii_int, client_count, step_count, typed_overrides
 
 
@@ -44,6 +45,8 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
     repeats = parse_repeats(repeats, errors)
     if target.archived_at:
         errors["target"] = [_("Target %(t)s is archived: it takes no new runs.") % {"t": target.name}]
+    elif names_unspecified(target.host, target.port):  # stored before Target.clean refused it
+        errors["target"] = [_("Target %(t)s: %(why)s") % {"t": target.name, "why": host_refusal(target.host)}]
     if profile.engine != target.engine:
         errors["profile"] = [_("Profile %(p)s is for %(pe)s; target %(t)s is %(te)s.") % {
             "p": profile.slug, "pe": profile.get_engine_display(), "t": target.name, "te": target.get_engine_display()}]
