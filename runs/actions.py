@@ -22,8 +22,9 @@ MAX_REASON_CHARS = 5000
 
 def claim(run, worker, pid, client_host, client_cores):
     """queued -> preparing by this worker, unless another run of the same server and database is active or queued
-    before it (then False: wait; Run.queued_ahead says the order)."""
-    return run.transition(RunState.PREPARING, allowed_from=[RunState.QUEUED], unless=run.queued_ahead(), worker=worker,
+    before it where a worker can take it (then False: wait; Run.queued_ahead says the order, Run.takeable_ahead which
+    of those count)."""
+    return run.transition(RunState.PREPARING, allowed_from=[RunState.QUEUED], unless=run.takeable_ahead(), worker=worker,
                           worker_pid=pid, client_host=client_host, client_cores=client_cores, started_at=timezone.now())
 
 

@@ -12,6 +12,7 @@ import uuid
 
 from celery import current_app
 from django.conf import settings
+from django.core.cache import cache
 
 from .params import step_count
 
@@ -67,6 +68,26 @@ def consumed_queues(timeout=2.0):
     """Names of the queues live workers consume, or None if unknown."""
     replies = active_queues(timeout)
     return None if replies is None else {name for names in replies.values() for name in names}
+
+
+CONSUMED_CACHE_SECONDS = 10  # asking the workers takes a second; which queues they consume changes rarely
+CONSUMED_CACHE_KEY = "runs:consumed-queues"
+
+
+def unconsumed(queues):
+    """The queues among `queues` that no live worker consumes now: a queued run there will not be taken, and no other
+    run waits behind it (Run.takeable_ahead). Empty when it cannot be told (the filesystem broker, a broker down): then
+    every queued run counts, as the reconciler fails the ones nobody takes. Kept in the cache for a few seconds."""
+    queues = set(queues)
+    if not queues:
+        return set()
+    consumed = cache.get(CONSUMED_CACHE_KEY)
+    if consumed is None:
+        consumed = consumed_queues(timeout=1.0)
+        if consumed is None:
+            return set()
+        cache.set(CONSUMED_CACHE_KEY, sorted(consumed), CONSUMED_CACHE_SECONDS)
+    return queues - set(consumed)
 
 
 def workers_consuming(queue, timeout=1.0):

@@ -24,6 +24,7 @@ from django_celery_beat.models import PeriodicTask
 from . import crypto
 from .addresses import names_unspecified, server_address
 from .cron import schedule_errors
+from .dispatch import unconsumed
 from .drivers import get_driver, workloads
 from .footprint import duration_text
 from .drivers.base import HOST_RE, IDENT_RE
@@ -566,6 +567,15 @@ class Run(models.Model):
         return Run.objects.filter(database_key=self.database_key, state=RunState.QUEUED).exclude(pk=self.pk).filter(
             Q(created_at__lt=self.created_at) | Q(created_at=self.created_at, pk__lt=self.pk))
 
+    def takeable_ahead(self):
+        """The runs queued ahead of this one that a worker can take: one on a queue no live worker consumes (its
+        target's pool has no worker now) is passed, so it does not hold the database for the unclaimed limit
+        (runs/dispatch.unconsumed; this run's own queue is consumed by whoever asks to claim it)."""
+        ahead = self.queued_ahead()
+        queues = set(ahead.values_list("target__queue", flat=True).distinct()) - {self.target.queue}
+        skip = unconsumed(queues)
+        return ahead.exclude(target__queue__in=skip) if skip else ahead
+
     def beat(self, **fields):
         Run.objects.filter(pk=self.pk).update(heartbeat_at=timezone.now(), **fields)
 
@@ -612,12 +622,13 @@ class Run(models.Model):
 
     # --- progress --------------------------------------------------------------------------------
     def runs_ahead(self):
-        """The runs of the same target this queued run waits behind: the active one, then the ones queued
-        before it, in the order they will run. Empty when nothing is ahead (it waits for a worker)."""
+        """The runs of the same server and database this queued run waits behind: the active one, then the ones
+        queued before it that a worker can take (takeable_ahead), in the order they will run. Empty when nothing is
+        ahead (it waits for a worker)."""
         if self.state != RunState.QUEUED:
             return []
         active = Run.objects.filter(database_key=self.database_key, state__in=ACTIVE_STATES).exclude(pk=self.pk)
-        ahead = list(active) + list(self.queued_ahead())
+        ahead = list(active.select_related("target")) + list(self.takeable_ahead().select_related("target"))
         return sorted(ahead, key=lambda r: (r.state == RunState.QUEUED, r.created_at, r.pk))
 
     @property
