@@ -43,6 +43,29 @@ def reopen_database():
             conn.connection = None
 
 
+def retry_database(call, *args, grace=None, run_id=None, **kwargs):
+    """call(*args, **kwargs) against the dashboard's database, retried across a blip (its connections terminated, a
+    restart, connections refused) for `grace` seconds (RUNS_DATABASE_GRACE_SECONDS): each attempt on a fresh
+    connection. Returns (result, seconds the database was gone or 0); a database gone longer raises its own error."""
+    grace = settings.RUNS_DATABASE_GRACE_SECONDS if grace is None else grace
+    gone_since = None
+    while True:
+        try:
+            result = call(*args, **kwargs)
+        except (OperationalError, InterfaceError) as exc:
+            now = time.monotonic()
+            if gone_since is None:
+                gone_since = now
+                log.warning("run %s: the dashboard's database is unreachable (%s): retrying for %g s", run_id,
+                            exc.__class__.__name__, grace)
+            if now - gone_since >= grace:
+                raise
+            reopen_database()
+            time.sleep(0.5)
+            continue
+        return result, (time.monotonic() - gone_since if gone_since is not None else 0)
+
+
 class SetupFailed(Exception):
     """The run cannot start here: the tool is missing, the TLS mode is one the tool cannot honour, the target
     cannot be reached. The message is the reason."""
@@ -112,12 +135,12 @@ class Execution:
             env, steps = self.set_up(workdir)
         except SetupFailed as exc:
             self.flush(force=True)
-            return self.team.give_up(self, str(exc))
+            return self.with_database(self.team.give_up, self, str(exc))
         reason, summaries = self.measure(steps, env, workdir)
         if not self.lead:
             self.flush(force=True)
-            return self.team.finish_member(self, reason)
-        reason = self.team.end(self, reason)
+            return self.with_database(self.team.finish_member, self, reason)
+        reason = self.with_database(self.team.end, self, reason)
         return self.finish(reason, summaries, [s for s in steps if s.phase == "cleanup"], env, workdir)
 
     def set_up(self, workdir):
@@ -144,15 +167,15 @@ class Execution:
                 round_trip = self.access.bounded(self.access.round_trip)
             except ConnectionFailed as exc:
                 raise SetupFailed(f"Cannot connect to {self.access.describe()}: {exc}") from None
-            run.beat(tool_version=tool_version, server_version=server, round_trip=round_trip,
-                     tls={"mode": self.access.tls.mode})
+            self.with_database(run.beat, tool_version=tool_version, server_version=server, round_trip=round_trip,
+                               tls={"mode": self.access.tls.mode})
             self.add_log(f"[dashboard] round trip to {self.access.describe()}: median {round_trip['median_ms']} ms "
                          f"of {round_trip['queries']} queries")
             self.record_fingerprint(version.stdout + version.stderr)
         self.secret_files = setup.pipe_files
         self.disk_files = write_private_files(setup.disk_files)
         if self.lead:
-            run.beat(command_line=redact("\n".join(shlex.join(s.argv) for s in steps), self.secrets))
+            self.with_database(run.beat, command_line=redact("\n".join(shlex.join(s.argv) for s in steps), self.secrets))
         else:
             steps = [s for s in steps if s.phase in MEASURED]
         return setup.env, steps
@@ -166,13 +189,13 @@ class Execution:
         for step in queue:
             measured = step.phase in MEASURED
             if measured:
-                reason = team.meet(self, step)
+                reason = self.with_database(team.meet, self, step)
                 if reason or self.cancelled or self.stop_cause:
                     return reason, summaries
                 if self.lead:
                     if run.state == RunState.PREPARING:
-                        actions.start_measuring(run)
-                    run.beat(step=step.index, step_started_at=team.step_start())
+                        self.with_database(actions.start_measuring, run)
+                    self.with_database(run.beat, step=step.index, step_started_at=team.step_start())
                 self.start_sampling()
             outcome = self.run_step(step, env, workdir)
             readings = self.stop_sampling() if measured else []
@@ -198,7 +221,7 @@ class Execution:
                 queue.extend(self.next_capacity_steps(step, summaries, workdir))
                 self.insight_steps.append(evidence)
                 found = insight.run_insight(self.insight_steps)  # shown as each step ends
-                run.beat(insight=found, client_bound=found["client_bound"])
+                self.with_database(run.beat, insight=found, client_bound=found["client_bound"])
         return "", summaries
 
     def next_capacity_steps(self, step, summaries, workdir):
@@ -222,11 +245,11 @@ class Execution:
         run = self.run
         if self.silent and not self.cancelled:
             self.flush(force=True)
-            leftovers.fail_keeping_tables(run, reason or self.silent, _("it does not answer"))
+            self.with_database(leftovers.fail_keeping_tables, run, reason or self.silent, _("it does not answer"))
             return "failed"
         if not self.cancelled:
-            actions.start_cleanup(run)
-        if not self.cancelled and run.cancel_is_requested():
+            self.with_database(actions.start_cleanup, run)
+        if not self.cancelled and self.with_database(run.cancel_is_requested):
             self.cancelled, self.cancelled_during = True, self.where()
         # Why the cleanup did not drop the tables (then they are named on the run for "drop them"). A target that
         # stopped answering gets none (a cancelled run's, here); one that stops answering during it is given up on
@@ -246,24 +269,24 @@ class Execution:
         self.tables_dropped = bool(cleanup) and not not_dropped
         remove_files(self.disk_files)
         self.flush(force=True)
-        if self.cancelled or run.cancel_is_requested():
+        if self.cancelled or self.with_database(run.cancel_is_requested):
             during = self.cancelled_during or _("cleaning up")
             if not_dropped:
-                actions.finish_cancelled(run, _("Cancelled while %(where)s; the tool was stopped, but its tables could not be "
+                self.with_database(actions.finish_cancelled, run, _("Cancelled while %(where)s; the tool was stopped, but its tables could not be "
                                                 "dropped (%(error)s): %(tables)s; the run page offers to drop them.") % {
                     "where": during, "error": not_dropped, "tables": ", ".join(leftovers.benchmark_tables(run))},
                     leftover_tables=leftovers.benchmark_tables(run))
                 return "cancelled"
-            actions.finish_cancelled(run, _("Cancelled while %(where)s; the tool was stopped and its tables dropped.") % {
+            self.with_database(actions.finish_cancelled, run, _("Cancelled while %(where)s; the tool was stopped and its tables dropped.") % {
                 "where": during})
             return "cancelled"
         if reason and not_dropped:  # the target stopped, or the cleanup itself failed: its tables may be there
-            leftovers.fail_keeping_tables(run, reason, not_dropped)
+            self.with_database(leftovers.fail_keeping_tables, run, reason, not_dropped)
             return "failed"
         if reason:
-            actions.fail(run, reason)
+            self.with_database(actions.fail, run, reason)
             return "failed"
-        actions.succeed(run, summarize(summaries, run.params))
+        self.with_database(actions.succeed, run, summarize(summaries, run.params))
         return "succeeded"
 
     def error_stop_reason(self, step):
@@ -307,29 +330,15 @@ class Execution:
         return self.lead and self.step is not None and not self.tables_dropped
 
     # --- while the tool runs ---------------------------------------------------------------------------
-    def with_database(self, call, *args):
-        """call(*args) against the dashboard's database, retried across a blip (its connections terminated, a restart)
-        for RUNS_DATABASE_GRACE_SECONDS: the tool goes on meanwhile, its output waiting in its pipe, so no sample is
-        lost. A database gone longer raises, and the run fails as before (runs/tasks.py)."""
-        gone_since = None
-        while True:
-            try:
-                result = call(*args)
-            except (OperationalError, InterfaceError) as exc:
-                now = time.monotonic()
-                if gone_since is None:
-                    gone_since = now
-                    log.warning("run %s: the dashboard's database is unreachable (%s): retrying for %g s", self.run.pk,
-                                exc.__class__.__name__, settings.RUNS_DATABASE_GRACE_SECONDS)
-                if now - gone_since >= settings.RUNS_DATABASE_GRACE_SECONDS:
-                    raise
-                reopen_database()
-                time.sleep(0.5)
-                continue
-            if gone_since is not None:
-                self.add_log(f"[dashboard] the dashboard's database did not answer for {time.monotonic() - gone_since:.1f} s; "
-                             "reconnected, nothing lost")
-            return result
+    def with_database(self, call, *args, **kwargs):
+        """call(*args, **kwargs) against the dashboard's database, retried across a blip for RUNS_DATABASE_GRACE_SECONDS
+        (retry_database): the tool goes on meanwhile, its output waiting in its pipe, so no sample is lost. Every write
+        the engine makes during a run goes through here. A database gone longer raises, and the run fails with the
+        database's own error (runs/tasks.py)."""
+        result, gone = retry_database(call, *args, run_id=self.run.pk, **kwargs)
+        if gone:
+            self.add_log(f"[dashboard] the dashboard's database did not answer for {gone:.1f} s; reconnected, nothing lost")
+        return result
 
     def on_tool_start(self, proc):
         self.tool_started_at = timezone.now()
@@ -435,17 +444,18 @@ class Execution:
     def flush(self, force=False, **fields):
         now = time.monotonic()
         if self.log_dirty and (force or now - self.last_flush >= settings.RUNS_LOG_FLUSH_SECONDS):
+            end = len(self.log_lines)
             if self.lead:  # the new lines only: the run's log is appended, never rewritten
-                self.run.append_log(self.log_lines[self.log_written:])
-                self.log_written = len(self.log_lines)
+                self.with_database(self.run.append_log, self.log_lines[self.log_written:end])
+                self.log_written = end
             else:
                 text = "\n".join(self.log_lines)
                 fields["log"] = "[… earlier output dropped …]\n" + text[-MAX_LOG_CHARS:] if len(text) > MAX_LOG_CHARS else text
-            self.log_dirty = False
+            self.log_dirty = len(self.log_lines) > end  # a line added meanwhile (a blip's note) goes with the next flush
             self.last_flush = now
         if fields or now - self.last_beat >= settings.RUNS_HEARTBEAT_SECONDS:
             if self.lead:
-                self.with_database(lambda: self.run.beat(**fields))
+                self.with_database(self.run.beat, **fields)
             self.with_database(self.team.beat, fields.get("log") if not self.lead else None)
             self.last_beat = now
 
@@ -470,7 +480,7 @@ class Execution:
             fields.update(server_settings=found, server_settings_hash=sampling.settings_hash(found))
         except (sampling.ProbeFailed, ConnectionFailed) as exc:
             self.add_log(redact(f"[dashboard] could not read the server's settings: {exc}", self.secrets))
-        self.run.beat(**fields)
+        self.with_database(self.run.beat, **fields)
 
     def start_sampling(self):
         try:
@@ -505,9 +515,9 @@ class Execution:
         readings = sampler.finish(settle_s=0.5 if self.target.engine == "postgresql" else 0.0,
                                   server_silent=bool(self.silent) or self.cancelled)
         if self.lead:
-            self.store_server_samples()
+            self.with_database(self.store_server_samples)
         if probe is not None and probe.tool_tls is not None and "tool" not in self.run.tls:
-            self.run.beat(tls={**self.run.tls, "tool": probe.tool_tls})
+            self.with_database(self.run.beat, tls={**self.run.tls, "tool": probe.tool_tls})
         if probe is not None and not sampler.is_alive():
             probe.close()
         if sampler.error:

@@ -13,13 +13,18 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from . import actions, reconciler, schedules
-from .execution import Execution, reopen_database
+from .execution import Execution, reopen_database, retry_database
 from .leftovers import fail_dead_run, fail_keeping_tables
 from .models import ClientState, Run, RunClient, RunState
 from .multiclient import HOST, Team, coordination
 from .workdir import remove_stale_workdirs
 
 log = logging.getLogger(__name__)
+
+
+# How long a worker whose run lost the dashboard's database keeps trying to record the failure: the database may still
+# refuse connections when the grace ends; the worker has nothing else to do for the run, and writes it at its first chance.
+RECORD_FAILURE_SECONDS = 3600
 
 
 def database_error_reason(exc):
@@ -31,7 +36,9 @@ def database_error_reason(exc):
 # alone means "the task's default", 3, after which the run was left queued for the reconciler).
 @shared_task(bind=True, name="runs.run_benchmark", acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def run_benchmark(self, run_id):
-    run = Run.objects.select_related("target", "profile").filter(pk=run_id).first()
+    # A blip of the dashboard's database before the run starts is waited out too (retry_database), never a task that
+    # crashed and left the run queued for the reconciler.
+    run, _gone = retry_database(lambda: Run.objects.select_related("target", "profile").filter(pk=run_id).first(), run_id=run_id)
     if run is None or run.is_final:
         return "nothing to do"
     if run.state != RunState.QUEUED:
@@ -42,10 +49,12 @@ def run_benchmark(self, run_id):
                                f"{run.client_host or '?'} died while the run was {run.get_state_display()}.")
             return "failed: worker lost"
         return "already running"
-    if not actions.claim(run, self.request.hostname or HOST, os.getpid(), HOST, os.cpu_count()):
-        run.refresh_from_db()
+    claimed, _gone = retry_database(actions.claim, run, self.request.hostname or HOST, os.getpid(), HOST, os.cpu_count(),
+                                    run_id=run_id)
+    if not claimed:
+        retry_database(run.refresh_from_db, run_id=run_id)
         if run.state == RunState.QUEUED:  # another run of this target is active: wait, do not share
-            run.beat()  # a worker holds its message: the reconciler leaves it alone
+            retry_database(run.beat, run_id=run_id)  # a worker holds its message: the reconciler leaves it alone
             raise self.retry(countdown=settings.RUNS_WAIT_RETRY_SECONDS, max_retries=None)
         return "not claimed"
     execution = None
@@ -53,11 +62,14 @@ def run_benchmark(self, run_id):
         execution = Execution(run, coordination(run))
         return execution.execute()
     except (OperationalError, InterfaceError) as exc:
-        # The connection died under us (database restarted, pg_terminate_backend): the tool is already
-        # stopped (the runner kills it on the way out); record why on a fresh connection.
+        # The database was gone longer than RUNS_DATABASE_GRACE_SECONDS: the tool is already stopped (the runner
+        # kills it on the way out). The worker records why, with the database's own error, as soon as the database
+        # takes a write again (it may still refuse connections now): never a crashed task that leaves the run
+        # "running" until the reconciler calls the living worker dead. The target answers: its tables are dropped.
         log.warning("run %s: %s", run_id, database_error_reason(exc))
         reopen_database()
-        _fail_after(run, execution, database_error_reason(exc))
+        retry_database(_fail_after, run, execution, database_error_reason(exc), drop=True, grace=RECORD_FAILURE_SECONDS,
+                       run_id=run_id)
         return "failed: database connection lost"
     except Exception as exc:  # noqa: BLE001 - any bug must end the run failed, never 'running' forever
         log.exception("run %s crashed", run_id)
@@ -66,11 +78,14 @@ def run_benchmark(self, run_id):
         raise
 
 
-def _fail_after(run, execution, reason):
-    """Fail a run its engine could not end; once a tool step had begun and no cleanup ended it, its tables are named
-    on the run for "drop them" (the cleanup never ran)."""
+def _fail_after(run, execution, reason, drop=False):
+    """Fail a run its engine could not end; once a tool step had begun and no cleanup ended it, its tables are dropped
+    (`drop`: the target still answers, only the dashboard's database went away) or named on the run for "drop them"."""
     if execution is not None and execution.tables_may_remain:
-        fail_keeping_tables(run, reason, "the run ended before its cleanup")
+        if drop:
+            fail_dead_run(run, reason)  # drops them, or keeps their names when the target does not answer either
+        else:
+            fail_keeping_tables(run, reason, "the run ended before its cleanup")
     else:
         actions.fail(run, reason)
 
