@@ -243,14 +243,16 @@ class Execution:
         end the run. A target that stopped answering gets no cleanup (it would wait as the tool did): the run fails
         at once, its tables named for a later drop."""
         run = self.run
+        if not self.cancelled and self.with_database(run.cancel_is_requested):
+            # Asked before the run ends: a cancel, whatever else stopped the tool meanwhile (a frozen target is judged
+            # silent while the cancel waits for its next check); the tables' fate is said as for any cancel.
+            self.cancelled, self.cancelled_during = True, self.where()
         if self.silent and not self.cancelled:
             self.flush(force=True)
-            self.with_database(leftovers.fail_keeping_tables, run, reason or self.silent, _("it does not answer"))
+            self.with_database(leftovers.fail_keeping_tables, run, reason or self.silent, _("the target stopped answering"))
             return "failed"
         if not self.cancelled:
             self.with_database(actions.start_cleanup, run)
-        if not self.cancelled and self.with_database(run.cancel_is_requested):
-            self.cancelled, self.cancelled_during = True, self.where()
         # Why the cleanup did not drop the tables (then they are named on the run for "drop them"). A target that
         # stopped answering gets none (a cancelled run's, here); one that stops answering during it is given up on
         # as in every other phase (should_stop_cleanup), never waited for as the tool would wait.
@@ -275,7 +277,7 @@ class Execution:
                 self.with_database(actions.finish_cancelled, run, _("Cancelled while %(where)s; the tool was stopped, but its tables could not be "
                                                 "dropped (%(error)s): %(tables)s; the run page offers to drop them.") % {
                     "where": during, "error": not_dropped, "tables": ", ".join(leftovers.benchmark_tables(run))},
-                    leftover_tables=leftovers.benchmark_tables(run))
+                    leftover_tables=leftovers.benchmark_tables(run), leftover_cause=not_dropped[:1000])
                 return "cancelled"
             self.with_database(actions.finish_cancelled, run, _("Cancelled while %(where)s; the tool was stopped and its tables dropped.") % {
                 "where": during})
@@ -321,6 +323,8 @@ class Execution:
         self.progress_at = 0.0  # no tool: a wait at the barrier or for the other clients' reports is no stall
         if outcome.stopped:
             self.add_log(f"[dashboard] {step.phase} stopped ({outcome.stopped})")
+        elif self.lead and step.phase in ("reset", "cleanup") and outcome.returncode == 0:
+            self.with_database(leftovers.forget_dropped, self.run, leftovers.benchmark_tables(self.run))
         self.flush(force=True)
         return outcome
 

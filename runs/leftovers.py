@@ -55,9 +55,11 @@ def fail_dead_run(run, reason):
     try:
         dropped = drop_tables(run.target, tables) if tables else []
     except Unreachable as exc:
-        return fail_keeping_tables(run, reason, str(exc))
+        return fail_keeping_tables(run, reason, _("the run ended before its cleanup, and the target could not be reached "
+                                                  "to drop them: %(error)s") % {"error": exc})
     if dropped:
         reason += " " + _("Its tables left on the target were dropped: %(tables)s.") % {"tables": ", ".join(dropped)}
+        forget_dropped(run, tables)
     return actions.fail(run, reason)
 
 
@@ -69,7 +71,17 @@ def fail_keeping_tables(run, reason, error):
         reason = reason.rstrip()
         reason += ("" if reason.endswith(".") else ".") + " " + _("Its tables may be left on the target (%(error)s): %(tables)s; the run page offers to drop "
                           "them.") % {"error": error, "tables": ", ".join(tables)}
-    return actions.fail(run, reason, leftover_tables=tables)
+    return actions.fail(run, reason, leftover_tables=tables, leftover_cause=error[:1000] if tables else "")
+
+
+def forget_dropped(run, tables):
+    """`tables` were dropped from `run`'s server and database (its reset or cleanup step, the reconciler, "drop them"):
+    earlier runs there that named them as left behind no longer do (they would offer to drop a later run's tables)."""
+    if not tables:
+        return
+    for other in Run.objects.filter(database_key=run.database_key).exclude(pk=run.pk).exclude(leftover_tables=[]):
+        left = [t for t in other.leftover_tables if t not in tables]
+        Run.objects.filter(pk=other.pk).update(leftover_tables=left, **({} if left else {"leftover_cause": ""}))
 
 
 def drop_leftovers(run):
@@ -86,6 +98,7 @@ def drop_leftovers(run):
         dropped = drop_tables(run.target, run.leftover_tables)
     except Unreachable as exc:
         raise ValidationError(_("Cannot reach the target to drop the tables: %(error)s") % {"error": exc}) from None
-    Run.objects.filter(pk=run.pk).update(leftover_tables=[])
-    run.leftover_tables = []
+    forget_dropped(run, run.leftover_tables)
+    Run.objects.filter(pk=run.pk).update(leftover_tables=[], leftover_cause="")
+    run.leftover_tables, run.leftover_cause = [], ""
     return dropped

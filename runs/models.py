@@ -414,10 +414,13 @@ class Run(models.Model):
         "When its publisher acknowledged that the server saw other load during the run."))
     other_load_acknowledged_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                                    related_name="+")
-    # A run whose worker died: the benchmark tables the reconciler could not drop (target unreachable), for the
-    # run page to offer dropping them (runs/leftovers.py).
+    # A run that ended without its cleanup dropping its benchmark tables (a target that stopped answering, a cleanup
+    # that failed or was stopped, a dead worker whose target the reconciler could not reach): their names and why,
+    # for the run page to offer dropping them (runs/leftovers.py). Forgotten once they are dropped, by any run.
     leftover_tables = models.JSONField(default=list, blank=True, help_text=_(
-        "Benchmark tables its dead worker may have left on the target (the reconciler could not drop them)."))
+        "Benchmark tables the run may have left on the target (its cleanup did not drop them)."))
+    leftover_cause = models.CharField(max_length=1000, blank=True, help_text=_(
+        "Why the cleanup did not drop them: the target stopped answering, the cleanup failed or was stopped, or the worker died."))
     # Multi-client runs (runs/clients.py): the agreed start of each step, {"run-1": ISO time, ...}.
     barrier = models.JSONField(default=dict, blank=True, help_text=_("Per step: the moment every client starts it."))
     # Remote targets (runs/access.py): measured before the first step, and the server's view of the tool's TLS.

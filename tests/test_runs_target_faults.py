@@ -230,6 +230,54 @@ def test_cancel_during_prepare_takes_effect_within_10_s_when_the_cleanup_cannot_
     assert not tools_of(worker_tmp, run_id)
 
 
+def test_cancel_while_a_frozen_prepare_is_being_judged_ends_cancelled(servers, fault_worker, worker_tmp, committed,
+                                                                       operator_api):
+    """Issue 50.8: the cancel comes while the worker is still finding out whether the frozen server answers a new
+    connection (RUNS_STALL_SECONDS, then a probe of RUNS_STALL_PROBE_SECONDS): the run was failed as silent though its
+    cancel had been asked for. It ends cancelled, its tables named with why they were not dropped."""
+    engine, profile, overrides, tables = SLOW_PREPARE[1]
+    run_id = launch(operator_api, make_target(servers, engine), profile, duration_s=3, threads=2, **overrides)
+    wait_for(lambda: preparing(worker_tmp, run_id), timeout=120, interval=0.05, message="the prepare step")
+    freeze(servers, engine)
+    try:
+        time.sleep(3.5)  # past RUNS_STALL_SECONDS: the probe of a new connection is waiting on the frozen server
+        assert operator_api.post(f"/api/v1/runs/{run_id}/cancel/").status_code == 202
+        run = wait_final(run_id, timeout=60)
+    finally:
+        freeze(servers, engine, signal.SIGCONT)
+    assert run.state == RunState.CANCELLED, run.reason
+    assert run.reason.startswith("Cancelled while preparing (loading the tables)"), run.reason
+    assert run.leftover_tables == tables
+    assert run.leftover_cause.startswith("cleanup skipped: the target stopped answering"), run.leftover_cause
+
+
+def test_the_leftover_notice_says_why_and_a_later_run_that_drops_the_tables_clears_it(
+        servers, fault_worker, worker_tmp, committed, operator_api, operator):
+    """Issue 50.8: the notice blamed a dead worker whatever happened; and an old run kept offering to drop tables a
+    later run on the same database had already dropped (the later run's reset and cleanup)."""
+    engine, profile, overrides, tables = SLOW_PREPARE[1]
+    target = make_target(servers, engine)
+    run_id = launch(operator_api, target, profile, duration_s=3, threads=2, **overrides)
+    wait_for(lambda: preparing(worker_tmp, run_id), timeout=120, interval=0.05, message="the prepare step")
+    freeze(servers, engine)
+    try:
+        run = wait_final(run_id, timeout=60)
+    finally:
+        freeze(servers, engine, signal.SIGCONT)
+    assert run.state == RunState.FAILED and run.leftover_tables == tables
+    page = operator.get(f"/runs/{run_id}/").content.decode()
+    notice = page[page.index('id="run-leftovers"'):][:600]
+    assert "(the target stopped answering)" in notice and "sbtest1, sbtest2" in notice, notice
+    assert "worker died" not in notice
+    # A later run of the same set-up on the same database: its reset and cleanup drop sbtest1 and sbtest2.
+    later = wait_final(launch(operator_api, target, profile, duration_s=1, threads=1, **overrides), timeout=120)
+    assert later.state == RunState.SUCCEEDED, later.reason
+    earlier = Run.objects.get(pk=run_id)
+    assert earlier.leftover_tables == [] and earlier.leftover_cause == ""
+    assert 'id="run-leftovers"' not in operator.get(f"/runs/{run_id}/").content.decode()
+    assert operator_api.get(f"/api/v1/runs/{run_id}/").json()["leftover_tables"] == []
+
+
 def assert_the_worker_takes_the_next_run_within_15_s(run, operator_api):
     """The worker is free again: a next run on the (resumed) server leaves the queue within 15 s and succeeds."""
     next_id = launch(operator_api, run.target, run.profile.slug, duration_s=1, threads=1)

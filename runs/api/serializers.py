@@ -163,8 +163,13 @@ class RunSerializer(serializers.ModelSerializer):
         "Whether the server saw other load: the steps whose server-side TPS was more than tolerance_pct (%) above the "
         "tool's (step, threads, server_tps, tool_tps, agreement_pct); empty when none; who acknowledged it on publishing."))
     leftover_tables = serializers.ListField(child=serializers.CharField(), read_only=True, help_text=(
-        "Tables a dead worker's run left on the target when the reconciler could not reach it (the run page offers to "
-        "drop them); empty otherwise."))
+        "Tables the run may have left on the target because its cleanup did not drop them (leftover_cause says why; the "
+        "run page offers to drop them); empty otherwise, and emptied once they are dropped, by this run's page or by a "
+        "later run on the same database."))
+    leftover_cause = serializers.CharField(read_only=True, help_text=(
+        "Why the cleanup did not drop leftover_tables: the target stopped answering, the cleanup failed or was stopped "
+        "after a cancel, or the run ended (its worker died) before its cleanup and the target could not be reached; "
+        "empty when no table is left."))
     loop = serializers.ChoiceField(choices=["open", "closed"], read_only=True, help_text=(
         "open: the run offered a fixed rate (params.rate_tps) and summary.open_loop has offered_tps, achieved_tps, "
         "achieved_ratio, p50_ms, p95_ms, p99_ms (from each transaction's scheduled start), late, late_pct, skipped, "
@@ -182,7 +187,7 @@ class RunSerializer(serializers.ModelSerializer):
                   "command_line", "loop", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
                   "retraction_reason", "client_bound", "client_bound_cause", "latency", "latency_caveat", "insight", "client_info", "server_settings_hash",
                   "regression", "trend", "repeats", "confirm", "repeat_group", "clients", "round_trip", "tls", "other_load",
-                  "leftover_tables"]
+                  "leftover_tables", "leftover_cause"]
         read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats", "confirm", "reproduces")]
 
     @extend_schema_field(OpenApiTypes.URI)
