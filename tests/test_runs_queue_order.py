@@ -37,3 +37,25 @@ def test_a_run_nobody_takes_does_not_hold_the_database(worker, committed, operat
         run = wait_final(run_id, timeout=120)
         assert run.state == RunState.SUCCEEDED, run.reason
     assert Run.objects.get(pk=stranded).state == RunState.QUEUED  # never taken; the reconciler fails it at its limit
+
+
+def test_a_redelivered_message_never_starts_a_run_twice(worker, committed, operator_api):
+    """Issue 50.10: Redis hands an unacknowledged message to a worker again after the visibility timeout (12 h), and a
+    run may last longer (a sweep of day-long steps). The message is only a wake-up call: the claim is one conditional
+    UPDATE (queued -> preparing), so a second delivery of a run that is preparing or running finds it taken and
+    returns, whichever worker gets it; one tool per step, one run's figures."""
+    from runs.dispatch import enqueue
+    from testbed.runs_support import run_processes
+
+    target = make_targets()["mysql"]
+    run_id = launch(operator_api, target, duration_s=5)
+    wait_for(lambda: Run.objects.get(pk=run_id).samples.exists(), timeout=60, message="a first sample")
+    assert enqueue(Run.objects.select_related("target").get(pk=run_id))  # the same message again, as a redelivery
+    while not Run.objects.get(pk=run_id).is_final:  # the session worker has a second pool process free for it
+        tools = [argv for _, argv in run_processes(run_id) if argv[0] == "sysbench"]
+        assert len(tools) <= 1, tools
+    run = wait_final(run_id)
+    assert run.state == RunState.SUCCEEDED, run.reason
+    assert [line.split()[-1] for line in run.log.splitlines() if line.startswith("$ sysbench")] == [
+        "cleanup", "prepare", "run", "cleanup"]
+    assert sorted(run.samples.values_list("t", flat=True)) == [1.0, 2.0, 3.0, 4.0, 5.0]
