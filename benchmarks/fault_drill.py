@@ -28,6 +28,14 @@ with SIGSTOP (a frozen host or a cut link: the tool gets no error, it waits):
           left in the worker's temp directory, and until the run's final state.
   db       every connection to the dashboard's database but the drill's own terminated (pg_terminate_backend)
           while a run of 8 s reports transactions. Measured: whether the run succeeds, its stored intervals.
+  blips    the same, again and again (every 0.3-0.8 s) from a run's launch to its end: its claim, set-up, prepare,
+          measured step, cleanup and end. Measured: blips that hit a connection, whether the run succeeds, its
+          intervals stored of 6 s.
+  address  a target stored with the host "0" (an unspecified address, as an entry saved before the rule) is refused at
+          launch; two entries of one database, 127.0.0.1 and 127.1: their runs one after the other. Measured: the
+          launch's answer, seconds the two runs overlapped (0 expected), their states.
+  queue    a run queued on a queue no worker consumes, then a run on the same database from an entry whose queue a
+          worker consumes. Measured: seconds until the second run is taken (before: the unclaimed limit, 600 s).
 
 Usage:  .venv/bin/python benchmarks/fault_drill.py [ROUNDS]      (default 5; a round takes about 80 s here)
 Latest output: benchmarks/fault_drill.out.txt
@@ -35,6 +43,7 @@ Latest output: benchmarks/fault_drill.out.txt
 
 import atexit
 import os
+import random
 import shutil
 import signal
 import statistics
@@ -60,7 +69,7 @@ def main():
     import requests
     from django.contrib.auth.models import User
     from django.core.management import call_command
-    from django.db import connection
+    from django.db import InterfaceError, OperationalError, connection
     from rest_framework.authtoken.models import Token
 
     from runs.models import Run, RunState, Target
@@ -79,6 +88,11 @@ def main():
     targets = {}
     for engine in ("mysql", "postgresql"):
         targets[engine] = bootstrap.local_target(f"drill-{engine}", engine)
+    targets["mysql-127.1"] = bootstrap.local_target("drill-mysql-127.1", "mysql")  # 127.1: another spelling of 127.0.0.1
+    Target.objects.filter(pk=targets["mysql-127.1"].pk).update(host="127.1")
+    targets["mysql-nopool"] = bootstrap.local_target("drill-mysql-nopool", "mysql", queue="drill-nobody-consumes")
+    targets["mysql-zero"] = bootstrap.local_target("drill-mysql-zero", "mysql")
+    Target.objects.filter(pk=targets["mysql-zero"].pk).update(host="0")  # stored around Target.clean, as an old row
     servers_dir = Path(tempfile.mkdtemp(prefix="perfdash-drill-servers-"))  # PostgreSQL runs as postgres: not /tmp/wt-*
     servers = TLSServers(servers_dir).start()
     atexit.register(shutil.rmtree, servers_dir, ignore_errors=True)  # whatever fails from here on (runs last)
@@ -97,11 +111,23 @@ def main():
     Run.objects.exclude(state__in=[RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED]).update(
         state=RunState.CANCELLED, reason="drill reset")
 
+    def post_run(target, profile, **overrides):
+        return requests.post(f"{stack.url}/api/v1/runs/", json={"target": targets[target].pk, "profile": profile,
+                             "overrides": overrides}, headers={"Authorization": f"Token {token.key}"}, timeout=30)
+
     def launch(target, profile, **overrides):
-        response = requests.post(f"{stack.url}/api/v1/runs/", json={"target": targets[target].pk, "profile": profile,
-                                 "overrides": overrides}, headers={"Authorization": f"Token {token.key}"}, timeout=30)
+        response = post_run(target, profile, **overrides)
         assert response.status_code == 201, response.text
         return response.json()["id"]
+
+    def read(query):
+        """query() on the drill's own connection, which the blips terminate too."""
+        while True:
+            try:
+                return query()
+            except (OperationalError, InterfaceError):
+                connection.close()
+                time.sleep(0.1)
 
     def wait_final(ids, deadline_s=DEADLINE_S):
         deadline = time.monotonic() + deadline_s
@@ -154,7 +180,7 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="perfdash-fault-drill-"))
     stack = Stack(os.environ["DATABASE_URL"], REDIS_PORT, work)
     kill_rows, broker_rows = [], []
-    drill_rows = {"prepare": [], "cleanup": [], "cancel": [], "pool": [], "db": []}
+    drill_rows = {"prepare": [], "cleanup": [], "cancel": [], "pool": [], "db": [], "blips": [], "address": [], "queue": []}
     try:
         stack.start()
         for round_ in range(1, ROUNDS + 1):
@@ -286,6 +312,51 @@ def main():
             gone_line = next((ln for ln in run.log.splitlines() if "did not answer for" in ln), "no retry logged")
             print(f"db      {round_}: {ended} connections terminated; {run.state}, {intervals} intervals stored of 8 s; "
                   f"{gone_line}", flush=True)
+
+            # --- blips from the launch to the end -------------------------------------------------------
+            run_id = launch("mysql", "sysbench-oltp-rw-mysql-quick", duration_s=6)
+            blips = 0
+            with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
+                while not read(lambda: Run.objects.get(pk=run_id).is_final):
+                    time.sleep(random.uniform(0.3, 0.8))
+                    connection.close()  # ours is not counted
+                    blips += bool(admin.execute(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s AND "
+                        "pid <> pg_backend_pid() AND backend_type = 'client backend'",
+                        [connection.settings_dict["NAME"]]).fetchone()[0])
+            run = read(lambda: Run.objects.get(pk=run_id))
+            intervals = read(lambda: run.samples.filter(warmup=False).count())
+            drill_rows["blips"].append(dict(ok=int(run.state == RunState.SUCCEEDED and intervals == 6), blips=blips))
+            print(f"blips   {round_}: {blips} blips; {run.state}, {intervals} intervals stored of 6 s "
+                  f"{run.reason[:100]}", flush=True)
+
+            # --- an unspecified address, and two spellings of one database ------------------------------
+            refused = post_run("mysql-zero", "sysbench-oltp-rw-mysql-quick", duration_s=1)
+            pair = [launch("mysql", "sysbench-oltp-rw-mysql-quick", duration_s=3),
+                    launch("mysql-127.1", "sysbench-oltp-rw-mysql-quick", duration_s=3)]
+            wait_final(pair)
+            runs = list(Run.objects.filter(pk__in=pair))
+            overlap = max(0.0, (min(r.finished_at for r in runs) - max(r.started_at for r in runs)).total_seconds()) \
+                if all(r.started_at and r.finished_at for r in runs) else None
+            drill_rows["address"].append(dict(ok=int(refused.status_code == 400 and overlap == 0
+                                                     and all(r.state == RunState.SUCCEEDED for r in runs)),
+                                              overlap=overlap or 0.0))
+            print(f"address {round_}: host 0 launch {refused.status_code} ({refused.json().get('errors', {}).get('target', [''])[0][:60]}); "
+                  f"127.0.0.1 and 127.1: {', '.join(r.state for r in runs)}, overlapping {overlap} s", flush=True)
+
+            # --- a run nobody takes does not hold the database ------------------------------------------
+            stranded = launch("mysql-nopool", "sysbench-oltp-rw-mysql-quick", duration_s=1)
+            taken_id = launch("mysql", "sysbench-oltp-rw-mysql-quick", duration_s=1)
+            asked = time.monotonic()
+            taken = wait_until(lambda: not Run.objects.filter(pk=taken_id, state=RunState.QUEUED).exists(), 60)
+            seconds = time.monotonic() - asked
+            wait_final([taken_id])
+            requests.post(f"{stack.url}/api/v1/runs/{stranded}/cancel/", headers={"Authorization": f"Token {token.key}"},
+                          timeout=30)
+            drill_rows["queue"].append(dict(ok=int(taken and Run.objects.get(pk=taken_id).state == RunState.SUCCEEDED),
+                                            seconds=seconds))
+            print(f"queue   {round_}: the run behind one nobody takes was taken {seconds:.1f} s after its launch "
+                  f"({Run.objects.get(pk=taken_id).state})", flush=True)
     finally:
         stack.stop()
         stack.cleanup_files()
@@ -318,6 +389,15 @@ def main():
     rows = drill_rows["db"]
     print(f"database-blip drill, {len(rows)} rounds: succeeded {sum(r['ok'] for r in rows)}, intervals stored "
           f"{', '.join(str(r['intervals']) for r in rows)}")
+    rows = drill_rows["blips"]
+    print(f"many-blips drill, {len(rows)} rounds: succeeded with every interval {sum(r['ok'] for r in rows)}, blips "
+          f"{sum(r['blips'] for r in rows)} ({', '.join(str(r['blips']) for r in rows)})")
+    rows = drill_rows["address"]
+    print(f"address drill, {len(rows)} rounds: host 0 refused and 127.0.0.1 / 127.1 one after the other "
+          f"{sum(r['ok'] for r in rows)}; overlap: max {max(r['overlap'] for r in rows):.1f} s")
+    rows = drill_rows["queue"]
+    print(f"stuck-queue drill, {len(rows)} rounds: taken and succeeded {sum(r['ok'] for r in rows)}; launch -> taken: "
+          f"{summary([r['seconds'] for r in rows])}")
 
 
 if __name__ == "__main__":
