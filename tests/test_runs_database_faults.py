@@ -97,7 +97,7 @@ def test_twenty_blips_over_several_runs_lose_nothing(worker, committed, operator
     assert len(blips) >= 20
     for run_id in run_ids:
         run = survive(lambda: Run.objects.get(pk=run_id))
-        assert run.state == RunState.SUCCEEDED, (run_id, run.reason)
+        assert run.state == RunState.SUCCEEDED, (run_id, run.reason, run.log[-3000:])
         # Every interval sysbench printed is stored, none twice: the samples against the tool's own lines in the log,
         # which reach the database by another write (a lost log chunk would show as a gap, a lost sample as a miss);
         # the log goes on to the tool's final report. sysbench prints 5 or 6 lines in 6 s (its last may fall after --time).
