@@ -86,7 +86,14 @@ class Stack:
 
     # --- Redis ------------------------------------------------------------------------------------
     def start_redis(self):
-        """A fresh, empty Redis (no persistence: a restart loses every queued message)."""
+        """A fresh, empty Redis (no persistence: a restart loses every queued message). A port another process holds
+        fails at once, saying so: its server would answer the pings and the drills would kill and count the wrong one."""
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", self.redis_port))
+            except OSError:
+                raise RuntimeError(f"port {self.redis_port} is taken by another process: choose a free one for this "
+                                   "stack's Redis") from None
         self.redis = subprocess.Popen(
             ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              "--dir", str(self.dir)],
@@ -95,6 +102,8 @@ class Stack:
 
         client = redis.Redis(port=self.redis_port)
         wait_for(lambda: self._ping(client), timeout=10, message="redis to answer")
+        if self.redis.poll() is not None:  # another server took the port meanwhile and answered for it
+            raise RuntimeError(f"this stack's Redis exited at once: port {self.redis_port} is taken")
 
     @staticmethod
     def _ping(client):

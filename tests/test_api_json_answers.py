@@ -32,7 +32,7 @@ def test_a_missing_trailing_slash_is_answered_in_json(client, method, status):
     assert response.status_code == status
     assert response["Location"] == f"{API}/results/?engine=mysql"
     if method != "head":
-        assert_error_shape(response, status, "trailing_slash")["location"] == f"{API}/results/?engine=mysql"
+        assert assert_error_shape(response, status, "trailing_slash")["location"] == f"{API}/results/?engine=mysql"
 
 
 def test_following_the_slash_redirect_reaches_the_endpoint(client):

@@ -1,5 +1,5 @@
 """Faults around runs, on a production-shaped stack of the test's own (testbed/fault_stack.py): a Redis
-server on port 6391 that the tests kill and restart empty, gunicorn (DEBUG off), a benchmark worker and
+server on a free port that the tests kill and restart empty, gunicorn (DEBUG off), a benchmark worker and
 the reconciler (beat every second, short periods). Real sysbench and pgbench against the machine's
 MariaDB and PostgreSQL, kept small.
 
@@ -20,14 +20,14 @@ from rest_framework.authtoken.models import Token
 
 from runs.models import Run, RunState, Target
 
-from testbed.fault_stack import Stack, files_containing, stop
+from testbed.fault_stack import Stack, files_containing, free_port, stop
 from testbed.runs_support import (
     PASSWORD, make_targets, make_user, run_processes, wait_for,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-REDIS_PORT = 6391  # this checkout's own fault-test Redis (6390-6399)
+REDIS_PORT = free_port()  # this module's own Redis: a free port, never one another process may hold
 
 
 def database_url():
