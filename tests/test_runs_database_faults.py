@@ -97,7 +97,10 @@ def test_twenty_blips_over_several_runs_lose_nothing(worker, committed, operator
     assert len(blips) >= 20
     for run_id in run_ids:
         run = survive(lambda: Run.objects.get(pk=run_id))
-        assert run.state == RunState.SUCCEEDED, (run_id, run.reason, run.log[-3000:])
+        assert run.state == RunState.SUCCEEDED, (run_id, run.reason, run.log[-2000:],
+                                                 "".join(line for line in worker.output if "Traceback" in line
+                                                         or line.startswith(("  File", "django.", "psycopg"))
+                                                         or f"run {run_id}" in line)[-6000:])
         # Every interval sysbench printed is stored, none twice: the samples against the tool's own lines in the log,
         # which reach the database by another write (a lost log chunk would show as a gap, a lost sample as a miss);
         # the log goes on to the tool's final report. sysbench prints 5 or 6 lines in 6 s (its last may fall after --time).
