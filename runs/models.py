@@ -562,7 +562,9 @@ class Run(models.Model):
                     self.seal_log()  # in the same transaction: an ended run is never seen without its log
         except IntegrityError:  # another run of the target is active: this one keeps waiting
             return False
-        self.refresh_from_db()
+        # With its target and profile: a plain refresh forgets them, and the engine's next read of run.target would be
+        # a query outside its retrying guard (runs.execution.retry_database), failing the run at a blip of the database.
+        self.refresh_from_db(from_queryset=Run.objects.select_related("target", "profile"))
         return bool(moved)
 
     def queued_ahead(self):

@@ -148,3 +148,20 @@ def test_a_database_still_refusing_at_the_grace_fails_the_run_from_the_worker(gr
     assert "Its tables left on the target were dropped: sbtest1" in run.reason
     assert mariadb_tables() == []
     wait_for(lambda: run_processes(run_id) == [], timeout=10, message="sysbench to be gone")
+
+
+@pytest.mark.django_db(transaction=False)
+def test_a_state_change_keeps_the_runs_target_and_profile(operator_user, profiles, django_assert_num_queries):
+    """The engine reads run.target and run.profile after each state change (the claim, start measuring, cleanup) outside
+    its retrying guard: a plain refresh_from_db forgot them, so that read was a query, and a blip at that moment failed
+    one run in twenty of the blip test ("Lost the database connection while running")."""
+    from runs import actions
+
+    target = make_target("kept")
+    run = Run.objects.create(target=target, profile=profiles[PROFILE], params=profiles[PROFILE].resolve({}),
+                             requested_by=operator_user)
+    run = Run.objects.select_related("target", "profile").get(pk=run.pk)
+    assert actions.claim(run, "celery@test", 1, "test-host", 2)
+    assert actions.start_measuring(run)
+    with django_assert_num_queries(0):
+        assert (run.target.name, run.profile.tool, run.state) == ("kept", "sysbench", RunState.RUNNING)
