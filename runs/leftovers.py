@@ -51,27 +51,48 @@ def drop_tables(target, tables):
 def fail_dead_run(run, reason):
     """Fail a run whose worker died, after dropping the tables its tool left on the target (it is still active,
     so it still holds its database). Returns True when this call failed it."""
+    return record_failure(run, *drop_before_failing(run, reason))
+
+
+def drop_before_failing(run, reason):
+    """Drop the tables a run that ended before its cleanup left on its target (the target only: nothing of the
+    dashboard's database). Returns (the failure's reason, saying what was dropped or kept; the fields that keep the
+    tables' names when the target could not be reached; the tables dropped), for record_failure. Kept apart from the
+    write so that a write retried across a blip does not drop again and find nothing to name."""
     tables = benchmark_tables(run)
     try:
         dropped = drop_tables(run.target, tables) if tables else []
     except Unreachable as exc:
-        return fail_keeping_tables(run, reason, _("the run ended before its cleanup, and the target could not be reached "
-                                                  "to drop them: %(error)s") % {"error": exc})
+        reason, fields = keeping_tables(run, reason, _("the run ended before its cleanup, and the target could not be "
+                                                       "reached to drop them: %(error)s") % {"error": exc})
+        return reason, fields, []
     if dropped:
         reason += " " + _("Its tables left on the target were dropped: %(tables)s.") % {"tables": ", ".join(dropped)}
-        forget_dropped(run, tables)
-    return actions.fail(run, reason)
+    return reason, {}, dropped
+
+
+def record_failure(run, reason, fields, dropped):
+    """The dashboard's side of drop_before_failing: the tables dropped are forgotten by earlier runs, the run failed."""
+    forget_dropped(run, dropped)
+    return actions.fail(run, reason, **fields)
+
+
+def keeping_tables(run, reason, error):
+    """(the reason, the run's fields) of a failure whose tables could not be dropped (`error` says why): their names
+    are kept on the run (Run.leftover_tables) and its page offers to drop them once the target answers again."""
+    tables = benchmark_tables(run)
+    if not tables:
+        return reason, {}
+    reason = reason.rstrip()
+    reason += ("" if reason.endswith(".") else ".") + " " + _("Its tables may be left on the target (%(error)s): %(tables)s; the run page offers to drop "
+                      "them.") % {"error": error, "tables": ", ".join(tables)}
+    return reason, {"leftover_tables": tables, "leftover_cause": error[:1000]}
 
 
 def fail_keeping_tables(run, reason, error):
-    """Fail a run whose tables could not be dropped (the target did not answer: `error`): their names are kept on
-    the run (Run.leftover_tables) and its page offers to drop them once the target answers again."""
-    tables = benchmark_tables(run)
-    if tables:
-        reason = reason.rstrip()
-        reason += ("" if reason.endswith(".") else ".") + " " + _("Its tables may be left on the target (%(error)s): %(tables)s; the run page offers to drop "
-                          "them.") % {"error": error, "tables": ", ".join(tables)}
-    return actions.fail(run, reason, leftover_tables=tables, leftover_cause=error[:1000] if tables else "")
+    """Fail a run whose tables could not be dropped (the target did not answer: `error`), naming them (keeping_tables)."""
+    reason, fields = keeping_tables(run, reason, error)
+    return actions.fail(run, reason, **fields)
 
 
 def forget_dropped(run, tables):

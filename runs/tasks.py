@@ -14,7 +14,7 @@ from django.db import InterfaceError, OperationalError
 
 from . import actions, reconciler, schedules
 from .execution import Execution, reopen_database, retry_database
-from .leftovers import fail_dead_run, fail_keeping_tables
+from .leftovers import drop_before_failing, fail_dead_run, fail_keeping_tables, record_failure
 from .models import ClientState, Run, RunClient, RunState
 from .multiclient import HOST, Team, coordination
 from .workdir import remove_stale_workdirs
@@ -68,8 +68,9 @@ def run_benchmark(self, run_id):
         # "running" until the reconciler calls the living worker dead. The target answers: its tables are dropped.
         log.warning("run %s: %s", run_id, database_error_reason(exc))
         reopen_database()
-        retry_database(_fail_after, run, execution, database_error_reason(exc), drop=True, grace=RECORD_FAILURE_SECONDS,
-                       run_id=run_id)
+        failure = (drop_before_failing(run, database_error_reason(exc)) if execution is not None and execution.tables_may_remain
+                   else (database_error_reason(exc), {}, []))
+        retry_database(record_failure, run, *failure, grace=RECORD_FAILURE_SECONDS, run_id=run_id)
         return "failed: database connection lost"
     except Exception as exc:  # noqa: BLE001 - any bug must end the run failed, never 'running' forever
         log.exception("run %s crashed", run_id)
@@ -78,14 +79,11 @@ def run_benchmark(self, run_id):
         raise
 
 
-def _fail_after(run, execution, reason, drop=False):
-    """Fail a run its engine could not end; once a tool step had begun and no cleanup ended it, its tables are dropped
-    (`drop`: the target still answers, only the dashboard's database went away) or named on the run for "drop them"."""
+def _fail_after(run, execution, reason):
+    """Fail a run its engine could not end; once a tool step had begun and no cleanup ended it, its tables are named
+    on the run for "drop them" (the cleanup never ran)."""
     if execution is not None and execution.tables_may_remain:
-        if drop:
-            fail_dead_run(run, reason)  # drops them, or keeps their names when the target does not answer either
-        else:
-            fail_keeping_tables(run, reason, "the run ended before its cleanup")
+        fail_keeping_tables(run, reason, "the run ended before its cleanup")
     else:
         actions.fail(run, reason)
 

@@ -89,6 +89,8 @@ class Stack:
         """A fresh, empty Redis (no persistence: a restart loses every queued message). A port another process holds
         fails at once, saying so: its server would answer the pings and the drills would kill and count the wrong one."""
         with socket.socket() as probe:
+            # As redis-server binds: SO_REUSEADDR, so the last Redis's closed connections (TIME_WAIT) do not count.
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 probe.bind(("127.0.0.1", self.redis_port))
             except OSError:
