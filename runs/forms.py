@@ -5,7 +5,7 @@ from config.limits import LimitedJSONFormField
 from whitepaper import display
 
 from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_certificate_pem, validate_client_key_pem, validate_password
-from .params import NAMES, PARAMETERS, allowed_for, profile_defaults
+from .params import BY_NAME, NAMES, PARAMETERS, PROFILE_FIELDS, allowed_for, parse_value, profile_defaults
 
 
 def flavor_choice_label(flavor):
@@ -229,3 +229,48 @@ class ScheduleForm(forms.ModelForm):
     def clean_overrides(self):
         value = self.cleaned_data.get("overrides")
         return {} if value in (None, "") else value
+
+
+RUNNABLE_TOOLS = [("sysbench", "sysbench"), ("pgbench", "pgbench")]
+
+
+class ProfileForm(forms.ModelForm):
+    """A benchmark profile as operators write it (/runs/profiles/). Each parameter is typed text read by the launch's
+    own parser (runs.params.parse_value: ASCII digits, the thread sweep as "8, 16, 32"); the model (BenchmarkProfile.clean)
+    then holds the profile to a launch's limits and rules, naming the field, as in the admin and the API."""
+
+    tool = forms.ChoiceField(label=_("tool"), choices=RUNNABLE_TOOLS)
+
+    class Meta:
+        model = BenchmarkProfile
+        fields = ["slug", "name", "tool", "engine", "workload", "quick", *PROFILE_FIELDS, "description"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 3})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in PROFILE_FIELDS:
+            parameter = BY_NAME[name]
+            if parameter.kind == "bool":
+                continue
+            model_field = BenchmarkProfile._meta.get_field(name)
+            self.fields[name] = forms.CharField(label=parameter.field_label, required=not model_field.null and parameter.kind != "sweep",
+                                                help_text=parameter.help or model_field.help_text)
+            if self.instance.pk and parameter.kind == "sweep":
+                self.initial[name] = ", ".join(str(v) for v in self.instance.thread_sweep or [])
+
+    def clean(self):
+        data = super().clean()
+        for name in PROFILE_FIELDS:
+            parameter = BY_NAME[name]
+            if name not in data or parameter.kind == "bool":
+                continue
+            if data[name] == "" and parameter.kind != "sweep":
+                data[name] = None  # an empty optional field; the rules say which a tool requires
+                continue
+            errors = {}
+            typed = parse_value(parameter, data[name], errors)
+            if errors:
+                self.add_error(name, errors[name])
+            else:
+                data[name] = typed
+        return data
