@@ -1,4 +1,5 @@
 from django import forms
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from config.limits import LimitedJSONFormField
@@ -239,11 +240,13 @@ class ProfileForm(forms.ModelForm):
     own parser (runs.params.parse_value: ASCII digits, the thread sweep as "8, 16, 32"); the model (BenchmarkProfile.clean)
     then holds the profile to a launch's limits and rules, naming the field, as in the admin and the API."""
 
-    tool = forms.ChoiceField(label=_("tool"), choices=RUNNABLE_TOOLS)
+    tool = forms.ChoiceField(label=capfirst(_("tool")), choices=RUNNABLE_TOOLS)
 
     class Meta:
         model = BenchmarkProfile
         fields = ["slug", "name", "tool", "engine", "workload", "quick", *PROFILE_FIELDS, "description"]
+        labels = {"slug": _("Slug"), "description": _("Description")}
+        help_texts = {"slug": _("Its name in URLs and the API: lower-case letters, digits and hyphens.")}
         widgets = {"description": forms.Textarea(attrs={"rows": 3})}
 
     def __init__(self, *args, **kwargs):
@@ -253,7 +256,7 @@ class ProfileForm(forms.ModelForm):
             if parameter.kind == "bool":
                 continue
             model_field = BenchmarkProfile._meta.get_field(name)
-            self.fields[name] = forms.CharField(label=parameter.field_label, required=not model_field.null and parameter.kind != "sweep",
+            self.fields[name] = forms.CharField(label=capfirst(parameter.field_label), required=not model_field.null and parameter.kind != "sweep",
                                                 help_text=parameter.help or model_field.help_text)
             if self.instance.pk and parameter.kind == "sweep":
                 self.initial[name] = ", ".join(str(v) for v in self.instance.thread_sweep or [])
