@@ -6,7 +6,7 @@ from config.limits import LimitedJSONFormField
 from whitepaper import display
 
 from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_certificate_pem, validate_client_key_pem, validate_password
-from .params import BY_NAME, NAMES, PARAMETERS, PROFILE_FIELDS, allowed_for, parse_value, profile_defaults
+from .params import BY_NAME, NAMES, PARAMETERS, PROFILE_FIELDS, allowed_for, parse_profile_value, profile_defaults
 
 
 def flavor_choice_label(flavor):
@@ -263,17 +263,11 @@ class ProfileForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
+        errors = {}
         for name in PROFILE_FIELDS:
-            parameter = BY_NAME[name]
-            if name not in data or parameter.kind == "bool":
-                continue
-            if data[name] == "" and parameter.kind != "sweep":
-                data[name] = None  # an empty optional field; the rules say which a tool requires
-                continue
-            errors = {}
-            typed = parse_value(parameter, data[name], errors)
-            if errors:
-                self.add_error(name, errors[name])
-            else:
-                data[name] = typed
+            if name in data and BY_NAME[name].kind != "bool":
+                data[name] = parse_profile_value(BY_NAME[name], data[name], errors, sweep_text=True,
+                                                 optional=BenchmarkProfile._meta.get_field(name).null)
+        for name, message in errors.items():
+            self.add_error(name, message)
         return data

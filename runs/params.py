@@ -287,17 +287,23 @@ def profile_values(profile):
     values, errors = profile_defaults(profile), {}
     takes = allowed_for(profile.tool) if profile.runnable else {p.name for p in PARAMETERS if p.tools == BOTH}
     for parameter in PARAMETERS:
-        name = parameter.name
-        if not parameter.on_profile or name not in takes:
-            continue
-        value = getattr(profile, name)
-        if parameter.kind == "sweep" and value is not None and not isinstance(value, list):
-            errors[name] = _("thread_sweep must be a list of thread counts, e.g. [8, 16, 32].")
-        elif value is None and parameter.kind != "sweep" and profile._meta.get_field(name).null:
-            values[name] = None
-        else:
-            values[name] = parse_value(parameter, value, errors)
+        if parameter.on_profile and parameter.name in takes:
+            values[parameter.name] = parse_profile_value(parameter, getattr(profile, parameter.name), errors,
+                                                         optional=profile._meta.get_field(parameter.name).null)
     return values, errors
+
+
+def parse_profile_value(parameter, value, errors, optional, sweep_text=False):
+    """One of a profile's values as stored or sent, typed by parse_value (a bad one adds its message to `errors`
+    and gives None). An optional field (the model's nullable ones: tables, scale, jobs...) may be empty: None; the
+    rules (rule_errors) say which a tool requires. The thread sweep is a list; text ("8, 16") only where a form's
+    field is text (sweep_text)."""
+    if parameter.kind == "sweep" and not sweep_text and value is not None and not isinstance(value, list):
+        errors[parameter.name] = _("thread_sweep must be a list of thread counts, e.g. [8, 16, 32].")
+        return None
+    if value in (None, "") and parameter.kind != "sweep" and optional:
+        return None
+    return parse_value(parameter, value, errors)
 
 
 def profile_errors(profile):

@@ -61,7 +61,9 @@ BAD = [("threads", 0, "threads must be between 1 and 1024, got 0."),
        ("thread_sweep", {"a": 1}, "thread_sweep must be a list of thread counts, e.g. [8, 16, 32]."),
        ("report_interval_s", 31, "report_interval_s (31) must not exceed duration_s (30)."),
        ("tables", None, "tables is required for sysbench."),
-       ("workload", "/tmp/x.lua", "is not a workload sysbench runs here")]
+       ("workload", "/tmp/x.lua", "is not a workload sysbench runs here"),
+       ("scale", "２", "scale must be a whole number, got '２'."),  # a pgbench field, on a sysbench profile too
+       ("jobs", True, "jobs must be a whole number.")]
 
 
 @pytest.mark.parametrize("field,value,message", BAD)

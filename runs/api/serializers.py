@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
 from ..models import MAX_REPEATS, BenchmarkProfile, Run, RunClient, RunState, Sample, Schedule, ServerSample, Target
-from ..params import BY_NAME, LIMITS, MAX_SWEEP, PARAMETERS, PROFILE_FIELDS, ascii_int, profile_values
+from ..params import BY_NAME, LIMITS, MAX_SWEEP, PARAMETERS, PROFILE_FIELDS, ascii_int, parse_profile_value
 from ..params import NAMES as PARAMETER_NAMES
 from ..record import other_load_record
 from ..reproduce import reproduced_result
@@ -82,13 +82,14 @@ class ProfileSerializer(serializers.ModelSerializer):
                                       for f in BenchmarkProfile._meta.concrete_fields}) if self.instance else BenchmarkProfile()
         for name, value in attrs.items():
             setattr(profile, name, value)
-        values, errors = profile_values(profile)  # as sent, before the model's fields coerce them
+        errors = {}
+        for name in PROFILE_FIELDS:  # as sent, before the model's fields coerce them (int("２") is 2)
+            if name in attrs:
+                attrs[name] = parse_profile_value(BY_NAME[name], attrs[name], errors,
+                                                  optional=BenchmarkProfile._meta.get_field(name).null)
+                setattr(profile, name, attrs[name])
         if errors:
             raise serializers.ValidationError(errors)
-        for name in PROFILE_FIELDS:
-            if name in attrs:
-                attrs[name] = values[name]
-                setattr(profile, name, values[name])
         try:
             profile.full_clean(validate_unique=False)
         except DjangoValidationError as exc:
