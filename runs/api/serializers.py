@@ -32,7 +32,7 @@ class TargetSerializer(serializers.ModelSerializer):
 
 
 class ParameterValue(serializers.Field):
-    """A profile's parameter as sent: BenchmarkProfile's rules (runs.params.profile_values) read and judge it, so the
+    """A profile's parameter as sent: runs.params.parse_profile_value, then BenchmarkProfile.clean, judge it, so the
     API refuses what the page and the admin refuse, in the same words (DRF's own integer field reads "２" as 2)."""
 
     def to_internal_value(self, data):
