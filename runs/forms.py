@@ -1,11 +1,12 @@
 from django import forms
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from config.limits import LimitedJSONFormField
 from whitepaper import display
 
 from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_certificate_pem, validate_client_key_pem, validate_password
-from .params import NAMES, PARAMETERS, allowed_for, profile_defaults
+from .params import BY_NAME, NAMES, PARAMETERS, PROFILE_FIELDS, allowed_for, parse_profile_value, profile_defaults
 
 
 def flavor_choice_label(flavor):
@@ -229,3 +230,44 @@ class ScheduleForm(forms.ModelForm):
     def clean_overrides(self):
         value = self.cleaned_data.get("overrides")
         return {} if value in (None, "") else value
+
+
+RUNNABLE_TOOLS = [("sysbench", "sysbench"), ("pgbench", "pgbench")]
+
+
+class ProfileForm(forms.ModelForm):
+    """A benchmark profile as operators write it (/runs/profiles/). Each parameter is typed text read by the launch's
+    own parser (runs.params.parse_value: ASCII digits, the thread sweep as "8, 16, 32"); the model (BenchmarkProfile.clean)
+    then holds the profile to a launch's limits and rules, naming the field, as in the admin and the API."""
+
+    tool = forms.ChoiceField(label=capfirst(_("tool")), choices=RUNNABLE_TOOLS)
+
+    class Meta:
+        model = BenchmarkProfile
+        fields = ["slug", "name", "tool", "engine", "workload", "quick", *PROFILE_FIELDS, "description"]
+        labels = {"slug": _("Slug"), "description": _("Description")}
+        help_texts = {"slug": _("Its name in URLs and the API: lower-case letters, digits and hyphens.")}
+        widgets = {"description": forms.Textarea(attrs={"rows": 3})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in PROFILE_FIELDS:
+            parameter = BY_NAME[name]
+            if parameter.kind == "bool":
+                continue
+            model_field = BenchmarkProfile._meta.get_field(name)
+            self.fields[name] = forms.CharField(label=capfirst(parameter.field_label), required=not model_field.null and parameter.kind != "sweep",
+                                                help_text=parameter.help or model_field.help_text)
+            if self.instance.pk and parameter.kind == "sweep":
+                self.initial[name] = ", ".join(str(v) for v in self.instance.thread_sweep or [])
+
+    def clean(self):
+        data = super().clean()
+        errors = {}
+        for name in PROFILE_FIELDS:
+            if name in data and BY_NAME[name].kind != "bool":
+                data[name] = parse_profile_value(BY_NAME[name], data[name], errors, sweep_text=True,
+                                                 optional=BenchmarkProfile._meta.get_field(name).null)
+        for name, message in errors.items():
+            self.add_error(name, message)
+        return data

@@ -29,7 +29,7 @@ from .drivers import get_driver, workloads
 from .footprint import duration_text
 from .drivers.base import HOST_RE, IDENT_RE
 from .insight import other_load as steps_with_other_load
-from .params import expected_seconds, is_capacity, is_open_loop, resolve_params, typed_overrides
+from .params import expected_seconds, is_capacity, is_open_loop, profile_errors, profile_values, resolve_params, typed_overrides
 
 # A launch may ask for this many runs of one set-up at most (they queue one after another on the target).
 MAX_REPEATS = 10
@@ -293,10 +293,17 @@ class BenchmarkProfile(models.Model):
             "workload": repr(str(self.workload)[:60]), "tool": self.tool, "allowed": ", ".join(allowed) or "-"}
 
     def clean(self):
+        """The workload, then each parameter with a launch's own rules and limits (runs/params.py: profile_errors),
+        so the admin, the API and the page refuse what no launch could run, naming the field."""
         super().clean()
+        errors = {}
         why = self.workload_refusal()
         if why:
-            raise ValidationError({"workload": why})
+            errors["workload"] = why
+        errors.update(profile_errors(self))
+        if errors:
+            raise ValidationError(errors)
+        self.thread_sweep = profile_values(self)[0]["thread_sweep"]  # stored typed: [8, 16], never ["8", "16"]
 
     def resolve(self, overrides):
         """The parameters of a run: the profile's, with the overrides validated. Raises ValidationError

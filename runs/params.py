@@ -209,7 +209,7 @@ def _sweep(value, errors):
 def profile_defaults(profile):
     """The profile's value of every parameter (the launch's own: their defaults, client_hosts 1, closed loop)."""
     values = {p.name: getattr(profile, p.name) if p.on_profile else p.default for p in PARAMETERS}
-    values["thread_sweep"] = list(values["thread_sweep"] or [])
+    values["thread_sweep"] = list(values["thread_sweep"]) if isinstance(values["thread_sweep"], list) else []
     return values
 
 
@@ -247,6 +247,75 @@ def typed_overrides(profile, overrides):
     return parse_overrides(profile.tool, overrides or {})[0]
 
 
+def rule_errors(tool, workload, params):
+    """The rules between a run's parameters, {field: message}: report_interval_s <= duration_s; pgbench's scale,
+    range (within the scale's rows; required by the ro and rw scripts) and jobs (at most the clients); sysbench's
+    tables and rows_per_table; the open-loop rules; client_hosts at most the threads of any step. A launch's
+    parameters (resolve_params) and a profile's own (profile_errors) are held to these same rules."""
+    errors = {}
+    if params["report_interval_s"] > params["duration_s"]:
+        errors["report_interval_s"] = _("report_interval_s (%(r)s) must not exceed duration_s (%(d)s).") % {
+            "r": params["report_interval_s"], "d": params["duration_s"]}
+    if tool == "pgbench":
+        if not params["scale"]:
+            errors["scale"] = _("scale is required for pgbench.")
+        elif params["range"] and params["range"] > params["scale"] * 100_000:
+            errors["range"] = _("range (%(r)s) must not exceed the rows of the scale (%(n)s = scale x 100000).") % {
+                "r": params["range"], "n": params["scale"] * 100_000}
+        if params["jobs"] and params["jobs"] > min([params["threads"], *params["thread_sweep"]]):
+            errors["jobs"] = _("jobs (-j) must not exceed the number of clients (-c).")
+        if workload in ("ro", "rw") and not params["range"]:
+            errors["range"] = _("range is required for the %(w)s script.") % {"w": workload}
+    else:
+        for name in ("tables", "rows_per_table"):
+            if not params[name]:
+                errors[name] = _("%(field)s is required for sysbench.") % {"field": name}
+    errors.update(open_loop_errors(params))
+    fewest = min([params["threads"], *params["thread_sweep"]])
+    if params["client_hosts"] > fewest:
+        errors["client_hosts"] = _("client_hosts (%(c)s) must not exceed the threads of any step (%(t)s): each client host runs at "
+                                  "least one thread.") % {"c": params["client_hosts"], "t": fewest}
+    return errors
+
+
+def profile_values(profile):
+    """(every parameter's value, typed, the profile's own where it has one and the launch's default where not;
+    {field: message} for each of the profile's values a launch would refuse as an override): the fields the
+    profile's tool takes (a reference-only tool's: those every tool takes), each read by parse_value within its
+    LIMITS. thread_sweep must be a list (text such as "8,16" is the form's to parse, not a stored value); an
+    empty optional field (tables, scale, jobs...) is left to the rules (rule_errors says which are required)."""
+    values, errors = profile_defaults(profile), {}
+    takes = allowed_for(profile.tool) if profile.runnable else {p.name for p in PARAMETERS if p.tools == BOTH}
+    for parameter in PARAMETERS:
+        if parameter.on_profile and parameter.name in takes:
+            values[parameter.name] = parse_profile_value(parameter, getattr(profile, parameter.name), errors,
+                                                         optional=profile._meta.get_field(parameter.name).null)
+    return values, errors
+
+
+def parse_profile_value(parameter, value, errors, optional, sweep_text=False):
+    """One of a profile's values as stored or sent, typed by parse_value (a bad one adds its message to `errors`
+    and gives None). An optional field (the model's nullable ones: tables, scale, jobs...) may be empty: None; the
+    rules (rule_errors) say which a tool requires. The thread sweep is a list; text ("8, 16") only where a form's
+    field is text (sweep_text)."""
+    if parameter.kind == "sweep" and not sweep_text and value is not None and not isinstance(value, list):
+        errors[parameter.name] = _("thread_sweep must be a list of thread counts, e.g. [8, 16, 32].")
+        return None
+    if value in (None, "") and parameter.kind != "sweep" and optional:
+        return None
+    return parse_value(parameter, value, errors)
+
+
+def profile_errors(profile):
+    """{field: message} for what a launch of the profile as it stands would refuse: each value (profile_values),
+    then the rules between them (rule_errors). BenchmarkProfile.clean asks, so the admin, the API and the page
+    refuse a profile no launch could run, naming the field."""
+    values, errors = profile_values(profile)
+    if not errors and profile.runnable:
+        errors = rule_errors(profile.tool, profile.workload, values)
+    return errors
+
+
 def resolve_params(profile, overrides):
     if not profile.runnable:
         raise ValidationError({"profile": _("%(tool)s cannot run on these workers; the profile is for reference only.")
@@ -259,33 +328,16 @@ def resolve_params(profile, overrides):
         overrides = {}
     if not isinstance(overrides, dict):
         raise ValidationError({"overrides": _("overrides must be an object of field: value.")})
+    stored, stored_errors = profile_values(profile)
+    if stored_errors:  # stored around BenchmarkProfile.clean (a migration, raw SQL): never given to the rules or the tool
+        raise ValidationError({"profile": [_("Profile %(slug)s cannot run: its %(field)s is refused: %(why)s Correct the "
+                                             "profile first.") % {"slug": profile.slug, "field": name, "why": why}
+                                           for name, why in stored_errors.items()]})
     allowed = allowed_for(profile.tool)
     typed, errors = parse_overrides(profile.tool, overrides)
-    params = profile_defaults(profile)
-    params.update(typed)
+    params = {**stored, **typed}
     if not errors:
-        if params["report_interval_s"] > params["duration_s"]:
-            errors["report_interval_s"] = _("report_interval_s (%(r)s) must not exceed duration_s (%(d)s).") % {
-                "r": params["report_interval_s"], "d": params["duration_s"]}
-        if profile.tool == "pgbench":
-            if not params["scale"]:
-                errors["scale"] = _("scale is required for pgbench.")
-            elif params["range"] and params["range"] > params["scale"] * 100_000:
-                errors["range"] = _("range (%(r)s) must not exceed the rows of the scale (%(n)s = scale x 100000).") % {
-                    "r": params["range"], "n": params["scale"] * 100_000}
-            if params["jobs"] and params["jobs"] > min([params["threads"], *params["thread_sweep"]]):
-                errors["jobs"] = _("jobs (-j) must not exceed the number of clients (-c).")
-            if profile.workload in ("ro", "rw") and not params["range"]:
-                errors["range"] = _("range is required for the %(w)s script.") % {"w": profile.workload}
-        else:
-            for name in ("tables", "rows_per_table"):
-                if not params[name]:
-                    errors[name] = _("%(field)s is required for sysbench.") % {"field": name}
-        errors.update(open_loop_errors(params))
-        fewest = min([params["threads"], *params["thread_sweep"]])
-        if params["client_hosts"] > fewest:
-            errors["client_hosts"] = _("client_hosts (%(c)s) must not exceed the threads of any step (%(t)s): each client host runs at "
-                                  "least one thread.") % {"c": params["client_hosts"], "t": fewest}
+        errors.update(rule_errors(profile.tool, profile.workload, params))
     if errors:
         raise ValidationError(errors)
     for name in set(NAMES) - allowed:

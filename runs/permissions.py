@@ -3,6 +3,7 @@ permission (config/permissions.py makes both from a rule)."""
 
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext_lazy
+from rest_framework import permissions
 
 from config.permissions import UserRule, is_staff, user_passes
 
@@ -27,6 +28,17 @@ def check_may_change_run(user, run, message):
         raise PermissionDenied(message)
 
 
+def may_edit_profile(user, profile):
+    """Operators create and edit benchmark profiles where they launch runs; a profile that follows a published
+    methodology (profile.methodology: a whitepaper's numbers, what its rows were measured with) only staff change or
+    delete. An operator copies it to a new profile instead, so the published methodology keeps meaning one thing."""
+    return is_operator(user) and (profile is None or profile.methodology_id is None or is_staff(user))
+
+
+PROFILE_IS_METHODOLOGY = gettext_lazy("This profile follows a published methodology: only staff change or delete it. "
+                                      "Copy it to a new profile to change its numbers.")
+
+
 operator_required = user_passes(is_operator, gettext_lazy("Targets and runs are for staff and benchmark operators."))
 
 
@@ -35,6 +47,15 @@ class IsOperator(UserRule):
 
     rule = staticmethod(is_operator)
     message = "Runs and targets are for staff and benchmark operators."
+
+
+class MayEditProfile(permissions.BasePermission):
+    """After IsOperator: a profile that follows a published methodology only staff change or delete (may_edit_profile)."""
+
+    message = PROFILE_IS_METHODOLOGY
+
+    def has_object_permission(self, request, view, profile):
+        return request.method in ("GET", "HEAD", "OPTIONS") or may_edit_profile(request.user, profile)
 
 
 class IsStaffToWrite(IsOperator):

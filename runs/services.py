@@ -84,3 +84,13 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
                 for index in range(1, repeats + 1)]
         transaction.on_commit(lambda: [enqueue(run) for run in runs])
     return runs[0]
+
+
+def profile_in_use(profile):
+    """Why the profile may not be deleted ("" when it may): runs and schedules name it (Run.profile and
+    Schedule.profile protect it), and a run's record and a series are read through their profile."""
+    runs, schedules = profile.runs.count(), profile.schedules.count()
+    if not runs and not schedules:
+        return ""
+    return _("Profile %(slug)s is used by %(runs)s run(s) and %(schedules)s schedule(s): it stays, as their record "
+             "needs it.") % {"slug": profile.slug, "runs": runs, "schedules": schedules}

@@ -9,8 +9,9 @@ import django_filters
 from django import forms
 from django.contrib import messages
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadhandler import MemoryFileUploadHandler
+from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -25,11 +26,11 @@ from whitepaper.display import parameter_label
 from . import actions, compare, history
 from .access import ConnectionFailed, TargetAccess
 from .clients import client_rows
-from .forms import RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
+from .forms import ProfileForm, RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT, OTHER_LOAD_TOLERANCE_PCT
 from .leftovers import drop_leftovers
 from .models import BenchmarkProfile, Run, RunState, Schedule, Target
-from .permissions import check_may_change_run, may_change_run, operator_required
+from .permissions import PROFILE_IS_METHODOLOGY, check_may_change_run, may_change_run, may_edit_profile, operator_required
 from .params import NAMES as PARAMETER_NAMES
 from .params import PARAMETERS, client_count, thread_steps
 from .publish import measurement_setup, publish_preview, publish_run, retract_run
@@ -41,7 +42,7 @@ from .reproduce import (
     reproduced_result,
 )
 from .schedules import delete_schedule, save_schedule
-from .services import launch_run
+from .services import launch_run, profile_in_use
 
 
 # --- targets ---------------------------------------------------------------------------------------
@@ -76,6 +77,62 @@ def _target_form(request, pk):
         messages.success(request, _("Target %(name)s saved.") % {"name": target.name})
         return redirect("runs:target-list")
     return render(request, "runs/target_form.html", {"form": form, "target": target})
+
+
+# --- profiles ----------------------------------------------------------------------------------------
+@operator_required
+def profile_list(request):
+    profiles = (BenchmarkProfile.objects.select_related("methodology").annotate(run_count=Count("runs", distinct=True))
+                .order_by("tool", "engine", "quick", "name"))
+    return render(request, "runs/profile_list.html", {"profiles": profiles})
+
+
+@operator_required
+def profile_form(request, pk=None):
+    """Create or edit a profile (operators); one that follows a published methodology only staff change: an operator
+    sees it read-only with "copy" (?copy=<id>: a new profile filled with its values)."""
+    profile = get_object_or_404(BenchmarkProfile, pk=pk) if pk else None
+    editable = may_edit_profile(request.user, profile)
+    if request.method == "POST" and not editable:
+        raise PermissionDenied(PROFILE_IS_METHODOLOGY)
+    form = ProfileForm(request.POST or None, instance=profile, initial=_profile_copy(request) if profile is None else None)
+    if request.method == "POST" and form.is_valid():
+        profile = form.save()
+        messages.success(request, _("Profile %(name)s saved.") % {"name": profile.name})
+        return redirect("runs:profile-list")
+    if not editable:
+        for field in form.fields.values():
+            field.disabled = True
+    return render(request, "runs/profile_form.html", {"form": form, "profile": profile, "editable": editable,
+                                                      "in_use": profile_in_use(profile) if profile else ""})
+
+
+def _profile_copy(request):
+    """A new profile's values: those of ?copy=<id> (a new slug and name, no methodology), else the defaults."""
+    source = request.GET.get("copy", "")
+    original = BenchmarkProfile.objects.filter(pk=source).first() if source.isascii() and source.isdigit() else None
+    if original is None:
+        return None
+    initial = forms.models.model_to_dict(original, fields=ProfileForm._meta.fields)
+    initial.update(slug=f"{original.slug}-copy"[:80], name=_("%(name)s (copy)") % {"name": original.name},
+                   thread_sweep=", ".join(str(v) for v in original.thread_sweep or []) if isinstance(original.thread_sweep, list) else "")
+    return initial
+
+
+@operator_required
+@require_http_methods(["GET", "POST"])
+def profile_delete(request, pk):
+    """GET asks for confirmation; POST deletes a profile no run or schedule names (operators; a methodology's: staff)."""
+    profile = get_object_or_404(BenchmarkProfile, pk=pk)
+    if not may_edit_profile(request.user, profile):
+        raise PermissionDenied(PROFILE_IS_METHODOLOGY)
+    refusal = profile_in_use(profile)
+    if request.method != "POST" or refusal:
+        return render(request, "runs/profile_delete.html", {"profile": profile, "refusal": refusal},
+                      status=409 if refusal and request.method == "POST" else 200)
+    profile.delete()
+    messages.success(request, _("Profile %(name)s deleted.") % {"name": profile.name})
+    return redirect("runs:profile-list")
 
 
 @operator_required

@@ -84,9 +84,11 @@ def runs_data(db):
 # and a run series name existing rows (2 to 6 distinct runs, the baseline among them; an existing target
 # and profile), which a schema cannot say: a schema-valid id that names nothing is a 400 naming it. A
 # schedule's cron expression, its target (not archived), its profile (the target's engine) and overrides
-# are checked together as well.
+# are checked together as well, and so is a profile's (issue 50.9: its workload one its tool runs, the rules
+# between its parameters, a launch's, e.g. pgbench's scale required and report_interval_s <= duration_s).
 CROSS_FIELD_RULES = {"POST /api/v1/runs/", "GET /api/v1/runs/compare/", "GET /api/v1/runs/series/",
-                     "POST /api/v1/schedules/", "PUT /api/v1/schedules/{id}/", "PATCH /api/v1/schedules/{id}/"}
+                     "POST /api/v1/schedules/", "PUT /api/v1/schedules/{id}/", "PATCH /api/v1/schedules/{id}/",
+                     "POST /api/v1/profiles/", "PUT /api/v1/profiles/{slug}/", "PATCH /api/v1/profiles/{slug}/"}
 # The catalogue's parameters name its data (vendor, document, engine, version, family, spec code ...): the
 # schema declares them plain strings with an example, not enums (the values grow with every import), so a
 # schema-valid string may name nothing and is a 400 naming the parameter. Likewise compare names existing
@@ -173,7 +175,8 @@ def test_documented_examples_are_accepted(client):
 RUNS_OPERATIONS = {"GET /api/v1/runs/", "POST /api/v1/runs/", "GET /api/v1/runs/{id}/", "GET /api/v1/runs/{id}/samples/",
                    "POST /api/v1/runs/{id}/cancel/", "GET /api/v1/targets/", "GET /api/v1/profiles/{slug}/",
                    "GET /api/v1/schedules/", "POST /api/v1/schedules/", "PATCH /api/v1/schedules/{id}/",
-                   "POST /api/v1/schedules/{id}/pause/", "DELETE /api/v1/schedules/{id}/"}
+                   "POST /api/v1/schedules/{id}/pause/", "DELETE /api/v1/schedules/{id}/", "POST /api/v1/profiles/",
+                   "PATCH /api/v1/profiles/{slug}/", "DELETE /api/v1/profiles/{slug}/"}
 
 
 def test_runs_api_conforms_to_its_schema_as_staff(api_schema, runs_data):

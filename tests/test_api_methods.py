@@ -20,7 +20,7 @@ def result_path():
     ("trace", "/api/v1/results/", "GET, HEAD, OPTIONS"),
     ("post", "/api/v1/sizing/", "GET, HEAD, OPTIONS"),
     ("delete", "/api/v1/targets/", "GET, HEAD, OPTIONS"),
-    ("post", "/api/v1/profiles/", "GET, HEAD, OPTIONS"),
+    ("post", "/api/v1/profiles/pgbench-ro/", "GET, PUT, PATCH, DELETE, HEAD, OPTIONS"),  # operators create with POST /profiles/ (50.9)
     ("put", "/api/v1/runs/", "GET, POST, HEAD, OPTIONS"),
 ])
 @pytest.mark.parametrize("who", ["anonymous", "customer", "operator"])

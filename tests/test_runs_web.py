@@ -68,18 +68,20 @@ def test_password_encrypted_at_rest_and_never_shown(target, operator_user, clien
 
 
 RUNS_URLS = ["/runs/", "/runs/new/", "/runs/{run}/", "/runs/targets/", "/runs/targets/new/", "/runs/targets/{target}/",
-             "/runs/{run}/export.json", "/runs/{run}/samples.csv"]
-POST_URLS = ["/runs/{run}/cancel/", "/runs/{run}/publish/", "/runs/targets/{target}/test/"]
+             "/runs/{run}/export.json", "/runs/{run}/samples.csv", "/runs/profiles/", "/runs/profiles/new/",
+             "/runs/profiles/{profile}/", "/runs/profiles/{profile}/delete/"]
+POST_URLS = ["/runs/{run}/cancel/", "/runs/{run}/publish/", "/runs/targets/{target}/test/", "/runs/profiles/new/",
+             "/runs/profiles/{profile}/delete/"]
 API_URLS = ["/api/v1/runs/", "/api/v1/runs/{run}/", "/api/v1/runs/{run}/samples/", "/api/v1/targets/", "/api/v1/profiles/",
             "/api/v1/runs/{run}/server-samples/", "/api/v1/runs/{run}/export/", "/api/v1/runs/{run}/samples-csv/"]
 
 
 def test_anonymous_and_non_staff_are_refused_everywhere(client, target, profiles, operator_user):
     run = make_run(target, profiles["sysbench-oltp-rw-mysql-quick"], operator_user)
-    fmt = {"run": run.pk, "target": target.pk}
-    for url in RUNS_URLS + POST_URLS:
-        response = client.get(url.format(**fmt)) if url in RUNS_URLS else client.post(url.format(**fmt))
-        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/"), url
+    fmt = {"run": run.pk, "target": target.pk, "profile": profiles["pgbench-tpcb"].pk}
+    for url, method in [(u, "get") for u in RUNS_URLS] + [(u, "post") for u in POST_URLS]:
+        response = getattr(client, method)(url.format(**fmt))
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/"), (method, url)
     for url in API_URLS:
         assert APIClient().get(url.format(**fmt)).status_code in (401, 403), url
     assert APIClient().post("/api/v1/runs/", {}, format="json").status_code in (401, 403)

@@ -115,4 +115,14 @@ def record_runs(client, host):
     call("post", "/api/v1/schedules/{id}/resume/", 200, f"{detail}resume/", {})
     call("get", "/api/v1/schedules/{id}/", 200, detail)
     call("get", "/api/v1/schedules/", 200, "/api/v1/schedules/?page_size=1")
+    # An operator's own profile (a copy of the quick one, longer), changed, then deleted; the quick one is in use.
+    mine = {"slug": "sysbench-oltp-rw-mysql-10s", "name": "sysbench OLTP read-write, MySQL, 10 s", "tool": "sysbench",
+            "engine": "mysql", "workload": "oltp_read_write", "quick": True, "tables": 1, "rows_per_table": 1000,
+            "threads": 2, "duration_s": 10, "report_interval_s": 1}
+    call("post", "/api/v1/profiles/", 201, body=mine)
+    detail = f"/api/v1/profiles/{mine['slug']}/"
+    call("put", "/api/v1/profiles/{slug}/", 200, detail, {**mine, "thread_sweep": [2, 4, 8]})
+    call("patch", "/api/v1/profiles/{slug}/", 200, detail, {"warmup_s": 5})
+    call("delete", "/api/v1/profiles/{slug}/", 409, f"/api/v1/profiles/{PROFILE}/")  # its runs need it
+    assert client.delete(detail, **auth).status_code == 204  # no body: no example
     return examples

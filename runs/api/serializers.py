@@ -1,3 +1,4 @@
+import functools
 import re
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -7,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
 from ..models import MAX_REPEATS, BenchmarkProfile, Run, RunClient, RunState, Sample, Schedule, ServerSample, Target
-from ..params import LIMITS, MAX_SWEEP, PARAMETERS, PROFILE_FIELDS, ascii_int
+from ..params import BY_NAME, LIMITS, MAX_SWEEP, PARAMETERS, PROFILE_FIELDS, ascii_int, parse_profile_value
 from ..params import NAMES as PARAMETER_NAMES
 from ..record import other_load_record
 from ..reproduce import reproduced_result
@@ -30,12 +31,70 @@ class TargetSerializer(serializers.ModelSerializer):
         return bool(target.tls_ca)
 
 
+class ParameterValue(serializers.Field):
+    """A profile's parameter as sent: runs.params.parse_profile_value, then BenchmarkProfile.clean, judge it, so the
+    API refuses what the page and the admin refuse, in the same words (DRF's own integer field reads "２" as 2)."""
+
+    def to_internal_value(self, data):
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+@functools.cache
+def _profile_field_class(name):
+    """The field class of one of a profile's parameters; its schema is the override's (limits from runs/params.py)."""
+    schema = _override_field(BY_NAME[name])
+    schema.allow_null = BenchmarkProfile._meta.get_field(name).null
+    return extend_schema_field(schema)(type(f"Profile_{name}", (ParameterValue,), {}))
+
+
+def _profile_field(name):
+    model_field = BenchmarkProfile._meta.get_field(name)
+    return _profile_field_class(name)(required=False, allow_null=model_field.null, help_text=str(model_field.help_text) or None)
+
+
 class ProfileSerializer(serializers.ModelSerializer):
+    """A benchmark profile. Operators create and change profiles; one that follows a published methodology
+    (`methodology` set) only staff change. The rules are the model's (BenchmarkProfile.clean: the workload, each
+    parameter within a launch's limits, the rules between them); a 400 names each bad field."""
+
     runnable = serializers.BooleanField(read_only=True)
+    methodology = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True, help_text=(
+        "The published methodology this profile follows (its slug), or null. Such a profile only staff change or "
+        "delete; copy it to a new profile to change its numbers."))
 
     class Meta:
         model = BenchmarkProfile
-        fields = ["id", "slug", "name", "tool", "engine", "workload", "quick", "runnable", *PROFILE_FIELDS]
+        fields = ["id", "slug", "name", "tool", "engine", "workload", "quick", "description", "methodology", "runnable",
+                  *PROFILE_FIELDS]  # the parameters last, in runs.params' order
+        extra_kwargs = {"description": {"help_text": "What the profile is for, in the operator's words (may be empty)."}}
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for name in PROFILE_FIELDS:
+            fields[name] = _profile_field(name)
+        return fields
+
+    def validate(self, attrs):
+        profile = BenchmarkProfile(**{f.attname: getattr(self.instance, f.attname)
+                                      for f in BenchmarkProfile._meta.concrete_fields}) if self.instance else BenchmarkProfile()
+        for name, value in attrs.items():
+            setattr(profile, name, value)
+        errors = {}
+        for name in PROFILE_FIELDS:  # as sent, before the model's fields coerce them (int("２") is 2)
+            if name in attrs:
+                attrs[name] = parse_profile_value(BY_NAME[name], attrs[name], errors,
+                                                  optional=BenchmarkProfile._meta.get_field(name).null)
+                setattr(profile, name, attrs[name])
+        if errors:
+            raise serializers.ValidationError(errors)
+        try:
+            profile.full_clean(validate_unique=False)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return attrs
 
 
 def _override_field(parameter):

@@ -29,8 +29,8 @@ from .. import actions, compare, history
 from ..models import BenchmarkProfile, Run, RunState, Schedule, Target
 from ..record import csv_response, json_response
 from ..schedules import delete_schedule, save_schedule, set_enabled
-from ..services import launch_run
-from ..permissions import IsOperator, IsStaffToWrite, check_may_change_run
+from ..services import launch_run, profile_in_use
+from ..permissions import IsOperator, IsStaffToWrite, MayEditProfile, check_may_change_run
 from ..views import RunFilter
 from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer, TargetSerializer
 
@@ -135,14 +135,37 @@ class TargetViewSet(OperatorAPIMixin, viewsets.ReadOnlyModelViewSet):
     filterset_fields = ["engine"]
 
 
+PROFILE_FORBIDDEN = OpenApiResponse(ERROR, description="Authenticated, but not staff or a benchmark operator, or (to change "
+                                                         "or delete) the profile follows a published methodology: staff only.")
+PROFILE_WRITE_ERRORS = {**WRITE_ERRORS, 403: PROFILE_FORBIDDEN}
+PROFILE_IN_USE = OpenApiResponse(ERROR, description="Runs or schedules name the profile: it stays (their record needs it).")
+
+
 @extend_schema_view(list=extend_schema(responses={200: ProfileSerializer(many=True), **READ_ERRORS}),
-                    retrieve=extend_schema(responses={200: ProfileSerializer, **READ_ERRORS}))
-class ProfileViewSet(OperatorAPIMixin, viewsets.ReadOnlyModelViewSet):
-    queryset = BenchmarkProfile.objects.order_by("slug")
+                    retrieve=extend_schema(responses={200: ProfileSerializer, **READ_ERRORS}),
+                    create=extend_schema(responses={201: ProfileSerializer, **PROFILE_WRITE_ERRORS}),
+                    update=extend_schema(responses={200: ProfileSerializer, **PROFILE_WRITE_ERRORS}),
+                    partial_update=extend_schema(responses={200: ProfileSerializer, **PROFILE_WRITE_ERRORS}),
+                    destroy=extend_schema(responses={204: None, 409: PROFILE_IN_USE, 401: UNAUTHENTICATED,
+                                                     403: PROFILE_FORBIDDEN, 404: NOT_FOUND}))
+class ProfileViewSet(OperatorAPIMixin, viewsets.ModelViewSet):
+    """Benchmark profiles. Operators create, change and delete them; one that follows a published methodology
+    (`methodology` set) only staff change or delete (403). A profile that runs or schedules name is not deleted (409)."""
+
+    queryset = BenchmarkProfile.objects.select_related("methodology").order_by("slug")
     serializer_class = ProfileSerializer
+    permission_classes = [*OperatorAPIMixin.permission_classes, MayEditProfile]
     filter_backends = [DjangoFilterBackend]
     lookup_field = "slug"
     filterset_class = ProfileFilter
+
+    def destroy(self, request, *args, **kwargs):
+        profile = self.get_object()
+        refusal = profile_in_use(profile)
+        if refusal:
+            return Response(error_body(refusal, "conflict"), status=status.HTTP_409_CONFLICT)
+        profile.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 @extend_schema_view(
