@@ -8,6 +8,7 @@ A run is only a reproduction of a published number when what it measured was set
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
+from django.db.models import Case, When
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -68,7 +69,10 @@ def plan_reproduction(result):
     profiles = BenchmarkProfile.objects.filter(tool=methodology.tool, engine=engine, quick=False)
     if methodology.tool == Tool.PGBENCH:
         profiles = profiles.filter(workload="rw" if result.rw_qps is not None and result.ro_qps is None else "ro")
-    plan.profile = profiles.order_by("pk").first()
+    # The profile of this very methodology first, then one of another published methodology (seeded), then the rest:
+    # operators make profiles of their own (issue 50.9), and one of theirs must not stand in for the document's set-up.
+    plan.profile = profiles.order_by(
+        Case(When(methodology=methodology, then=0), When(methodology__isnull=False, then=1), default=2), "pk").first()
     if plan.profile is None:
         plan.problem = _("No %(tool)s profile for %(engine)s is set up (run `manage.py seed_profiles`).") % {
             "tool": methodology.tool, "engine": engine}

@@ -206,3 +206,21 @@ def test_form_and_api_give_the_same_errors_from_launch_run(client, operator_user
     # The archived target stays (with its runs), out of the run form's choices.
     html = client.get("/runs/new/").content.decode()
     assert target_options(html) == {maria.pk}
+
+
+def test_reproduce_offers_the_methodologys_profile_not_an_operators_older_one(client, staff_user, profiles):
+    """Operators make profiles of their own (issue 50.9). One made before the seeded profile of the same tool and engine
+    (a lower id) was what reproduce offered: a set-up of someone's, not the document's."""
+    from runs.models import BenchmarkProfile
+
+    seeded = profiles["sysbench-oltp-rw-mysql"]
+    fields = {f.name: getattr(seeded, f.name) for f in BenchmarkProfile._meta.concrete_fields if f.name not in ("id", "slug")}
+    BenchmarkProfile.objects.filter(pk=seeded.pk).delete()
+    mine = BenchmarkProfile.objects.create(**{**fields, "methodology": None, "threads": 16, "duration_s": 60,
+                                              "name": "my sysbench"}, slug="my-sysbench-mysql")
+    again = BenchmarkProfile.objects.create(**fields, slug="sysbench-oltp-rw-mysql")  # seeded anew: a higher id
+    assert mine.pk < again.pk
+    make_target("maria", "mysql")
+    client.force_login(staff_user)
+    html = client.get(f"/runs/new/?reproduce={huawei_mysql80_row().pk}").content.decode()
+    assert f'<option value="{again.pk}" selected>' in html and f'<option value="{mine.pk}" selected>' not in html
