@@ -261,6 +261,34 @@ def test_a_capacity_search_by_two_sysbench_clients_gives_each_its_share_of_every
     assert not run_processes(run.pk)
 
 
+def test_blips_of_the_dashboards_database_lose_nothing_of_a_two_client_run(clients_workers, operator_api, target):
+    """Issue 50.1 for several client hosts: the barrier, each client's lines, reports, the merge and the end are writes
+    and reads of the dashboard's database too. Its two workers' sessions are terminated again and again (found by
+    their application name) from the launch to the end; the run succeeds with every interval of both clients."""
+    import random
+
+    import psycopg
+
+    run_id = launch(operator_api, target, threads=4, duration_s=6, client_hosts=2)
+    blips = 0
+    random.seed(501)
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as pg:
+        while not Run.objects.get(pk=run_id).is_final:
+            time.sleep(random.uniform(0.3, 0.8))
+            blips += bool(pg.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
+                                     "application_name = %s", [APP_NAME]).fetchone()[0])
+    run = Run.objects.get(pk=run_id)
+    assert run.state == RunState.SUCCEEDED, (run.reason, run.log[-2000:])
+    assert blips >= 5
+    one, two = RunClient.objects.filter(run=run).order_by("index")
+    assert one.state == two.state == ClientState.DONE
+    for c, log in ((one, run.log), (two, two.log)):  # each client's lines, against what its sysbench printed
+        printed = [float(m) for m in re.findall(r"^\[ (\d+)s \] thds:", log, re.M)]
+        assert printed == [float(t) for t in range(1, len(printed) + 1)] and len(printed) >= 5, printed
+        assert sorted(c.samples.filter(step=1).values_list("t", flat=True)) == printed
+    assert run.summary["tps"] == pytest.approx(final_tps(run.log) + final_tps(two.log), abs=0.011)
+
+
 def test_more_client_hosts_than_workers_on_the_pool_are_refused_at_launch_naming_the_count(clients_workers, operator_api, target, client, operator_user):
     # Issue 23.7: three client hosts asked of a pool two workers consume; before, accepted and failed 120 s later.
     message = f'client_hosts (3) is more than the benchmark workers consuming queue "{QUEUE}" now (2)'
