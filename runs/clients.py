@@ -15,6 +15,7 @@ the clients' reports, its latency percentiles read from the clients' histograms 
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from .drivers import latency
@@ -227,10 +228,11 @@ def merge_pending(run, clients, step, interval_s, start):
     if not merged:
         return 0
     done_slots = {slot for slot, _ in merged}
-    Sample.objects.bulk_create([Sample(run=run, step=step.index, warmup=step.phase == "warmup", **sample)
-                                for _, sample in merged])
     used = [p["id"] for p in pending if round((p["at"] - start).total_seconds() / interval_s) in done_slots]
-    ClientSample.objects.filter(pk__in=used).update(merged=True)
+    with transaction.atomic():  # both or neither: a merge retried across a blip never sums a slot twice
+        Sample.objects.bulk_create([Sample(run=run, step=step.index, warmup=step.phase == "warmup", **sample)
+                                    for _, sample in merged])
+        ClientSample.objects.filter(pk__in=used).update(merged=True)
     return len(merged)
 
 

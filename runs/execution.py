@@ -189,7 +189,7 @@ class Execution:
         for step in queue:
             measured = step.phase in MEASURED
             if measured:
-                reason = self.with_database(team.meet, self, step)
+                reason = team.meet(self, step)  # its queries each go through with_database (Team.meet)
                 if reason or self.cancelled or self.stop_cause:
                     return reason, summaries
                 if self.lead:
@@ -348,7 +348,7 @@ class Execution:
         self.tool_started_at = timezone.now()
         self.progress_at = time.monotonic()
         if self.step is not None and self.step.phase in MEASURED:
-            self.team.tool_started(self.step, self.tool_started_at)
+            self.with_database(self.team.tool_started, self.step, self.tool_started_at)
 
     def on_line(self, stream, line):
         self.add_log(line)

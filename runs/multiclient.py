@@ -125,7 +125,7 @@ class Team:
         if self.client is None:  # the lead, prepared: now the other clients may come
             self.dispatch(ex)
         key = clients.step_key(step)
-        actions.client_ready(self.client, key)
+        ex.with_database(actions.client_ready, self.client, key)
         limit = settings.RUNS_CLIENT_ARRIVAL_SECONDS
         deadline = time.monotonic() + (limit if self.lead else 2 * limit)
         while True:
@@ -133,9 +133,9 @@ class Team:
             if ex.should_stop():
                 return ""
             if self.lead:
-                late = [c for c in RunClient.objects.filter(run=self.run) if c.ready_for != key]
+                late = ex.with_database(lambda: [c for c in RunClient.objects.filter(run=self.run) if c.ready_for != key])
                 if not late:
-                    start = clients.set_agreed_start(self.run, key)
+                    start = ex.with_database(clients.set_agreed_start, self.run, key)
                     break
                 if time.monotonic() > deadline:
                     names = ", ".join(str(c.index) for c in late)
@@ -143,7 +143,7 @@ class Team:
                             f"{limit:g} s: no free benchmark worker took them on queue \"{self.run.target.queue}\" "
                             f"(each client needs its own worker).")
             else:
-                start = clients.agreed_start(self.run, key)
+                start = ex.with_database(clients.agreed_start, self.run, key)
                 if start is not None:
                     break
                 if time.monotonic() > deadline:
@@ -185,13 +185,13 @@ class Team:
         None as well when the run must stop first (a cancel or another client's failure sets the execution's flags)."""
         key = f"rate-after-{clients.step_key(step)}"
         if self.lead:
-            clients.set_agreed_rate(self.run, key, rate)
+            ex.with_database(clients.set_agreed_rate, self.run, key, rate)
             return rate
         # Client 1 decides once every client's report of the step is in: at most the step's time limit after this one's.
         limit = step.duration_s + settings.RUNS_TIME_MARGIN_SECONDS + 2 * settings.RUNS_CLIENT_ARRIVAL_SECONDS
         deadline = time.monotonic() + limit
         while True:
-            found, agreed = clients.agreed_rate(self.run, key)
+            found, agreed = ex.with_database(clients.agreed_rate, self.run, key)
             if found:
                 return agreed
             ex.flush()
@@ -237,17 +237,17 @@ class Team:
                   "exact_us": found.get("exact_us")}
         # pgbench's logged latencies travel once: client 1 has merged the earlier steps' before this one started
         earlier = [{k: v for k, v in r.items() if k != "exact_us"} for r in self.client.reports]
-        self.client.set(reports=[*earlier, report])
+        ex.with_database(self.client.set, reports=[*earlier, report])
         if not self.lead:
             return None
         gathered = self.gather_reports(ex, step)
         if gathered is None:
             return None
-        self.merge_samples(step)  # the last intervals
+        ex.with_database(self.merge_samples, step)  # the last intervals
         merged, lat = clients.merge_reports([{"index": c.index, "host": c.host, "threads": r["threads"], "summary": r["summary"],
                                               "latency": r["latency"], "exact_us": r.get("exact_us"),
                                               "offered_tps": r.get("offered_tps")} for c, r in gathered])
-        clients.drop_records(gathered)  # merged: the run keeps the figures, not every transaction's latency
+        ex.with_database(clients.drop_records, gathered)  # merged: the run keeps the figures, not every transaction's latency
         # transactions: the tools' own count (the latency may come from a sample of them)
         evidence = {"step": step.index, "threads": self.total_threads(step), "transactions": merged.get("transactions"),
                     "latency": lat}
@@ -265,7 +265,7 @@ class Team:
         key = clients.step_key(step)
         deadline = time.monotonic() + step.duration_s + settings.RUNS_TIME_MARGIN_SECONDS
         while True:
-            rows = list(RunClient.objects.filter(run=self.run).order_by("index"))
+            rows = ex.with_database(lambda: list(RunClient.objects.filter(run=self.run).order_by("index")))
             found = [(c, next((r for r in c.reports if r["key"] == key), None)) for c in rows]
             if all(r is not None for _, r in found):
                 return found
