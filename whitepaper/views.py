@@ -573,10 +573,14 @@ EXPLORER_COUNT_AHEAD = 1000
 
 
 def page_number(raw):
+    """(page number, whether `raw` was one): no `page` is page 1; 0, -1 or "abc" is page 1 said so (explorer_page)."""
+    if raw in (None, ""):
+        return 1, True
     try:
-        return max(1, int(raw or 1))
+        number = int(raw)
     except ValueError:
-        return 1
+        return 1, False
+    return (number, True) if number >= 1 else (1, False)
 
 
 def explorer_page(queryset, terms, params):
@@ -587,11 +591,30 @@ def explorer_page(queryset, terms, params):
     `next`: whitepaper/cursors.py), so the page after it is read from the sort's index at any depth
     (`page_after`, `page_before`), as the API's cursor pages are; `page` then only numbers the rows. A page
     number alone (a typed or older link, or a cursor made for another sort) is read by its offset (`rows`).
-    `beyond` is the last page's number when the page has no row (the caller sends the reader there: counting
-    every row is then worth it)."""
-    number = page_number(params.get("page"))
-    after, before = (cursors.decode(params[key], terms) if number > 1 and params.get(key) else None
-                     for key in ("after", "before"))
+
+    Never a silent change of what was asked (issue 49.10): a page past the last one is answered with the last page
+    (counting every row is then worth it), a page that is not a number with page 1, a cursor that cannot be read
+    by the page's number; `notice` says which."""
+    raw = params.get("page")
+    number, valid = page_number(raw)
+    notice = None if valid else _("“%(page)s” is not a page number (pages are numbered from 1): page 1 is shown.") % {"page": raw[:40]}
+    cursors_given = {key: params[key] for key in ("after", "before") if params.get(key)}
+    decoded = {key: cursors.decode(token, terms) for key, token in cursors_given.items()}
+    if any(value is None for value in decoded.values()) and notice is None:
+        notice = _("The position in this link could not be read (it belongs to another sort or was changed): "
+                   "page %(page)s is shown by its number.") % {"page": number}
+    page = read_page(queryset, terms, number, *((decoded.get(key) if number > 1 else None) for key in ("after", "before")))
+    if not page["results"] and number > 1:
+        last = max(1, -(-queryset.count() // EXPLORER_PAGE_SIZE))
+        page = read_page(queryset, terms, last, None, None)
+        page["notice"] = _("There is no page %(asked)s: these results end at page %(last)s, shown here.") % {
+            "asked": number, "last": last}
+    else:
+        page["notice"] = notice
+    return page
+
+
+def read_page(queryset, terms, number, after, before):
     if after is not None:
         rows = queryset.page_after(terms, after, EXPLORER_PAGE_SIZE + 1)
     elif before is not None:  # the row the cursor names follows this page
@@ -606,9 +629,8 @@ def explorer_page(queryset, terms, params):
             "has_next": has_next, "has_previous": number > 1, "complete": number == 1 and not has_next,
             "next": number + 1, "after": cursors.encode(terms, rows[-1]) if has_next else None,
             "previous": number - 1 if number > 2 else None,
-            "before": cursors.encode(terms, rows[0]) if number > 2 and rows else None, "beyond": None}
+            "before": cursors.encode(terms, rows[0]) if number > 2 and rows else None}
     if not rows:
-        page["beyond"] = max(1, -(-queryset.count() // EXPLORER_PAGE_SIZE)) if number > 1 else None
         page["total"], page["more"] = 0, False
     else:
         values = [field_value(rows[-1], path) for path, _descending in keyset_fields(terms)]
@@ -662,14 +684,6 @@ def explore(request):
         return redirect(request.path + (f"?{query}" if query else ""))
     filterset, queryset, cols, sort, terms = explorer_state(request)
     page = explorer_page(queryset, terms, request.GET)
-    if page["beyond"]:  # ?page=4 of three pages: the last page, not "Results 301-300" and an empty table
-        params = request.GET.copy()
-        params["page"] = page["beyond"]
-        for key in ("after", "before"):
-            params.pop(key, None)
-        if page["beyond"] == 1:
-            params.pop("page")
-        return redirect(request.path + "?" + canonical_query(params))
     results = page["results"]
     same = other_editions(results, include_internal(request.GET))
     shown, empty = shown_columns(cols, bool(chosen_columns(request.GET)), results)
