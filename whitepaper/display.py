@@ -119,6 +119,14 @@ def document_short_title(document):
     return f"{document.published:%Y-%m-%d} {_TITLE_NOISE.sub('', document_title(document)) or document_title(document)}"
 
 
+def covers(engine_names):
+    """What a document covers beside its printed title: "covers MySQL, PostgreSQL, PPAS" where it covers more than
+    one engine (its title may name one), '' otherwise."""
+    if len(engine_names) < 2:
+        return ""
+    return _("covers %(engines)s") % {"engines": translation.pgettext("list separator", ", ").join(sorted(engine_names))}
+
+
 def family_name(family):
     """'' when the document states no family."""
     return "" if family is None else plain(family.name, family.name_zh)

@@ -468,7 +468,7 @@ class PublishedResultQuerySet(models.QuerySet):
         vendors, documents, engines, versions, families, ratios = {}, {}, {}, {}, {}, set()
         deployments, editions, hot_rows = set(), set(), set()
         stated, example = set(), set()  # (engine, version) named as tested / only as an example
-        by_engine = {}
+        by_engine, covers = {}, {}
         for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio, deployment, edition, hot, is_example) in rows:
             (example if is_example else stated).add((e, ver))
             deployments.add(deployment)
@@ -480,12 +480,17 @@ class PublishedResultQuerySet(models.QuerySet):
             documents[d] = (dp, _("%(vendor)s: %(title)s, %(date)s") % {
                 "vendor": vendors[v], "title": display.plain(dt, dzh) or d, "date": display.date(dp)})
             engines[e] = en
+            covers.setdefault(d, set()).add(en)
             if ver and (not engine or e == engine):
                 versions[ver] = ver
             if f:
                 families[f] = display.plain(fn, fzh)
             if ratio:
                 ratios.add(ratio)
+        # A title may name one engine and the document cover others (Alibaba's "RDS for MySQL" has PPAS and
+        # PostgreSQL chapters): the document's label says what it covers beside its printed title.
+        covers = {d: display.covers(names) for d, names in covers.items()}
+        documents = {d: (dp, f"{label} ({covers[d]})" if covers[d] else label) for d, (dp, label) in documents.items()}
         return {
             "vendor": sorted(vendors.items(), key=lambda kv: kv[1]),
             "document": [(slug, label) for slug, (_date, label) in  # newest first (`document_newness`)
@@ -500,6 +505,7 @@ class PublishedResultQuerySet(models.QuerySet):
             "engine_versions": [(e, engines[e], sorted(by_engine.get(e, ()), key=version_sort_key))
                                 for e, _name in sorted(engines.items(), key=lambda kv: kv[1])],
             "family": sorted(families.items(), key=lambda kv: kv[1]),
+            "document_covers": covers,  # {document slug: "covers MySQL, PPAS, PostgreSQL" or ''}
             "memory_ratio": [(r, r) for r in sorted(ratios, key=lambda r: int(r.split(":")[1]))],
             "deployment": [(d, display.deployment_name(d)) for d in sorted(deployments - {""})],
             "edition": [(e, display.edition_name(e)) for e in sorted(editions - {""})],

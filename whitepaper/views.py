@@ -473,7 +473,7 @@ def explorer_cell(result, column, same=None, made=None):
     if column == "document":
         key = ("document", result.table.document_id)
         if key not in made:
-            made[key] = document_link(result.table.document)
+            made[key] = document_link(result.table.document, made.get("covers", {}).get(result.table.document.slug, ""))
         link = made[key]
         documents = (same or {}).get(result.pk, [])
         if len(documents) > 1:  # printed identically by several editions
@@ -486,21 +486,23 @@ def explorer_cell(result, column, same=None, made=None):
     return cell(result, column)
 
 
-def document_link(document):
+def document_link(document, covers=""):
     """The document cell's link: its date and short title, the full title and date on hover. Made once per process
     for everything it shows and depends on (a page at 10^5 results links up to 100 documents, each ~50 µs to make:
     the URL, the localised date), so an edited document or another language is another key, never a stale link."""
-    return _document_link(document.slug, document.title, document.title_en, document.published, get_language(),
+    return _document_link(document.slug, document.title, document.title_en, document.published, covers, get_language(),
                           get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF)
 
 
 @functools.lru_cache(maxsize=4096)
-def _document_link(slug, title, title_en, published, _language, _prefix, _urlconf):
+def _document_link(slug, title, title_en, published, covers, _language, _prefix, _urlconf):
     document = Document(slug=slug, title=title, title_en=title_en, published=published)
     title = display.document_title(document)
-    return format_html('<a href="{}" title="{}">{}</a>', document.get_absolute_url(),
+    link = format_html('<a href="{}" title="{}">{}</a>', document.get_absolute_url(),
                        title + pgettext("list separator", ", ") + display.date(document.published),
                        display.document_short_title(document))
+    # the printed title may name one engine of several (Alibaba's "RDS for MySQL" with PPAS and PostgreSQL rows)
+    return format_html('{} <span class="covers">({})</span>', link, covers) if covers else link
 
 
 def flavour_url(flavor, made):
@@ -531,10 +533,11 @@ def related_cell(result, column, made):
     return cell(result, column)
 
 
-def explorer_rows(results, shown, same):
+def explorer_rows(results, shown, same, covers=None):
     """The table's rows: each one's cells as HTML (explorer_cell in a <td> each, the first one followed by the origin
-    label of an internal measurement, _origin.html) and its compare checkbox's label (row_name)."""
-    made = {}
+    label of an internal measurement, _origin.html) and its compare checkbox's label (row_name). `covers`: what each
+    document covers ({slug: text}, the facets' `document_covers`), said beside its title."""
+    made = {"covers": covers or {}}
     flavour_link = not FLAVOUR_LINK_COLUMNS & set(shown)  # no size column shown: the first cell links to the flavour
     link_text = _("flavour")
     opening = [format_html('<td data-col="{}"{}>', c, mark_safe(' class="text"') if c in TEXT_COLUMNS else "")
@@ -687,7 +690,8 @@ def explore(request):
     results = page["results"]
     same = other_editions(results, include_internal(request.GET))
     shown, empty = shown_columns(cols, bool(chosen_columns(request.GET)), results)
-    rows = explorer_rows(results, shown, same)
+    choices = catalogue_facets(request, include_internal(request.GET), request.GET.get("engine") or None)
+    rows = explorer_rows(results, shown, same, choices["document_covers"])
     query = canonical_query(request.GET)
     context = {
         "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query, "page": page,
@@ -700,7 +704,7 @@ def explore(request):
     }
     # The version control lists the chosen engine's versions (every engine's, grouped, when none is
     # chosen); an htmx update sends it along (out of band), so it follows the engine.
-    context["choices"] = catalogue_facets(request, include_internal(request.GET), request.GET.get("engine") or None)
+    context["choices"] = choices
     context["values"] = explorer_params(request.GET)
     for name, latest in (("all_editions_query", "false"), ("newest_query", "true")):
         params = request.GET.copy()
