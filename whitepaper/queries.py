@@ -240,6 +240,9 @@ class InIdSubquery(Expression):
         return template % (column_sql, subquery_sql), (*column_params, *subquery_params)
 
 
+TEXT_SEARCH_WORDS = 8  # the words of a text search read (more narrows nothing a reader means, and costs joins)
+
+
 class PublishedResultQuerySet(models.QuerySet):
     def with_provenance(self, prefetch=False):
         """With what every listing shows (document, vendor, methodology, engine, flavour, family) in a
@@ -268,6 +271,17 @@ class PublishedResultQuerySet(models.QuerySet):
         # the hash, with no join, so an index walk (ordering=-tps) still stops after a page.
         internal_tables = table_model.objects.order_by().filter(document__vendor__origin=Origin.INTERNAL).values("id")
         return self.exclude(table_id__in=internal_tables)
+
+    def matching_text(self, text):
+        """Rows found by name (the explorer's `q`): each word of `text` in the flavour's spec code, its family's
+        name (English or Chinese: "Kunpeng", "鲲鹏"), the engine's or the vendor's name. Words narrow (AND)."""
+        queryset = self
+        for word in text.split()[:TEXT_SEARCH_WORDS]:
+            queryset = queryset.filter(
+                Q(flavor__spec_code__icontains=word) | Q(flavor__family__name__icontains=word)
+                | Q(flavor__family__name_zh__icontains=word) | Q(engine_version__engine__name__icontains=word)
+                | Q(table__document__vendor__name__icontains=word) | Q(table__document__vendor__name_zh__icontains=word))
+        return queryset
 
     def document_order(self):
         return self.order_by(*DOCUMENT_ORDER)

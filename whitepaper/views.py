@@ -365,7 +365,7 @@ TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment"
 DEFAULT_COLUMNS = ["family", "vcpus", "memory_gb", "tps", "qps", "ro_qps", "rw_qps", "tpm", "hot_rows", "memory_ratio",
                    "flavor", "deployment", "edition", "engine", "vendor", "document"]
 DISPLAY_ORDER = list(EXPLORER_COLUMNS)
-FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "edition", "hot_rows",
+FILTER_FIELDS = ["q", "vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "edition", "hot_rows",
                  "min_vcpus", "max_vcpus", "min_memory_gb", "max_memory_gb", "min_tps", "max_tps",
                  "min_qps", "max_qps", "min_max_connections", "max_max_connections", "latest", "include_internal"]
 
@@ -416,9 +416,19 @@ def explorer_params(params):
     return params
 
 
+def requested_columns(params):
+    """The names in `cols`, repeated (cols=a&cols=b, as the form sends) or comma-separated (cols=a,b, as typed)."""
+    return [name.strip() for value in params.getlist("cols") for name in value.split(",") if name.strip()]
+
+
 def chosen_columns(params):
     """The columns the reader chose (`cols`), [] for the default."""
-    return [c for c in params.getlist("cols") if c in EXPLORER_COLUMNS]
+    return list(dict.fromkeys(c for c in requested_columns(params) if c in EXPLORER_COLUMNS))
+
+
+def unknown_columns(params):
+    """Names in `cols` that are no column: said on the page (issue 49.9), never silently dropped."""
+    return [c for c in requested_columns(params) if c not in EXPLORER_COLUMNS]
 
 
 def explorer_state(request):
@@ -719,6 +729,8 @@ def explore(request):
     context["qps_definitions"] = qps_definitions(results)
     context["computed_cols"] = UNSORTED
     context["empty_columns"] = [EXPLORER_COLUMNS[c] for c in empty]
+    context["unknown_columns"] = unknown_columns(request.GET)
+    context["column_keys"] = list(EXPLORER_COLUMNS)
     # The CSV link writes the columns the screen shows (the default ones a row of this page has), not every default one.
     csv_params = request.GET.copy()
     if not chosen_columns(request.GET):
