@@ -215,6 +215,24 @@ class Flavor(models.Model):
     def get_absolute_url(self):
         return reverse("whitepaper:flavor", args=[self.pk])
 
+    @property
+    def readable_url(self):
+        """The flavour's page by name (issue 49.9): /flavors/alibaba/rds.mysql.c1.xlarge/ by its spec code, else
+        /flavors/huawei/dedicated/64vcpu-256gb/ by family and size (Flavor.address_lookup reads it back)."""
+        if self.spec_code:
+            return reverse("whitepaper:flavor-by-code", args=[self.vendor.slug, self.spec_code])
+        return reverse("whitepaper:flavor-by-size",
+                       args=[self.vendor.slug, self.family.slug if self.family else "", self.vcpus, self.memory_gb])
+
+    @staticmethod
+    def address_lookup(vendor, spec_code=None, family=None, vcpus=None, memory_gb=None):
+        """The filter of the flavour a readable address names (readable_url): its vendor and spec code, or its
+        vendor, family ('' for none) and size among the flavours without a spec code."""
+        if spec_code is not None:
+            return {"vendor__slug": vendor, "spec_code": spec_code}
+        lookup = {"vendor__slug": vendor, "spec_code": "", "vcpus": vcpus, "memory_gb": memory_gb}
+        return {**lookup, "family__slug": family} if family else {**lookup, "family__isnull": True}
+
     def __str__(self):
         size = f"{self.vcpus} vCPU / {self.memory_gb} GB"
         return f"{self.spec_code} ({size})" if self.spec_code else size

@@ -299,11 +299,20 @@ def engine_version(request, engine, version):
 
 # --- Flavour -------------------------------------------------------------------------------------
 
+
 @catalogue_page
-def flavor_detail(request, pk):
+def flavor_detail(request, pk=None, **address):
     """One flavour, as ec2instances.info has a page per instance: every published row of it (each edition and
-    methodology, revisions said), its revision history and the same size elsewhere (flavors.flavour_sheet)."""
-    flavor = get_object_or_404(Flavor.objects.select_related("vendor", "family"), pk=pk)
+    methodology, revisions said), its revision history and the same size elsewhere (flavors.flavour_sheet).
+    Addressed by its id or by name (`address`: vendor and spec code, or vendor, family and size)."""
+    flavors = Flavor.objects.select_related("vendor", "family")
+    if pk is not None:
+        flavor = get_object_or_404(flavors, pk=pk)
+    else:
+        found = list(flavors.filter(**Flavor.address_lookup(**address))[:2])
+        if len(found) != 1:  # none, or (a catalogue where family and size name two flavours) not one
+            raise Http404("No flavour has this address.")
+        flavor = found[0]
     toggle = _origin_toggle(request)
     sheet = flavour_sheet(flavor, toggle["include_internal"] or flavor.vendor.is_internal)
     metrics = sheet.metrics
