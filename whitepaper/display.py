@@ -262,3 +262,31 @@ def revised_from(result):
             parts.append(f"{label} " + _("revised from %(old)s in %(year)s, %(pct)s %%") % {
                 "old": metric_shown(revision.older, metric), "year": year, "pct": f"{pct:+.1f}"})
     return "; ".join(parts)
+
+
+def superseded(result):
+    """What the newest later edition printed otherwise (`result.superseded`, editions.superseded), one phrase per
+    metric: "the 2025 edition prints TPS 8839.4, -19.1 %"; empty when no later edition printed it otherwise."""
+    newer = getattr(result, "superseded", None)
+    if newer is None:
+        return ""
+    year = newer.document.published.year
+    parts = []
+    for metric, _old, new, pct in newer.changes:
+        label = METRICS_BY_NAME[metric].label
+        value = metric_shown(newer.newer, metric) if new is not None else "–"
+        parts.append(f"{label} {value}" + (f", {pct:+.1f} %" if pct is not None else ""))
+    return _("the %(year)s edition prints %(changes)s") % {"year": year, "changes": "; ".join(parts)}
+
+
+def superseded_cell(result, metric):
+    """One metric's newer figure beside the printed one in a document's table: "2025 edition: 8839.4, -19.1 %"."""
+    newer = getattr(result, "superseded", None)
+    for name, _old, new, pct in (newer.changes if newer else []):
+        if name == metric:
+            value = metric_shown(newer.newer, metric) if new is not None else "–"
+            at = {"year": newer.document.published.year, "value": value}
+            if pct is None:
+                return _("%(year)s edition: %(value)s") % at
+            return _("%(year)s edition: %(value)s, %(pct)s %%") % {**at, "pct": f"{pct:+.1f}"}
+    return ""

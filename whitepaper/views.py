@@ -81,7 +81,8 @@ def _table_rows(table):
                 cells.append({"note": True, "value": "", "label": column_label(column), "column": column})
             else:
                 cells.append({"note": False, "value": cell(result, column), "label": column_label(column), "column": column,
-                              "link": result.flavor.get_absolute_url() if column in FLAVOUR_LINK_COLUMNS else ""})
+                              "link": result.flavor.get_absolute_url() if column in FLAVOUR_LINK_COLUMNS else "",
+                              "newer": display.superseded_cell(result, column)})
         if table.document.vendor.is_internal:  # the run behind the row: its interval, flags and record
             cells.append({"note": False, "value": measurement_html(result), "label": _("Measurement"), "column": "measurement"})
         rows.append({"result": result, "cells": cells})
@@ -94,7 +95,16 @@ WIDE_TABLE_COLUMNS = 7
 def document_sections(document):
     """Tables in document order, grouped by section and methodology, each group with one chart."""
     tables = list(document.tables.select_related("methodology", "document__vendor").order_by("position"))
-    results = PublishedResult.objects.filter(table__document=document).with_provenance().document_order()
+    # The document's rows and, in the same query, the newest later edition of each (a row a later edition printed
+    # otherwise says what it printed: editions.superseded).
+    own = PublishedResult.objects.filter(table__document=document)
+    read = list(PublishedResult.objects.filter(
+        Q(table__document=document) | Q(editions.superseded_candidates(own, PublishedResult.objects.visible()))
+    ).with_provenance().document_order())
+    results = [r for r in read if r.table.document_id == document.pk]
+    newer = editions.superseded(results, read)
+    for r in results:
+        r.superseded = newer.get(r.pk)
     by_table = {}
     for result in results:
         by_table.setdefault(result.table_id, []).append(result)
@@ -317,7 +327,8 @@ def flavor_detail(request, pk=None, **address):
     sheet = flavour_sheet(flavor, toggle["include_internal"] or flavor.vendor.is_internal)
     metrics = sheet.metrics
     rows = [{"result": r, "cells": [(m, column_label(m), display.metric_shown(r, m), m == "iops" and r.iops_depends_on_disk)
-                                    for m in metrics], "revised": display.revised_from(r)} for r in sheet.results]
+                                    for m in metrics], "revised": display.revised_from(r),
+             "superseded": display.superseded(r)} for r in sheet.results]
     explore = {"vendor": flavor.vendor.slug, "vcpus": flavor.vcpus, "memory_gb": flavor.memory_gb, "latest": "false"}
     if flavor.spec_code:
         explore["flavor"] = flavor.spec_code
@@ -458,17 +469,20 @@ def explorer_state(request):
 def other_editions(results, internal):
     """For this page's rows, in one query: {result id: the documents printing that row identically}
     (editions.same_in), and each row's `revised_from` (editions.revisions: an older edition printed
-    other numbers)."""
+    other numbers) and `superseded` (editions.superseded: the newest later edition printed other numbers)."""
     if not results:
         return {}
     # the rows that may print one of them the same, and each one's newest older edition printing it otherwise:
     # a few rows, not every edition of the page's flavours
     visible = PublishedResult.objects.visible(internal)
     candidates = editions.read_editions(
-        visible, editions.may_print_the_same(results, visible) | Q(editions.revision_candidates(results, visible)), results)
+        visible, editions.may_print_the_same(results, visible) | Q(editions.revision_candidates(results, visible))
+        | Q(editions.superseded_candidates(results, visible)), results)
     revised = editions.revisions(results, [*candidates, *results])
+    newer = editions.superseded(results, [*candidates, *results])  # an older row says what the newest edition printed
     for r in results:
         r.revised_from = revised.get(r.pk)
+        r.superseded = newer.get(r.pk)
     return editions.same_in(results, candidates)
 
 
@@ -498,7 +512,9 @@ def explorer_cell(result, column, same=None, made=None):
         if len(documents) > 1:  # printed identically by several editions
             return format_html('{} <span class="same-in">{}</span>', link, display.same_in(documents))
         if getattr(result, "revised_from", None):  # an older edition printed other numbers: say which and how
-            return format_html('{} <span class="revised">{}</span>', link, display.revised_from(result))
+            link = format_html('{} <span class="revised">{}</span>', link, display.revised_from(result))
+        if getattr(result, "superseded", None):  # a later edition printed other numbers: say what
+            link = format_html('{} <span class="revised superseded">{}</span>', link, display.superseded(result))
         return link
     if column == "iops" and result.iops_depends_on_disk:
         return _("depends on disk")
@@ -780,7 +796,7 @@ def compare_series_url(params, results):
 
 # The export columns (export.EXPORT_COLUMNS) behind each explorer column: the ratio column shows derived ratios
 # ("1:4 (derived)"), exported beside the document's as memory_ratio_derived.
-CSV_COLUMNS = {"iops": ["iops", "iops_note"], "vendor": ["vendor"], "document": ["document", "published", "revised_from", "revised_changes"], "engine": ["engine", "version"],
+CSV_COLUMNS = {"iops": ["iops", "iops_note"], "vendor": ["vendor"], "document": ["document", "published", "revised_from", "revised_changes", "superseded_by", "superseded_changes"], "engine": ["engine", "version"],
                "deployment": ["deployment", "edition"], "memory_ratio": ["memory_ratio", "memory_ratio_derived"]}
 
 
