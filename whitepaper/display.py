@@ -77,6 +77,14 @@ def methodology_parameters(methodology):
             else (parameter_label(key), value, False) for key, value in (methodology.parameters or {}).items()]
 
 
+def inferred_sources(methodology):
+    """{field: where its value comes from} for the set-up values the transcription inferred (Methodology.inferred),
+    in the page's language."""
+    chinese_sources = methodology.inferred_zh or {}
+    return {key: chinese_sources.get(key) if chinese() and chinese_sources.get(key) else source
+            for key, source in (methodology.inferred or {}).items()}
+
+
 def chinese():
     return (translation.get_language() or "").startswith("zh")
 

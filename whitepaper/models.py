@@ -114,6 +114,10 @@ class Methodology(models.Model):
     )
     description = models.TextField(blank=True, help_text=_("English: environment, steps, SQL mix, metric definitions."))
     description_zh = models.TextField(blank=True, help_text=_("The description in Chinese, for Chinese pages."))
+    # Set-up values the transcription inferred rather than read as stated (the 2025 MySQL run's threads and duration,
+    # stated only in its cleanup command): field name -> where the value comes from (English; Chinese beside it).
+    inferred = models.JSONField(default=dict, blank=True, help_text=_("Inferred values: field -> source, English."))
+    inferred_zh = models.JSONField(default=dict, blank=True, help_text=_("The sources in Chinese."))
 
     class Meta:
         ordering = ["document", "slug"]

@@ -232,13 +232,17 @@ class MethodologySerializer(serializers.ModelSerializer):
         help_text="Statements one transaction counts for in QPS (Huawei 20, Alibaba about 18).")
     parameters = serializers.DictField(child=serializers.CharField(), read_only=True,
                                        help_text="Other parameters as stated, name -> text.")
+    inferred = serializers.DictField(child=serializers.CharField(), read_only=True, help_text=(
+        "Set-up values the transcription inferred rather than read as stated, field name -> where the value comes from "
+        "(e.g. threads: from the cleanup command; the run command is missing from the text); {} when every value is "
+        "stated."))
     results = serializers.SerializerMethodField(help_text="Results measured this way (API list URL).")
 
     class Meta:
         model = Methodology
         fields = ["url", "slug", "document", "name", "tool", "tool_version", "workload", "tables", "rows_per_table",
                   "threads", "duration_s", "report_interval_s", "client", "statements_per_transaction", "parameters",
-                  "description", "results"]
+                  "inferred", "description", "results"]
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_results(self, obj):

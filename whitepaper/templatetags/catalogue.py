@@ -13,6 +13,12 @@ register = template.Library()
 
 register.filter("vendor_name", display.vendor_name)
 register.filter("document_title", display.document_title)
+register.filter("inferred_sources", display.inferred_sources)  # {field: where an inferred set-up value comes from}
+
+
+@register.filter
+def get(mapping, key):
+    return (mapping or {}).get(key, "")
 register.filter("family_name", display.family_html)
 register.filter("methodology_name", display.methodology_name)
 register.filter("table_label", display.table_label_html)
