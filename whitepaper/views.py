@@ -33,7 +33,7 @@ from .models import Document, Engine, EngineVersion, Flavor, Origin, PublishedRe
 from .pages import catalogue_page, cell, column_label, family_name, measurement_html
 from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison, methodology_differences_data
 from .queries import SORTS, document_newness, field_value, keyset_fields, version_sort_key
-from .sizing import LATENCY_METRIC, asked_metric, latency_note, sizing_form, smallest_flavours
+from .sizing import LATENCY_METRIC, asked_metric, data_sizes, latency_note, sizing_form, smallest_flavours
 
 
 def _origin_toggle(request):
@@ -908,5 +908,6 @@ def sizing(request):
     shows = {c: any(has_value(r, c) for r in answers or []) for c in ("flavor", "family", "deployment", "edition")}
     return render(request, "whitepaper/sizing.html", {"form": form, "answers": answers, "rows": rows, "metric": metric,
                                                        "shows": shows, "latency": metric == LATENCY_METRIC,
+                                                       "data_sizes": data_sizes(answers or []),
                                                        "latency_note": latency_note(form.cleaned_data, answers) if metric else "",
                                                        "metric_headers": [(m, column_label(m)) for m in columns]})
