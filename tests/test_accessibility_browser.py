@@ -32,7 +32,9 @@ RUN_AXE = """async () => {
 def customer_pages():
     pages = ["/", "/explore/", "/explore/?engine=sqlserver", "/explore/?engine=ppas&cols=vendor&cols=hot_rows",
              COMPARE, COMPARE_LINES, "/compare/", "/sizing/", "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000",
-             "/sizing/?engine=ppas&metric=ro_qps&target=100000"]
+             "/sizing/?engine=ppas&metric=ro_qps&target=100000",
+             # issue 49: a text search, a notice of a page past the end, sizing's data-size note
+             "/explore/?q=Kunpeng&latest=false", "/explore/?page=99", "/sizing/?engine=mysql&version=5.7&metric=tps&target=4000"]
     pages += [d.get_absolute_url() for d in Document.objects.order_by("slug")]
     pages += [f"/engines/{e.slug}/" for e in Engine.objects.order_by("slug")]
     pages += [v.get_absolute_url() for v in EngineVersion.objects.select_related("engine").filter(results__isnull=False)

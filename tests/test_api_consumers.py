@@ -226,7 +226,9 @@ APPENDED = ["id", "url", "tps_per_core", "statements_per_transaction", "origin",
             # issue 33: an internal measurement's context (empty for a vendor's row)
             "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats_n", "repeats_stdev",
             # issue 35.5: a capacity search's sustained rate and its p95 bound (empty for every other row)
-            "sustained_tps", "latency_bound_ms"]
+            "sustained_tps", "latency_bound_ms",
+            # issue 49.1: what the vendor's newest later edition printed otherwise (empty for the newest row)
+            "superseded_by", "superseded_changes"]
 
 
 def csv_body(response):

@@ -82,7 +82,7 @@ def test_explorer_filters_by_htmx_updates_the_url_and_reload_gives_the_same_rows
     header = Path(download.value.path()).read_text(encoding="utf-8").splitlines()[0]
     # the columns the screen shows (issue 36.2), in its order; the ratio column: the document's and the derived one
     assert header == ("family,vcpus,memory_gb,tps,qps,memory_ratio,memory_ratio_derived,engine,version,vendor,document,"
-                      "published,revised_from,revised_changes")
+                      "published,revised_from,revised_changes,superseded_by,superseded_changes")
     with page.expect_download() as download:
         page.click("a.csv-all-link")
     body = Path(download.value.path()).read_text(encoding="utf-8")
@@ -125,6 +125,13 @@ def test_screenshots_of_the_main_pages(server, page):
         "document-contents": "/documents/huawei-2023-08-03-rds/",
         "explorer-qps": "/explore/?engine=mysql&version=5.7&cols=vendor&cols=document&cols=family&cols=memory_ratio"
                         "&cols=flavor&cols=vcpus&cols=memory_gb&cols=tps&cols=qps&cols=qps_normalised",
+        # issue 49: an older edition's table saying what the newer one prints, a text search, sizing's data sizes,
+        # a flavour page by its readable address, Alibaba's tables as phone cards
+        "document-superseded": "/documents/huawei-2023-08-03-rds/#table-20",
+        "explorer-search": "/explore/?q=Kunpeng&latest=false",
+        "sizing-data-sizes": "/sizing/?engine=mysql&version=5.7&metric=tps&target=4000",
+        "flavor": "/flavors/alibaba/rds.ppas.st.h43/",
+        "document-alibaba": "/documents/alibaba-2019-06-18-rds/#table-3",
     }
     # home.png, home.zh-hans.png (1280 px wide) ... and home.390.png, home.390.zh-hans.png (a phone).
     for width, size in ((1280, ""), (390, ".390")):

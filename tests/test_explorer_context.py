@@ -104,3 +104,17 @@ def test_max_connections_is_one_tick_away_not_a_default_column(client):
     assert not re.search(r"Not shown, empty for every row here:[^<]*Max connections", html)
     ticked = client.get(url + "&cols=vcpus&cols=memory_gb&cols=max_connections").content.decode()
     assert headers(ticked) == ["vcpus", "memory_gb", "max_connections"]
+
+
+def test_a_document_cited_by_its_title_says_what_it_covers(client):
+    """Issue 49.13: Alibaba's document is printed as "云数据库 MySQL 版 性能白皮书" (ApsaraDB RDS for MySQL) but has
+    PPAS and PostgreSQL chapters (whitepaper/data/alibaba-2019-06-18-rds.yaml: tables of engines mysql, ppas and
+    postgresql); its PPAS rows cite it with what it covers. A document of one engine (2025 MySQL) stays as it was."""
+    html = client.get("/explore/?engine=ppas&cols=vcpus&cols=document&lang=en").content.decode()
+    cell = re.search(r'<td data-col="document" class="text">(.*?)</td>', html, re.S).group(1)
+    assert ">2019-06-18 RDS for MySQL</a>" in cell and "(covers MySQL, PPAS, PostgreSQL)" in cell
+    assert "ApsaraDB RDS for MySQL Performance Whitepaper, June 18, 2019 (covers MySQL, PPAS, PostgreSQL)</option>" in html
+    zh = client.get("/explore/?engine=ppas&cols=vcpus&cols=document&lang=zh-hans").content.decode()
+    assert "涵盖 MySQL，PPAS，PostgreSQL" in zh  # the pages' Chinese list separator
+    one = client.get("/explore/?document=huawei-2025-10-21-mysql&cols=vcpus&cols=document&lang=en").content.decode()
+    assert "covers" not in re.search(r'<td data-col="document" class="text">(.*?)</td>', one, re.S).group(1)

@@ -27,12 +27,29 @@ def test_it_counts_the_rows_and_says_what_the_download_holds(client):
     link = re.search(r'class="csv-link" href="([^"]+)"', html).group(1).replace("&amp;", "&")
     assert len(csv_rows(client, link)) == total
     last = -(-total // 100)
-    response = client.get("/explore/?page=999")
-    assert response.status_code == 302 and response["Location"] == f"/explore/?page={last}"
-    page = client.get(response["Location"] + "&lang=en").content.decode()
+    response = client.get("/explore/?page=999&lang=en")  # the last page, saying so (issue 49.10)
+    assert response.status_code == 200
+    page = response.content.decode()
     assert f"Results {(last - 1) * 100 + 1}–{total} of {total}" in page
+    assert f"There is no page 999: these results end at page {last}, shown here." in page
     few = client.get("/explore/?engine=postgresql&version=12&family=dedicated&vcpus=64&lang=en").content.decode()
     assert "Download these rows as CSV" in few and "Results" not in few.split('class="result-count"')[1][:80]
+
+
+@pytest.mark.parametrize("asked", ["0", "-1", "abc"])
+def test_a_page_that_is_not_a_number_says_so(client, asked):
+    """Issue 49.10: page 1 is shown, and the page says the value asked for was not a page number."""
+    html = client.get(f"/explore/?page={asked}&lang=en").content.decode()
+    assert f"“{asked}” is not a page number (pages are numbered from 1): page 1 is shown." in html
+    assert "Results 1–100 of" in html
+
+
+def test_a_cursor_that_cannot_be_read_says_so(client):
+    html = client.get("/explore/?page=2&after=not-a-cursor&lang=en").content.decode()
+    assert "The position in this link could not be read" in html and "page 2 is shown by its number" in html
+    assert "Results 101–200 of" in html
+    plain = client.get("/explore/?page=2&lang=en").content.decode()
+    assert "page-notice" not in plain
 
 
 def test_the_csv_says_depends_on_disk_where_the_screen_does(client):

@@ -95,3 +95,22 @@ def test_compare_rows_and_chart_points_link_to_the_flavour_page(client):
     single = client.get(f"/compare/?sel={ids[0]}&sel={ids[0]}&lang=en").content.decode()
     table = re.search(r'<table class="compare-table">.*?</table>', single, re.S).group(0)
     assert re.findall(r'<th scope="row"><a href="/flavors/(\d+)/">', table) == [str(two), str(two)]
+
+
+@pytest.mark.parametrize("address, query", [
+    ("/flavors/alibaba/rds.mysql.c1.xlarge/", "engine=mysql&flavor=rds.mysql.c1.xlarge"),
+    ("/flavors/huawei/dedicated/64vcpu-256gb/", "engine=postgresql&version=12&family=dedicated&vcpus=64&memory_ratio=1:4"),
+])
+def test_a_flavour_has_a_readable_address_and_keeps_its_number(client, address, query):
+    """Issue 49.9: a flavour page by vendor and spec code (Alibaba's rds.mysql.c1.xlarge, 8 vCPU / 32 GB), or by
+    vendor, family and size where the document prints no spec code (Huawei's dedicated 64 vCPU / 256 GB); the page
+    by number is the same page and names its readable address."""
+    pk = flavor_id(client, query)
+    by_name = client.get(f"{address}?lang=en")
+    assert by_name.status_code == 200
+    by_number = client.get(f"/flavors/{pk}/?lang=en").content.decode()
+    assert f'class="readable-address" href="{address}"' in by_number
+    h1 = re.compile(r"<h1>(.*?)</h1>", re.S)
+    assert h1.search(by_name.content.decode()).group(1) == h1.search(by_number).group(1)
+    assert client.get("/flavors/alibaba/no.such.code/").status_code == 404
+    assert client.get("/flavors/huawei/dedicated/3vcpu-5gb/").status_code == 404

@@ -100,8 +100,11 @@ def test_good_file_imports_and_keeps_numbers_as_printed(tmp_path):
     # revision (issue 36.1): Huawei 2023 表 1-11 prints this MySQL 8.0 general 1:2 2 vCPU row as TPS 434, QPS 8679;
     # (843.00 - 434) / 434 = +94.2 %, (16860.2 - 8679) / 8679 = +94.3 %. Then an internal measurement's context
     # (issue 33) and a capacity search's sustained_tps and latency_bound_ms (issue 35.5): empty for a vendor's row.
+    # Last, what the newest later edition prints (issue 49.1): Huawei 2025 MySQL 表 of 8.0 general 1:2 prints 2 vCPU as
+    # TPS 434, QPS 8679: (434 - 843.00) / 843.00 = -48.5 %, (8679 - 16860.2) / 16860.2 = -48.5 %.
     assert cells[27:] == [str(rows[0].pk), f"/api/v1/results/{rows[0].pk}/", "421.50", "20", "vendor", "15174.18", "",
-                          "huawei-2023-08-03-rds", "tps 434 -> 843.00 (+94.2 %); qps 8679 -> 16860.2 (+94.3 %)"] + [""] * 10
+                          "huawei-2023-08-03-rds", "tps 434 -> 843.00 (+94.2 %); qps 8679 -> 16860.2 (+94.3 %)"] + [""] * 10 + [
+                          "huawei-2025-10-21-mysql", "tps 843.00 -> 434 (-48.5 %); qps 16860.2 -> 8679 (-48.5 %)"]
 
 
 def test_reimport_after_edit_updates_in_place(tmp_path):

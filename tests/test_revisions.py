@@ -61,3 +61,42 @@ def test_it_gives_revised_from_on_the_api_result(client):
     assert client.get(result["url"]).json()["revised_from"] == revision  # the single result says the same
     unchanged = client.get("/api/v1/results/?engine=postgresql&version=13&family=general&latest=true").json()
     assert unchanged["results"] and all(r["revised_from"] is None for r in unchanged["results"])
+
+
+def test_an_older_row_says_what_the_newer_edition_printed(client):
+    """Issue 49.1: the 2023 row (TPS 10929.30, QPS 218608.04) says the 2025 edition prints 8839.4 / 176804.32, -19.1 %,
+    on the document page, the explorer with all editions, the flavour page, the CSV and the API. The 2025 row, the
+    newest, says nothing of the kind; PostgreSQL 13 general (the same in both) neither."""
+    doc = client.get("/documents/huawei-2023-08-03-rds/?lang=en").content.decode()
+    row = next(r for r in re.findall(r"<tr data-result=.*?</tr>", doc, re.S) if ">10929.30" in r)
+    assert "(2025 edition: 8839.4, -19.1 %)" in row and "(2025 edition: 176804.32, -19.1 %)" in row
+    newest = client.get("/documents/huawei-2025-10-21-postgresql/?lang=en").content.decode()
+    assert 'class="revised superseded"' not in newest
+    zh = client.get("/documents/huawei-2023-08-03-rds/?lang=zh-hans").content.decode()
+    assert "2025 年版：8839.4，-19.1 %" in zh
+
+    html = client.get(f"/explore/?{PG12_DEDICATED}&vcpus=64&memory_ratio=1:4&latest=false&lang=en").content.decode()
+    old = explorer_row(html, "2023-08-03")
+    assert "the 2025 edition prints TPS 8839.4, -19.1 %; QPS 176804.32, -19.1 %" in old
+    assert "the 2025 edition prints" not in explorer_row(html, "2025-10-21")
+
+    pk = client.get(f"/api/v1/results/?{PG12_DEDICATED}&vcpus=64&memory_ratio=1:4&latest=true").json()["results"][0]["flavor"]["id"]
+    flavour = client.get(f"/flavors/{pk}/?lang=en").content.decode()
+    assert "the 2025 edition prints TPS 8839.4, -19.1 %" in flavour
+
+    rows = csv_rows(client.get(f"/explore/results.csv?{PG12_DEDICATED}&vcpus=64&memory_ratio=1:4&latest=false"))
+    by_document = {r["document"]: r for r in rows}
+    assert by_document["huawei-2023-08-03-rds"]["superseded_by"] == "huawei-2025-10-21-postgresql"
+    assert by_document["huawei-2023-08-03-rds"]["superseded_changes"] == (
+        "tps 10929.30 -> 8839.4 (-19.1 %); qps 218608.04 -> 176804.32 (-19.1 %)")
+    assert by_document["huawei-2025-10-21-postgresql"]["superseded_by"] == ""
+
+    body = client.get(f"/api/v1/results/?{PG12_DEDICATED}&vcpus=64&memory_ratio=1:4&latest=false").json()
+    by_doc = {r["document"]["slug"]: r for r in body["results"]}
+    later = by_doc["huawei-2023-08-03-rds"]["superseded_by"]
+    assert (later["document"], later["published"]) == ("huawei-2025-10-21-postgresql", "2025-10-21")
+    tps = next(c for c in later["changes"] if c["metric"] == "tps")
+    assert (tps["old"], tps["new"], tps["change_percent"]) == (10929.30, 8839.4, -19.1)
+    assert by_doc["huawei-2025-10-21-postgresql"]["superseded_by"] is None
+    same = client.get("/api/v1/results/?engine=postgresql&version=13&family=general&latest=false").json()["results"]
+    assert same and all(r["superseded_by"] is None for r in same)

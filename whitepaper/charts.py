@@ -116,6 +116,8 @@ def point(result):
     for name in CHART_METRICS:
         p[name] = number(getattr(result, name))
     p["qps_normalised"] = number(result.qps_normalised)
+    # The chart draws numbers; its data table shows them as printed (10929.30, not 10929.3).
+    p["printed"] = {name: result.display(name) for name in CHART_METRICS if getattr(result, name) is not None}
     return p
 
 
@@ -200,7 +202,7 @@ def chart_rows(chart):
     """The chart's numbers as table rows: (series, vCPUs, memory, {metric: value})."""
     return [
         {"series": s["label"], "x": p["x"], "memory_gb": p["memory_gb"], "flavor": p["flavor"], "url": p["url"],
-         "values": [p.get(m["name"]) for m in chart["metrics"]]}
+         "values": [p["printed"].get(m["name"], p.get(m["name"])) for m in chart["metrics"]]}
         for s in chart["series"] for p in s["points"]
     ]
 

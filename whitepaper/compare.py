@@ -9,6 +9,7 @@ it names a document or says `latest=false`; a figure an older edition printed ot
 of one edition (`part_key`), drawn as their own chart series; where several lines of one selection have
 a size, the table asks which (`candidates`) instead of picking one."""
 
+import re
 from urllib.parse import urlencode
 
 from django.http import QueryDict
@@ -250,6 +251,53 @@ def comparison(sel, baseline=0, metric="tps", internal=False):
 METHODOLOGY_DIFFERENCE_FIELDS = ["tool", "tool_version", "client", "scale", "threads", "duration"]
 
 
+# What a client machine is, read from a methodology's client text (English, as transcribed): two documents that
+# word one machine differently ("8 cores" / "8 vCPU", "with an EIP" / "elastic IP bound") describe the same client.
+CLIENT_FACTS = [
+    ("type", r"\b(HC2|c\d\.\d*x?large\.\d+|ecs\.[\w.]+)\b"),
+    ("cores", r"(\d+)\s*(?:vCPUs?|cores?)\b"),
+    ("memory_gb", r"(\d+)\s*Gi?B\b(?!\s*(?:local\s+)?SSD)"),
+    ("disk", r"(\d+)\s*Gi?B\s*(?:local\s+)?SSD"),
+    ("os", r"(CentOS\s+[\d.]+|Windows Server \d{4}(?: R2)?)"),
+    # the region's printed Chinese name where given (the English renderings vary), else the English words
+    ("region", r"[(（]([^()（）]*[\u4e00-\u9fff][^()（）]*)[)）]"),
+    ("region", r"region ([^,;]+)"),
+    ("zone", r"\b(AZ\d+)\b"),
+]
+CLIENT_NETWORK = [("vpc", r"\bVPC\b"), ("eip", r"\bEIP\b|elastic IP")]
+
+
+def client_facts(text):
+    """{fact: value} of what a client text states (type, cores, memory, disk, OS, region, zone, network), each
+    left out when the text does not state it; {} for "not stated"."""
+    facts = {}
+    for name, pattern in CLIENT_FACTS:
+        found = None if name in facts else re.search(pattern, text or "", re.IGNORECASE if name != "type" else 0)
+        if found:
+            facts[name] = next(g for g in found.groups() if g).strip()
+    network = {name for name, pattern in CLIENT_NETWORK if re.search(pattern, text or "")}
+    if network:
+        facts["network"] = network
+    return facts
+
+
+def clients_differ(texts):
+    """Whether the clients these texts describe differ in a stated fact (client_facts): wording alone does not; a
+    fact one text leaves out is not a difference, but a client described beside one "not stated" is. Network: differs
+    only where both say and neither set holds the other (a VPC with an EIP is still a VPC)."""
+    stated = [client_facts(t) for t in texts]
+    if any(stated) and not all(stated):
+        return True
+    for name in {n for facts in stated for n in facts}:
+        values = [facts[name] for facts in stated if name in facts]
+        if name == "network":
+            if any(not (a <= b or b <= a) for a in values for b in values):
+                return True
+        elif len({str(v).lower() for v in values}) > 1:
+            return True
+    return False
+
+
 def methodology_differences_data(methodologies):
     """What differs between the methodologies behind compared numbers (besides the QPS definition,
     which a comparison states on its own): for each field with more than one distinct stated value,
@@ -276,6 +324,6 @@ def methodology_differences_data(methodologies):
             stated = value(m)
             if stated and stated not in values:
                 values[stated] = shown[key](m) if key in shown else stated
-        if len(values) > 1:
+        if len(values) > 1 and (key != "client" or clients_differ(list(values))):  # a client by what it is
             differences.append({"field": key, "label": label, "values": list(values), "shown": list(values.values())})
     return differences

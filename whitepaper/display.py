@@ -77,6 +77,14 @@ def methodology_parameters(methodology):
             else (parameter_label(key), value, False) for key, value in (methodology.parameters or {}).items()]
 
 
+def inferred_sources(methodology):
+    """{field: where its value comes from} for the set-up values the transcription inferred (Methodology.inferred),
+    in the page's language."""
+    chinese_sources = methodology.inferred_zh or {}
+    return {key: chinese_sources.get(key) if chinese() and chinese_sources.get(key) else source
+            for key, source in (methodology.inferred or {}).items()}
+
+
 def chinese():
     return (translation.get_language() or "").startswith("zh")
 
@@ -117,6 +125,14 @@ def document_short_title(document):
     """Date and short name for dense lists: "2025-10-21 RDS for MySQL" (the vendor is shown beside it;
     the full title goes on hover)."""
     return f"{document.published:%Y-%m-%d} {_TITLE_NOISE.sub('', document_title(document)) or document_title(document)}"
+
+
+def covers(engine_names):
+    """What a document covers beside its printed title: "covers MySQL, PostgreSQL, PPAS" where it covers more than
+    one engine (its title may name one), '' otherwise."""
+    if len(engine_names) < 2:
+        return ""
+    return _("covers %(engines)s") % {"engines": translation.pgettext("list separator", ", ").join(sorted(engine_names))}
 
 
 def family_name(family):
@@ -254,3 +270,31 @@ def revised_from(result):
             parts.append(f"{label} " + _("revised from %(old)s in %(year)s, %(pct)s %%") % {
                 "old": metric_shown(revision.older, metric), "year": year, "pct": f"{pct:+.1f}"})
     return "; ".join(parts)
+
+
+def superseded(result):
+    """What the newest later edition printed otherwise (`result.superseded`, editions.superseded), one phrase per
+    metric: "the 2025 edition prints TPS 8839.4, -19.1 %"; empty when no later edition printed it otherwise."""
+    newer = getattr(result, "superseded", None)
+    if newer is None:
+        return ""
+    year = newer.document.published.year
+    parts = []
+    for metric, _old, new, pct in newer.changes:
+        label = METRICS_BY_NAME[metric].label
+        value = metric_shown(newer.newer, metric) if new is not None else "–"
+        parts.append(f"{label} {value}" + (f", {pct:+.1f} %" if pct is not None else ""))
+    return _("the %(year)s edition prints %(changes)s") % {"year": year, "changes": "; ".join(parts)}
+
+
+def superseded_cell(result, metric):
+    """One metric's newer figure beside the printed one in a document's table: "2025 edition: 8839.4, -19.1 %"."""
+    newer = getattr(result, "superseded", None)
+    for name, _old, new, pct in (newer.changes if newer else []):
+        if name == metric:
+            value = metric_shown(newer.newer, metric) if new is not None else "–"
+            at = {"year": newer.document.published.year, "value": value}
+            if pct is None:
+                return _("%(year)s edition: %(value)s") % at
+            return _("%(year)s edition: %(value)s, %(pct)s %%") % {**at, "pct": f"{pct:+.1f}"}
+    return ""

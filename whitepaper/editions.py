@@ -10,7 +10,8 @@ One definition each, used by the edition diff page, the engine version pages and
 - the older editions of a newest figure and the one that printed another number (`attach_older_editions`:
   "revised from 10929.30 in 2023, -19.1 %", sizing and compare);
 - a row revised by a later edition (`revisions`: the older edition's row, every metric's change), the rule of
-  the explorer, its CSV, the export, the API's `revised_from` and the flavour page.
+  the explorer, its CSV, the export, the API's `revised_from` and the flavour page; and its mirror on the older
+  row, what the newest later edition printed (`superseded`: "TPS 8839.4 in 2025, -19.1 %").
 """
 
 from dataclasses import dataclass, field
@@ -18,7 +19,8 @@ from dataclasses import dataclass, field
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connections
 from django.db.models import Exists, F, Func, OuterRef, Q, Subquery, Value, prefetch_related_objects
-from django.db.models.functions import Coalesce
+from django.db.models import CharField, QuerySet
+from django.db.models.functions import Coalesce, Concat
 
 from .charts import percent_difference
 from .metrics import METRIC_NAMES
@@ -162,6 +164,53 @@ class Revision:
         return self.older.table.document
 
 
+@dataclass
+class Superseded:
+    """A row whose numbers the vendor's newest later edition printed otherwise (the mirror of Revision, said on the
+    older row): that edition's row and each metric's change from this row to it."""
+
+    newer: object
+    changes: list  # [(metric, this row's value, the newer edition's value, % change or None)], metrics only
+
+    @property
+    def document(self):
+        return self.newer.table.document
+
+
+def superseded_candidates(results, queryset):
+    """A filter of the rows `superseded` can answer for `results` (rows, or a queryset of them: a document's rows are
+    then read with their candidates in one query), in one subquery: per result, the row of the newest later edition
+    of its row (the same vendor, engine version, flavour, deployment, edition and hot rows; a later document by the
+    stored document-order key). `superseded` decides whether it printed other numbers."""
+    # every key of the result's own document starts with its prefix and sorts below prefix + "~" (positions are
+    # digits); a later document's keys sort above it
+    later = Concat(document_key_prefix("table__document"), Value("~"), output_field=CharField())
+    newer = (_editions_of(queryset).filter(
+        document_order_key__gt=later, deployment=OuterRef("deployment"), edition=OuterRef("edition"),
+        table__document__vendor_id=OuterRef("table__document__vendor_id"),
+    ).order_by("-document_order_key").values("pk")[:1])
+    outer = results if isinstance(results, QuerySet) else queryset.model.objects.filter(pk__in=[r.pk for r in results])
+    return InIdSubquery("pk", outer.order_by().values(newer=Subquery(newer)))
+
+
+def superseded(results, candidates):
+    """{result id: Superseded} for each of `results` whose row the newest later edition among `candidates` printed
+    with other numbers (not `same_numbers`): what an older row says of the newer edition ("TPS 8839.4 in 2025,
+    -19.1 %"), as the newer row says "revised from" (`revisions`)."""
+    by_key, keyed = _by_row(results, candidates)
+    answer = {}
+    for r, key in keyed:
+        newness = document_newness(r.table.document)
+        newer = [c for c in by_key.get(key, []) if c.pk != r.pk and c.hot_rows == r.hot_rows
+                 and document_newness(c.table.document) > newness]
+        if not newer:
+            continue
+        newest = max(newer, key=lambda c: (document_newness(c.table.document), c.document_order_key))
+        if not same_numbers(r, newest):
+            answer[r.pk] = Superseded(newest, [c for c in _changes(r, newest) if c[0] in METRIC_NAMES])
+    return answer
+
+
 def revision_candidates(results, queryset):
     """A filter of the rows `revisions` can answer for `results`, read in one subquery whatever the number of
     editions: per result, the row of the newest older edition of its row (the same vendor, engine version,
@@ -214,15 +263,17 @@ def read_editions(queryset, condition, results):
 
 
 def attach_revisions(results, queryset):
-    """Set `revised_from` (a Revision or None) on each of `results`, reading other editions from `queryset`
-    (the rows a reader may see) in one query."""
+    """Set `revised_from` (a Revision or None) and `superseded` (a Superseded or None) on each of `results`, reading
+    other editions from `queryset` (the rows a reader may see) in one query."""
     results = [r for r in results if not hasattr(r, "revised_from")]
     if not results:
         return
-    candidates = read_editions(queryset, Q(revision_candidates(results, queryset)), results)
-    found = revisions(results, [*candidates, *results])
+    candidates = read_editions(
+        queryset, Q(revision_candidates(results, queryset)) | Q(superseded_candidates(results, queryset)), results)
+    found, newer = revisions(results, [*candidates, *results]), superseded(results, [*candidates, *results])
     for r in results:
         r.revised_from = found.get(r.pk)
+        r.superseded = newer.get(r.pk)
 
 
 def _same_numbers():

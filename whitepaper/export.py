@@ -23,7 +23,7 @@ EXPORT_COLUMNS = [
     "id", "url", "tps_per_core", "statements_per_transaction", "origin",
     "qps_normalised", "memory_ratio_derived", "revised_from", "revised_changes",
     "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats_n", "repeats_stdev",
-    "sustained_tps", "latency_bound_ms",
+    "sustained_tps", "latency_bound_ms", "superseded_by", "superseded_changes",
 ]
 CHUNK = 2000  # rows read at a time, each chunk's older editions in one query
 IOPS_ON_DISK_NOTE = "depends on disk"
@@ -90,6 +90,10 @@ COLUMN_INFO = {
                      "document's slug; empty otherwise (the API's revised_from)."),
     "revised_changes": (_TEXT, "", "Each metric that older edition printed otherwise: 'tps 10929.30 -> 8839.4 "
                         "(-19.1 %)', several joined by '; '; empty when not revised."),
+    "superseded_by": (_TEXT, "", "Where the vendor's newest later edition printed this row otherwise: that "
+                      "document's slug; empty otherwise (the API's superseded_by; the mirror of revised_from)."),
+    "superseded_changes": (_TEXT, "", "Each metric that later edition printed otherwise: 'tps 10929.30 -> 8839.4 "
+                           "(-19.1 %)', several joined by '; '; empty when no later edition printed it otherwise."),
     "run": (_TEXT, "", "Internal measurements: the public record of the run behind the row (set-up, evidence, samples), "
             "relative to the server (/runs/<id>/record/); empty for a vendor's row."),
     "tps_ci_low": ("number", "transactions per second", "Internal measurements: low end of the TPS's 95 % interval "
@@ -144,6 +148,18 @@ def revision_cells(result):
     return {"revised_from": revision.document.slug, "revised_changes": "; ".join(changes)}
 
 
+def superseded_cells(result):
+    """The superseded_by and superseded_changes cells of a row (its editions.Superseded, or none)."""
+    newer = getattr(result, "superseded", None)
+    if newer is None:
+        return {"superseded_by": "", "superseded_changes": ""}
+    changes = []
+    for metric, _old, _new, pct in newer.changes:
+        text = f"{metric} {_printed_or_empty(result, metric)} -> {_printed_or_empty(newer.newer, metric)}"
+        changes.append(text + (f" ({pct:+.1f} %)" if pct is not None else ""))
+    return {"superseded_by": newer.document.slug, "superseded_changes": "; ".join(changes)}
+
+
 def result_row(result, columns=None):
     document, flavor = result.table.document, result.flavor
     row = {
@@ -172,6 +188,7 @@ def result_row(result, columns=None):
         "qps_normalised": _or_empty(result.qps_normalised),
         "memory_ratio_derived": flavor.memory_ratio_derived,
         **revision_cells(result),
+        **superseded_cells(result),
         **_measurement_cells(result),
     }
     row.update({m.name: _metric_cell(result, m) for m in METRICS})
@@ -193,7 +210,7 @@ def _measurement_cells(result):
 
 def iter_rows(queryset, columns=None):
     """Every row of the export (result_row's cells, text as the CSV writes them), read CHUNK at a time."""
-    revised = columns is None or {"revised_from", "revised_changes"} & set(columns)
+    revised = columns is None or {"revised_from", "revised_changes", "superseded_by", "superseded_changes"} & set(columns)
     chunk = []
     for result in export_queryset(queryset).iterator(chunk_size=CHUNK):
         chunk.append(result)
@@ -205,7 +222,7 @@ def iter_rows(queryset, columns=None):
 
 def _chunk_rows(results, columns, revised):
     if revised and results:
-        attach_revisions(results, PublishedResult.objects.all())
+        attach_revisions(results, PublishedResult.objects.all())  # revised_from and superseded
     for result in results:
         yield result_row(result, columns)
 

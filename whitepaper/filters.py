@@ -450,6 +450,11 @@ def include_internal(params):
 
 
 class ExplorerFilter(ResultFilter):
-    """The explorer's filters: ResultFilter's, with derived memory ratios matching (`derived_ratios`)."""
+    """The explorer's filters: ResultFilter's, with derived memory ratios matching (`derived_ratios`) and a text
+    search by name (`q`: spec code, family, engine, vendor; queries.matching_text)."""
 
+    q = django_filters.CharFilter(method="filter_text", max_length=200, label="Search by name")
     derived_ratios = True
+
+    def filter_text(self, queryset, name, value):
+        return queryset.matching_text(value) if value.strip() else queryset

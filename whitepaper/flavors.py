@@ -13,7 +13,7 @@ from .models import PublishedResult
 @dataclass
 class FlavourSheet:
     flavor: object
-    results: list  # every row of the flavour, in document order, each with `revised_from`
+    results: list  # every row of the flavour, in document order, each with `revised_from` and `superseded`
     same_size: list  # the newest row per variant of other flavours of this size, smallest family/engine first
 
     @property
@@ -31,9 +31,10 @@ def flavour_sheet(flavor, include_internal=False):
     visible = PublishedResult.objects.visible(include_internal)
     results = list(visible.filter(flavor=flavor).with_provenance().document_order())
     # every edition of these rows is among them (one flavour): no other query
-    revised = editions.revisions(results, results)
+    revised, newer = editions.revisions(results, results), editions.superseded(results, results)
     for r in results:
         r.revised_from = revised.get(r.pk)
+        r.superseded = newer.get(r.pk)
     same_size = sorted(
         visible.filter(flavor__vcpus=flavor.vcpus, flavor__memory_gb=flavor.memory_gb).exclude(flavor=flavor)
         .newest_per_variant().with_provenance(),

@@ -35,7 +35,9 @@ class SizingForm(forms.Form):
     latency_bound_ms = forms.DecimalField(label=_("p95 at most (ms)"), required=False, min_value=Decimal("0.01"),
                                           max_value=600_000, max_digits=10, decimal_places=2,
                                           help_text=_("Optional: answered from open-loop capacity searches only"))
+    # A vendor or a document alone (issue 49.4): the answers then come from figures measured one way.
     vendor = forms.CharField(label=_("Vendor"), required=False, max_length=50, widget=forms.HiddenInput)
+    document = forms.CharField(label=_("Document"), required=False, max_length=80, widget=forms.HiddenInput)
     # SQL Server: its licence edition and HA/single change the answer (Web 27,000 TPS vs Enterprise+Standard 27,500).
     deployment = forms.ChoiceField(label=_("Deployment"), required=False, choices=[
         ("", _("any")), ("ha", _("HA (primary/standby)")), ("single", _("Single instance"))])
@@ -45,7 +47,7 @@ class SizingForm(forms.Form):
     # Absent: true (each flavour's newest figure answers); `latest=false` answers from every edition.
     latest = forms.NullBooleanField(label=_("Newest edition only"), required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args, engines=(), editions=None, **kwargs):
+    def __init__(self, *args, engines=(), editions=None, vendors=None, documents=None, **kwargs):
         """`editions`: the recorded SQL Server editions to choose from; None: the short form (home page), without
         deployment and edition."""
         super().__init__(*args, **kwargs)
@@ -54,6 +56,9 @@ class SizingForm(forms.Form):
             del self.fields["deployment"], self.fields["edition"], self.fields["latency_bound_ms"]
         else:
             self.fields["edition"].choices = [("", _("any"))] + [(e, edition_name(e)) for e in editions]
+        for name, choices in (("vendor", vendors), ("document", documents)):
+            if choices is not None:  # the sizing page: a menu (any unknown value still reaches the filter, which refuses it)
+                self.fields[name].widget = forms.Select(choices=[("", _("any"))] + list(choices))
 
     def clean_metric(self):
         return self.cleaned_data.get("metric") or "tps"

@@ -182,6 +182,18 @@ def _parse_methodology(path, raw):
     if unknown:  # a Chinese rendering of a value the methodology does not have: a typo in its name
         raise DataFileError(path, f"parameters_zh names parameters that parameters does not have: {', '.join(unknown)}",
                             field=f"methodology {slug}: parameters_zh")
+    # Values the transcription inferred (field -> where from): each names a field this methodology states a value of.
+    for key in ("inferred", "inferred_zh"):
+        parsed[key] = raw.get(key) or {}
+        if not isinstance(parsed[key], dict) or not all(isinstance(v, str) and v.strip() for v in parsed[key].values()):
+            raise DataFileError(path, f"{key} must map field names to where the value comes from",
+                                field=f"methodology {slug}: {key}")
+        without = sorted(k for k in parsed[key] if parsed.get(k) in (None, "") and k not in parsed["parameters"])
+        if without:
+            raise DataFileError(path, f"{key} names fields without a value: {', '.join(without)}",
+                                field=f"methodology {slug}: {key}")
+    if set(parsed["inferred_zh"]) - set(parsed["inferred"]):
+        raise DataFileError(path, "inferred_zh names fields that inferred does not", field=f"methodology {slug}: inferred_zh")
     return parsed
 
 

@@ -114,6 +114,10 @@ class Methodology(models.Model):
     )
     description = models.TextField(blank=True, help_text=_("English: environment, steps, SQL mix, metric definitions."))
     description_zh = models.TextField(blank=True, help_text=_("The description in Chinese, for Chinese pages."))
+    # Set-up values the transcription inferred rather than read as stated (the 2025 MySQL run's threads and duration,
+    # stated only in its cleanup command): field name -> where the value comes from (English; Chinese beside it).
+    inferred = models.JSONField(default=dict, blank=True, help_text=_("Inferred values: field -> source, English."))
+    inferred_zh = models.JSONField(default=dict, blank=True, help_text=_("The sources in Chinese."))
 
     class Meta:
         ordering = ["document", "slug"]
@@ -214,6 +218,24 @@ class Flavor(models.Model):
 
     def get_absolute_url(self):
         return reverse("whitepaper:flavor", args=[self.pk])
+
+    @property
+    def readable_url(self):
+        """The flavour's page by name (issue 49.9): /flavors/alibaba/rds.mysql.c1.xlarge/ by its spec code, else
+        /flavors/huawei/dedicated/64vcpu-256gb/ by family and size (Flavor.address_lookup reads it back)."""
+        if self.spec_code:
+            return reverse("whitepaper:flavor-by-code", args=[self.vendor.slug, self.spec_code])
+        return reverse("whitepaper:flavor-by-size",
+                       args=[self.vendor.slug, self.family.slug if self.family else "", self.vcpus, self.memory_gb])
+
+    @staticmethod
+    def address_lookup(vendor, spec_code=None, family=None, vcpus=None, memory_gb=None):
+        """The filter of the flavour a readable address names (readable_url): its vendor and spec code, or its
+        vendor, family ('' for none) and size among the flavours without a spec code."""
+        if spec_code is not None:
+            return {"vendor__slug": vendor, "spec_code": spec_code}
+        lookup = {"vendor__slug": vendor, "spec_code": "", "vcpus": vcpus, "memory_gb": memory_gb}
+        return {**lookup, "family__slug": family} if family else {**lookup, "family__isnull": True}
 
     def __str__(self):
         size = f"{self.vcpus} vCPU / {self.memory_gb} GB"

@@ -62,8 +62,9 @@ def _has_session(request):
 
 
 def cacheable(request):
-    """Anonymous GETs only: pages for logged-in users (who may see staff actions) are validated, not cached."""
-    return request.method == "GET" and not _has_session(request)
+    """Anonymous GETs (and HEADs: the same answer without its body, so the same headers, gzip and Vary included);
+    pages for logged-in users (who may see staff actions) are validated, not cached."""
+    return request.method in ("GET", "HEAD") and not _has_session(request)
 
 
 def page_variant(request):

@@ -240,6 +240,9 @@ class InIdSubquery(Expression):
         return template % (column_sql, subquery_sql), (*column_params, *subquery_params)
 
 
+TEXT_SEARCH_WORDS = 8  # the words of a text search read (more narrows nothing a reader means, and costs joins)
+
+
 class PublishedResultQuerySet(models.QuerySet):
     def with_provenance(self, prefetch=False):
         """With what every listing shows (document, vendor, methodology, engine, flavour, family) in a
@@ -268,6 +271,17 @@ class PublishedResultQuerySet(models.QuerySet):
         # the hash, with no join, so an index walk (ordering=-tps) still stops after a page.
         internal_tables = table_model.objects.order_by().filter(document__vendor__origin=Origin.INTERNAL).values("id")
         return self.exclude(table_id__in=internal_tables)
+
+    def matching_text(self, text):
+        """Rows found by name (the explorer's `q`): each word of `text` in the flavour's spec code, its family's
+        name (English or Chinese: "Kunpeng", "鲲鹏"), the engine's or the vendor's name. Words narrow (AND)."""
+        queryset = self
+        for word in text.split()[:TEXT_SEARCH_WORDS]:
+            queryset = queryset.filter(
+                Q(flavor__spec_code__icontains=word) | Q(flavor__family__name__icontains=word)
+                | Q(flavor__family__name_zh__icontains=word) | Q(engine_version__engine__name__icontains=word)
+                | Q(table__document__vendor__name__icontains=word) | Q(table__document__vendor__name_zh__icontains=word))
+        return queryset
 
     def document_order(self):
         return self.order_by(*DOCUMENT_ORDER)
@@ -468,7 +482,7 @@ class PublishedResultQuerySet(models.QuerySet):
         vendors, documents, engines, versions, families, ratios = {}, {}, {}, {}, {}, set()
         deployments, editions, hot_rows = set(), set(), set()
         stated, example = set(), set()  # (engine, version) named as tested / only as an example
-        by_engine = {}
+        by_engine, covers = {}, {}
         for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio, deployment, edition, hot, is_example) in rows:
             (example if is_example else stated).add((e, ver))
             deployments.add(deployment)
@@ -480,12 +494,17 @@ class PublishedResultQuerySet(models.QuerySet):
             documents[d] = (dp, _("%(vendor)s: %(title)s, %(date)s") % {
                 "vendor": vendors[v], "title": display.plain(dt, dzh) or d, "date": display.date(dp)})
             engines[e] = en
+            covers.setdefault(d, set()).add(en)
             if ver and (not engine or e == engine):
                 versions[ver] = ver
             if f:
                 families[f] = display.plain(fn, fzh)
             if ratio:
                 ratios.add(ratio)
+        # A title may name one engine and the document cover others (Alibaba's "RDS for MySQL" has PPAS and
+        # PostgreSQL chapters): the document's label says what it covers beside its printed title.
+        covers = {d: display.covers(names) for d, names in covers.items()}
+        documents = {d: (dp, f"{label} ({covers[d]})" if covers[d] else label) for d, (dp, label) in documents.items()}
         return {
             "vendor": sorted(vendors.items(), key=lambda kv: kv[1]),
             "document": [(slug, label) for slug, (_date, label) in  # newest first (`document_newness`)
@@ -500,6 +519,7 @@ class PublishedResultQuerySet(models.QuerySet):
             "engine_versions": [(e, engines[e], sorted(by_engine.get(e, ()), key=version_sort_key))
                                 for e, _name in sorted(engines.items(), key=lambda kv: kv[1])],
             "family": sorted(families.items(), key=lambda kv: kv[1]),
+            "document_covers": covers,  # {document slug: "covers MySQL, PPAS, PostgreSQL" or ''}
             "memory_ratio": [(r, r) for r in sorted(ratios, key=lambda r: int(r.split(":")[1]))],
             "deployment": [(d, display.deployment_name(d)) for d in sorted(deployments - {""})],
             "edition": [(e, display.edition_name(e)) for e in sorted(editions - {""})],

@@ -18,21 +18,26 @@ from django.utils.translation import gettext as _
 from .editions import attach_older_editions
 from .filters import ResultFilter
 from .forms import SizingForm
-from .models import Engine, PublishedResult
+from . import display
+from .models import Document, Engine, PublishedResult
 
 
 def sizing_form(params):
     """The sizing question as a bound SizingForm (engines: those with published results)."""
     engines = list(Engine.objects.filter(versions__results__isnull=False).distinct())
     editions = sorted(PublishedResult.objects.exclude(edition="").order_by().values_list("edition", flat=True).distinct())
-    return SizingForm(params or None, engines=engines, editions=editions)
+    documents = Document.objects.select_related("vendor").newest_first()
+    vendors = {d.vendor.slug: display.vendor_name(d.vendor) for d in documents}
+    return SizingForm(params or None, engines=engines, editions=editions, vendors=sorted(vendors.items()),
+                      documents=[(d.slug, f"{display.vendor_name(d.vendor)}: {display.document_short_title(d)}")
+                                 for d in documents])
 
 
 def sizing_filter(data):
-    """The results a sizing question looks at (engine, version, vendor, deployment, edition; vendor-published unless
+    """The results a sizing question looks at (engine, version, vendor, document, deployment, edition; vendor-published unless
     `include_internal`), as a ResultFilter (invalid, e.g. an unknown vendor: it filters to nothing)."""
     filter_data = {"engine": data["engine"], "include_internal": data.get("include_internal") or False}
-    for key in ("version", "vendor", "deployment", "edition"):
+    for key in ("version", "vendor", "document", "deployment", "edition"):
         if data.get(key):
             filter_data[key] = data[key]
     return ResultFilter(filter_data, queryset=PublishedResult.objects.all())
@@ -59,7 +64,8 @@ def smallest_flavours(data):
             r.revised = None
         return answers
     metric, results = data["metric"] or "tps", sizing_filter(data).qs
-    if data.get("latest") is False:
+    # a chosen document answers with its own figures, as the explorer shows a chosen document's every row
+    if data.get("latest") is False or (data.get("document") and data.get("latest") is None):
         answers = results.smallest_reaching_once(metric, data["target"])
         for r in answers:
             r.revised = None
@@ -67,6 +73,17 @@ def smallest_flavours(data):
     answers = results.newest_per_variant().smallest_reaching_once(metric, data["target"])
     attach_older_editions(answers, metric, results)
     return answers
+
+
+def data_sizes(answers):
+    """[(data size, how many answers)] when the answers were measured on different data sizes (display.data_size:
+    hot rows, rows of test data, or tables x rows), [] when on one: a figure on ten times less data is no like
+    figure (Huawei's 2018 MySQL runs: 8 tables x 1,000,000 rows; 2023: 64 x 10,000,000)."""
+    counts = {}
+    for r in answers:
+        size = display.data_size(r) or _("not stated")
+        counts[size] = counts.get(size, 0) + 1
+    return list(counts.items()) if len(counts) > 1 else []
 
 
 def latency_note(data, answers):

@@ -14,6 +14,10 @@ urlpatterns = [
     path("engines/<slug:engine>/<stated:version>/", views.engine_version, name="engine-version"),
     path("editions/<slug:older>/<slug:newer>/", views.edition_diff, name="edition-diff"),
     path("flavors/<int:pk>/", views.flavor_detail, name="flavor"),
+    # readable addresses of the same page (Flavor.readable_url); the id's keeps working
+    path("flavors/<slug:vendor>/<stated:family>/<int:vcpus>vcpu-<int:memory_gb>gb/", views.flavor_detail,
+         name="flavor-by-size"),
+    path("flavors/<slug:vendor>/<key:spec_code>/", views.flavor_detail, name="flavor-by-code"),
     path("explore/", views.explore, name="explore"),
     path("explore/results.csv", views.explore_csv, name="explore-csv"),
     path("compare/", views.compare, name="compare"),

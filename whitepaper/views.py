@@ -33,7 +33,7 @@ from .models import Document, Engine, EngineVersion, Flavor, Origin, PublishedRe
 from .pages import catalogue_page, cell, column_label, family_name, measurement_html
 from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison, methodology_differences_data
 from .queries import SORTS, document_newness, field_value, keyset_fields, version_sort_key
-from .sizing import LATENCY_METRIC, asked_metric, latency_note, sizing_form, smallest_flavours
+from .sizing import LATENCY_METRIC, asked_metric, data_sizes, latency_note, sizing_form, smallest_flavours
 
 
 def _origin_toggle(request):
@@ -81,7 +81,8 @@ def _table_rows(table):
                 cells.append({"note": True, "value": "", "label": column_label(column), "column": column})
             else:
                 cells.append({"note": False, "value": cell(result, column), "label": column_label(column), "column": column,
-                              "link": result.flavor.get_absolute_url() if column in FLAVOUR_LINK_COLUMNS else ""})
+                              "link": result.flavor.get_absolute_url() if column in FLAVOUR_LINK_COLUMNS else "",
+                              "newer": display.superseded_cell(result, column)})
         if table.document.vendor.is_internal:  # the run behind the row: its interval, flags and record
             cells.append({"note": False, "value": measurement_html(result), "label": _("Measurement"), "column": "measurement"})
         rows.append({"result": result, "cells": cells})
@@ -94,7 +95,16 @@ WIDE_TABLE_COLUMNS = 7
 def document_sections(document):
     """Tables in document order, grouped by section and methodology, each group with one chart."""
     tables = list(document.tables.select_related("methodology", "document__vendor").order_by("position"))
-    results = PublishedResult.objects.filter(table__document=document).with_provenance().document_order()
+    # The document's rows and, in the same query, the newest later edition of each (a row a later edition printed
+    # otherwise says what it printed: editions.superseded).
+    own = PublishedResult.objects.filter(table__document=document)
+    read = list(PublishedResult.objects.filter(
+        Q(table__document=document) | Q(editions.superseded_candidates(own, PublishedResult.objects.visible()))
+    ).with_provenance().document_order())
+    results = [r for r in read if r.table.document_id == document.pk]
+    newer = editions.superseded(results, read)
+    for r in results:
+        r.superseded = newer.get(r.pk)
     by_table = {}
     for result in results:
         by_table.setdefault(result.table_id, []).append(result)
@@ -299,16 +309,26 @@ def engine_version(request, engine, version):
 
 # --- Flavour -------------------------------------------------------------------------------------
 
+
 @catalogue_page
-def flavor_detail(request, pk):
+def flavor_detail(request, pk=None, **address):
     """One flavour, as ec2instances.info has a page per instance: every published row of it (each edition and
-    methodology, revisions said), its revision history and the same size elsewhere (flavors.flavour_sheet)."""
-    flavor = get_object_or_404(Flavor.objects.select_related("vendor", "family"), pk=pk)
+    methodology, revisions said), its revision history and the same size elsewhere (flavors.flavour_sheet).
+    Addressed by its id or by name (`address`: vendor and spec code, or vendor, family and size)."""
+    flavors = Flavor.objects.select_related("vendor", "family")
+    if pk is not None:
+        flavor = get_object_or_404(flavors, pk=pk)
+    else:
+        found = list(flavors.filter(**Flavor.address_lookup(**address))[:2])
+        if len(found) != 1:  # none, or (a catalogue where family and size name two flavours) not one
+            raise Http404("No flavour has this address.")
+        flavor = found[0]
     toggle = _origin_toggle(request)
     sheet = flavour_sheet(flavor, toggle["include_internal"] or flavor.vendor.is_internal)
     metrics = sheet.metrics
     rows = [{"result": r, "cells": [(m, column_label(m), display.metric_shown(r, m), m == "iops" and r.iops_depends_on_disk)
-                                    for m in metrics], "revised": display.revised_from(r)} for r in sheet.results]
+                                    for m in metrics], "revised": display.revised_from(r),
+             "superseded": display.superseded(r)} for r in sheet.results]
     explore = {"vendor": flavor.vendor.slug, "vcpus": flavor.vcpus, "memory_gb": flavor.memory_gb, "latest": "false"}
     if flavor.spec_code:
         explore["flavor"] = flavor.spec_code
@@ -365,7 +385,7 @@ TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment"
 DEFAULT_COLUMNS = ["family", "vcpus", "memory_gb", "tps", "qps", "ro_qps", "rw_qps", "tpm", "hot_rows", "memory_ratio",
                    "flavor", "deployment", "edition", "engine", "vendor", "document"]
 DISPLAY_ORDER = list(EXPLORER_COLUMNS)
-FILTER_FIELDS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "edition", "hot_rows",
+FILTER_FIELDS = ["q", "vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "edition", "hot_rows",
                  "min_vcpus", "max_vcpus", "min_memory_gb", "max_memory_gb", "min_tps", "max_tps",
                  "min_qps", "max_qps", "min_max_connections", "max_max_connections", "latest", "include_internal"]
 
@@ -416,9 +436,19 @@ def explorer_params(params):
     return params
 
 
+def requested_columns(params):
+    """The names in `cols`, repeated (cols=a&cols=b, as the form sends) or comma-separated (cols=a,b, as typed)."""
+    return [name.strip() for value in params.getlist("cols") for name in value.split(",") if name.strip()]
+
+
 def chosen_columns(params):
     """The columns the reader chose (`cols`), [] for the default."""
-    return [c for c in params.getlist("cols") if c in EXPLORER_COLUMNS]
+    return list(dict.fromkeys(c for c in requested_columns(params) if c in EXPLORER_COLUMNS))
+
+
+def unknown_columns(params):
+    """Names in `cols` that are no column: said on the page (issue 49.9), never silently dropped."""
+    return [c for c in requested_columns(params) if c not in EXPLORER_COLUMNS]
 
 
 def explorer_state(request):
@@ -439,17 +469,20 @@ def explorer_state(request):
 def other_editions(results, internal):
     """For this page's rows, in one query: {result id: the documents printing that row identically}
     (editions.same_in), and each row's `revised_from` (editions.revisions: an older edition printed
-    other numbers)."""
+    other numbers) and `superseded` (editions.superseded: the newest later edition printed other numbers)."""
     if not results:
         return {}
     # the rows that may print one of them the same, and each one's newest older edition printing it otherwise:
     # a few rows, not every edition of the page's flavours
     visible = PublishedResult.objects.visible(internal)
     candidates = editions.read_editions(
-        visible, editions.may_print_the_same(results, visible) | Q(editions.revision_candidates(results, visible)), results)
+        visible, editions.may_print_the_same(results, visible) | Q(editions.revision_candidates(results, visible))
+        | Q(editions.superseded_candidates(results, visible)), results)
     revised = editions.revisions(results, [*candidates, *results])
+    newer = editions.superseded(results, [*candidates, *results])  # an older row says what the newest edition printed
     for r in results:
         r.revised_from = revised.get(r.pk)
+        r.superseded = newer.get(r.pk)
     return editions.same_in(results, candidates)
 
 
@@ -473,34 +506,38 @@ def explorer_cell(result, column, same=None, made=None):
     if column == "document":
         key = ("document", result.table.document_id)
         if key not in made:
-            made[key] = document_link(result.table.document)
+            made[key] = document_link(result.table.document, made.get("covers", {}).get(result.table.document.slug, ""))
         link = made[key]
         documents = (same or {}).get(result.pk, [])
         if len(documents) > 1:  # printed identically by several editions
             return format_html('{} <span class="same-in">{}</span>', link, display.same_in(documents))
         if getattr(result, "revised_from", None):  # an older edition printed other numbers: say which and how
-            return format_html('{} <span class="revised">{}</span>', link, display.revised_from(result))
+            link = format_html('{} <span class="revised">{}</span>', link, display.revised_from(result))
+        if getattr(result, "superseded", None):  # a later edition printed other numbers: say what
+            link = format_html('{} <span class="revised superseded">{}</span>', link, display.superseded(result))
         return link
     if column == "iops" and result.iops_depends_on_disk:
         return _("depends on disk")
     return cell(result, column)
 
 
-def document_link(document):
+def document_link(document, covers=""):
     """The document cell's link: its date and short title, the full title and date on hover. Made once per process
     for everything it shows and depends on (a page at 10^5 results links up to 100 documents, each ~50 µs to make:
     the URL, the localised date), so an edited document or another language is another key, never a stale link."""
-    return _document_link(document.slug, document.title, document.title_en, document.published, get_language(),
+    return _document_link(document.slug, document.title, document.title_en, document.published, covers, get_language(),
                           get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF)
 
 
 @functools.lru_cache(maxsize=4096)
-def _document_link(slug, title, title_en, published, _language, _prefix, _urlconf):
+def _document_link(slug, title, title_en, published, covers, _language, _prefix, _urlconf):
     document = Document(slug=slug, title=title, title_en=title_en, published=published)
     title = display.document_title(document)
-    return format_html('<a href="{}" title="{}">{}</a>', document.get_absolute_url(),
+    link = format_html('<a href="{}" title="{}">{}</a>', document.get_absolute_url(),
                        title + pgettext("list separator", ", ") + display.date(document.published),
                        display.document_short_title(document))
+    # the printed title may name one engine of several (Alibaba's "RDS for MySQL" with PPAS and PostgreSQL rows)
+    return format_html('{} <span class="covers">({})</span>', link, covers) if covers else link
 
 
 def flavour_url(flavor, made):
@@ -531,10 +568,11 @@ def related_cell(result, column, made):
     return cell(result, column)
 
 
-def explorer_rows(results, shown, same):
+def explorer_rows(results, shown, same, covers=None):
     """The table's rows: each one's cells as HTML (explorer_cell in a <td> each, the first one followed by the origin
-    label of an internal measurement, _origin.html) and its compare checkbox's label (row_name)."""
-    made = {}
+    label of an internal measurement, _origin.html) and its compare checkbox's label (row_name). `covers`: what each
+    document covers ({slug: text}, the facets' `document_covers`), said beside its title."""
+    made = {"covers": covers or {}}
     flavour_link = not FLAVOUR_LINK_COLUMNS & set(shown)  # no size column shown: the first cell links to the flavour
     link_text = _("flavour")
     opening = [format_html('<td data-col="{}"{}>', c, mark_safe(' class="text"') if c in TEXT_COLUMNS else "")
@@ -573,10 +611,14 @@ EXPLORER_COUNT_AHEAD = 1000
 
 
 def page_number(raw):
+    """(page number, whether `raw` was one): no `page` is page 1; 0, -1 or "abc" is page 1 said so (explorer_page)."""
+    if raw in (None, ""):
+        return 1, True
     try:
-        return max(1, int(raw or 1))
+        number = int(raw)
     except ValueError:
-        return 1
+        return 1, False
+    return (number, True) if number >= 1 else (1, False)
 
 
 def explorer_page(queryset, terms, params):
@@ -587,11 +629,30 @@ def explorer_page(queryset, terms, params):
     `next`: whitepaper/cursors.py), so the page after it is read from the sort's index at any depth
     (`page_after`, `page_before`), as the API's cursor pages are; `page` then only numbers the rows. A page
     number alone (a typed or older link, or a cursor made for another sort) is read by its offset (`rows`).
-    `beyond` is the last page's number when the page has no row (the caller sends the reader there: counting
-    every row is then worth it)."""
-    number = page_number(params.get("page"))
-    after, before = (cursors.decode(params[key], terms) if number > 1 and params.get(key) else None
-                     for key in ("after", "before"))
+
+    Never a silent change of what was asked (issue 49.10): a page past the last one is answered with the last page
+    (counting every row is then worth it), a page that is not a number with page 1, a cursor that cannot be read
+    by the page's number; `notice` says which."""
+    raw = params.get("page")
+    number, valid = page_number(raw)
+    notice = None if valid else _("“%(page)s” is not a page number (pages are numbered from 1): page 1 is shown.") % {"page": raw[:40]}
+    cursors_given = {key: params[key] for key in ("after", "before") if params.get(key)}
+    decoded = {key: cursors.decode(token, terms) for key, token in cursors_given.items()}
+    if any(value is None for value in decoded.values()) and notice is None:
+        notice = _("The position in this link could not be read (it belongs to another sort or was changed): "
+                   "page %(page)s is shown by its number.") % {"page": number}
+    page = read_page(queryset, terms, number, *((decoded.get(key) if number > 1 else None) for key in ("after", "before")))
+    if not page["results"] and number > 1:
+        last = max(1, -(-queryset.count() // EXPLORER_PAGE_SIZE))
+        page = read_page(queryset, terms, last, None, None)
+        page["notice"] = _("There is no page %(asked)s: these results end at page %(last)s, shown here.") % {
+            "asked": number, "last": last}
+    else:
+        page["notice"] = notice
+    return page
+
+
+def read_page(queryset, terms, number, after, before):
     if after is not None:
         rows = queryset.page_after(terms, after, EXPLORER_PAGE_SIZE + 1)
     elif before is not None:  # the row the cursor names follows this page
@@ -606,9 +667,8 @@ def explorer_page(queryset, terms, params):
             "has_next": has_next, "has_previous": number > 1, "complete": number == 1 and not has_next,
             "next": number + 1, "after": cursors.encode(terms, rows[-1]) if has_next else None,
             "previous": number - 1 if number > 2 else None,
-            "before": cursors.encode(terms, rows[0]) if number > 2 and rows else None, "beyond": None}
+            "before": cursors.encode(terms, rows[0]) if number > 2 and rows else None}
     if not rows:
-        page["beyond"] = max(1, -(-queryset.count() // EXPLORER_PAGE_SIZE)) if number > 1 else None
         page["total"], page["more"] = 0, False
     else:
         values = [field_value(rows[-1], path) for path, _descending in keyset_fields(terms)]
@@ -662,18 +722,11 @@ def explore(request):
         return redirect(request.path + (f"?{query}" if query else ""))
     filterset, queryset, cols, sort, terms = explorer_state(request)
     page = explorer_page(queryset, terms, request.GET)
-    if page["beyond"]:  # ?page=4 of three pages: the last page, not "Results 301-300" and an empty table
-        params = request.GET.copy()
-        params["page"] = page["beyond"]
-        for key in ("after", "before"):
-            params.pop(key, None)
-        if page["beyond"] == 1:
-            params.pop("page")
-        return redirect(request.path + "?" + canonical_query(params))
     results = page["results"]
     same = other_editions(results, include_internal(request.GET))
     shown, empty = shown_columns(cols, bool(chosen_columns(request.GET)), results)
-    rows = explorer_rows(results, shown, same)
+    choices = catalogue_facets(request, include_internal(request.GET), request.GET.get("engine") or None)
+    rows = explorer_rows(results, shown, same, choices["document_covers"])
     query = canonical_query(request.GET)
     context = {
         "filterset": filterset, "rows": rows, "cols": cols, "sort": sort, "query": query, "page": page,
@@ -686,7 +739,7 @@ def explore(request):
     }
     # The version control lists the chosen engine's versions (every engine's, grouped, when none is
     # chosen); an htmx update sends it along (out of band), so it follows the engine.
-    context["choices"] = catalogue_facets(request, include_internal(request.GET), request.GET.get("engine") or None)
+    context["choices"] = choices
     context["values"] = explorer_params(request.GET)
     for name, latest in (("all_editions_query", "false"), ("newest_query", "true")):
         params = request.GET.copy()
@@ -701,6 +754,8 @@ def explore(request):
     context["qps_definitions"] = qps_definitions(results)
     context["computed_cols"] = UNSORTED
     context["empty_columns"] = [EXPLORER_COLUMNS[c] for c in empty]
+    context["unknown_columns"] = unknown_columns(request.GET)
+    context["column_keys"] = list(EXPLORER_COLUMNS)
     # The CSV link writes the columns the screen shows (the default ones a row of this page has), not every default one.
     csv_params = request.GET.copy()
     if not chosen_columns(request.GET):
@@ -741,7 +796,7 @@ def compare_series_url(params, results):
 
 # The export columns (export.EXPORT_COLUMNS) behind each explorer column: the ratio column shows derived ratios
 # ("1:4 (derived)"), exported beside the document's as memory_ratio_derived.
-CSV_COLUMNS = {"iops": ["iops", "iops_note"], "vendor": ["vendor"], "document": ["document", "published", "revised_from", "revised_changes"], "engine": ["engine", "version"],
+CSV_COLUMNS = {"iops": ["iops", "iops_note"], "vendor": ["vendor"], "document": ["document", "published", "revised_from", "revised_changes", "superseded_by", "superseded_changes"], "engine": ["engine", "version"],
                "deployment": ["deployment", "edition"], "memory_ratio": ["memory_ratio", "memory_ratio_derived"]}
 
 
@@ -853,5 +908,6 @@ def sizing(request):
     shows = {c: any(has_value(r, c) for r in answers or []) for c in ("flavor", "family", "deployment", "edition")}
     return render(request, "whitepaper/sizing.html", {"form": form, "answers": answers, "rows": rows, "metric": metric,
                                                        "shows": shows, "latency": metric == LATENCY_METRIC,
+                                                       "data_sizes": data_sizes(answers or []),
                                                        "latency_note": latency_note(form.cleaned_data, answers) if metric else "",
                                                        "metric_headers": [(m, column_label(m)) for m in columns]})

@@ -232,13 +232,17 @@ class MethodologySerializer(serializers.ModelSerializer):
         help_text="Statements one transaction counts for in QPS (Huawei 20, Alibaba about 18).")
     parameters = serializers.DictField(child=serializers.CharField(), read_only=True,
                                        help_text="Other parameters as stated, name -> text.")
+    inferred = serializers.DictField(child=serializers.CharField(), read_only=True, help_text=(
+        "Set-up values the transcription inferred rather than read as stated, field name -> where the value comes from "
+        "(e.g. threads: from the cleanup command; the run command is missing from the text); {} when every value is "
+        "stated."))
     results = serializers.SerializerMethodField(help_text="Results measured this way (API list URL).")
 
     class Meta:
         model = Methodology
         fields = ["url", "slug", "document", "name", "tool", "tool_version", "workload", "tables", "rows_per_table",
                   "threads", "duration_s", "report_interval_s", "client", "statements_per_transaction", "parameters",
-                  "description", "results"]
+                  "inferred", "description", "results"]
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_results(self, obj):
@@ -412,6 +416,28 @@ class RevisionSerializer(serializers.Serializer):
                 "changes": self.fields["changes"].to_representation(instance.changes)}
 
 
+class SupersededChangeSerializer(ChangeSerializer):
+    old = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, allow_null=True,
+                                   help_text="What this result's document prints; null when it prints none.")
+    new = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, allow_null=True,
+                                   help_text="What the later edition prints; null when it prints none.")
+
+
+class SupersededSerializer(serializers.Serializer):
+    """The vendor's newest later edition printed this row's numbers otherwise (whitepaper.editions.superseded)."""
+
+    document = serializers.CharField(help_text="The later edition's document slug.")
+    published = serializers.DateField(help_text="The later edition's date.")
+    result = serializers.URLField(help_text="The later edition's row in the API.")
+    changes = SupersededChangeSerializer(many=True, help_text="Each metric the two editions print differently.")
+
+    def to_representation(self, instance):
+        request = self.context.get("request")
+        return {"document": instance.document.slug, "published": instance.document.published.isoformat(),
+                "result": cached_reverse("result-detail", {"pk": instance.newer.pk}, request),
+                "changes": self.fields["changes"].to_representation(instance.changes)}
+
+
 class ResultListSerializer(serializers.ListSerializer):
     """Reads every listed result's older editions in one query (editions.attach_revisions), not one per row."""
 
@@ -419,6 +445,8 @@ class ResultListSerializer(serializers.ListSerializer):
         results = list(data.all() if hasattr(data, "all") else data)
         if "revised_from" in self.child.fields:
             attach_revisions(results, PublishedResult.objects.all())
+        elif "superseded_by" in self.child.fields:
+            attach_revisions(results, PublishedResult.objects.all())  # revised_from and superseded: one query
         return super().to_representation(results)
 
 
@@ -454,6 +482,10 @@ class ResultSerializer(serializers.ModelSerializer):
     revised_from = serializers.SerializerMethodField(
         help_text="Where an older edition of the vendor's numbers printed this row (the same flavour, engine version, "
                   "deployment, edition and data size) with other numbers: that edition and each change; null otherwise.")
+    superseded_by = serializers.SerializerMethodField(
+        help_text="Where the vendor's newest later edition printed this row (the same flavour, engine version, "
+                  "deployment, edition and data size) with other numbers: that edition and each change; null otherwise "
+                  "(the mirror of revised_from, on the older row).")
     document = DocumentSummarySerializer(source="table.document", read_only=True)
     table = TableSummarySerializer(read_only=True)
     methodology = MethodologySummarySerializer(source="table.methodology", read_only=True)
@@ -486,7 +518,7 @@ class ResultSerializer(serializers.ModelSerializer):
         model = PublishedResult
         fields = ["url", "id", "origin", "vendor", "engine", "version", "version_url", "flavor", "deployment", "edition",
                   *[m.name for m in METRICS], "latency_bound_ms", "iops_depends_on_disk", "tps_per_core", "qps_normalised",
-                  "memory_ratio_derived", "updated_at", "printed", "revised_from",
+                  "memory_ratio_derived", "updated_at", "printed", "revised_from", "superseded_by",
                   "document", "table", "position", "methodology",
                   "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats"]
         list_serializer_class = ResultListSerializer
@@ -495,6 +527,15 @@ class ResultSerializer(serializers.ModelSerializer):
     def get_revised_from(self, obj):
         attach_revisions([obj], PublishedResult.objects.all())  # a no-op when the list already read them
         return None if obj.revised_from is None else self.revision_serializer.to_representation(obj.revised_from)
+
+    @extend_schema_field(SupersededSerializer(allow_null=True))
+    def get_superseded_by(self, obj):
+        attach_revisions([obj], PublishedResult.objects.all())  # sets superseded too; a no-op when the list read them
+        return None if obj.superseded is None else self.superseded_serializer.to_representation(obj.superseded)
+
+    @cached_property
+    def superseded_serializer(self):
+        return SupersededSerializer(context=self.context)
 
     @cached_property
     def revision_serializer(self):

@@ -13,6 +13,23 @@ register = template.Library()
 
 register.filter("vendor_name", display.vendor_name)
 register.filter("document_title", display.document_title)
+register.filter("inferred_sources", display.inferred_sources)  # {field: where an inferred set-up value comes from}
+
+
+# A phone's card (site.css .cards-narrow) sets three cells side by side, about 11 characters each at 390 px: a cell
+# holding a longer unbroken token (15,000,000,000; rds.ppas.st.h43; primary/standby) takes the card's width instead
+# of breaking the token mid-way (issue 49.12).
+CARD_TOKEN_CHARS = 10
+
+
+@register.filter
+def card_wide(value):
+    return any(len(token) > CARD_TOKEN_CHARS for token in str(value or "").split())
+
+
+@register.filter
+def get(mapping, key):
+    return (mapping or {}).get(key, "")
 register.filter("family_name", display.family_html)
 register.filter("methodology_name", display.methodology_name)
 register.filter("table_label", display.table_label_html)
