@@ -1,5 +1,4 @@
 import django_filters
-from django import forms
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
@@ -22,6 +21,7 @@ from rest_framework.response import Response
 
 from config.api import error_body
 from config.authentication import BearerOrTokenAuthentication
+from config.limits import MAX_ID, IdField
 from config.permissions import MethodIsAllowed
 from config.pagination import CatalogPagination
 
@@ -35,7 +35,6 @@ from ..views import RunFilter
 from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer, TargetSerializer
 
 MAX_SAMPLES = 5000
-MAX_ID = 2**63 - 1  # PostgreSQL bigint
 
 # --- documented answers (the schema says what the endpoints really answer) -----------------------
 ERROR = inline_serializer("RunsError", {"detail": serializers.CharField(help_text="What went wrong.")})
@@ -97,7 +96,7 @@ class ProfileFilter(django_filters.FilterSet):
 class IdFilter(django_filters.NumberFilter):
     """A whole-number id; an id that matches nothing is an empty list, not an error."""
 
-    field_class = forms.IntegerField
+    field_class = IdField  # 0 to MAX_ID: SQLite cannot look up more
 
 
 class RunAPIFilter(RunFilter):

@@ -7,6 +7,7 @@ from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.exceptions import ValidationError
 from rest_framework.filters import BaseFilterBackend
 
+from config.limits import MomentField
 from config.pagination import MAX_PAGE_SIZE, positive_int_param
 
 from ..filters import ResultFilter
@@ -100,9 +101,13 @@ class StrictQueryBackend(DjangoFilterBackend):
         return filterset.qs if filterset is not None else queryset
 
 
+class MomentFilter(django_filters.IsoDateTimeFilter):
+    field_class = MomentField  # still a date-time in UTC, else a 400 naming the parameter
+
+
 def updated_since_filter(field_name, what):
     """`updated_since=<ISO 8601 date-time>` (UTC when it names no offset): only what changed at or after it."""
-    return django_filters.IsoDateTimeFilter(
+    return MomentFilter(
         field_name=field_name, lookup_expr="gte", label=f"Only {what} changed at or after this moment",
         help_text=f"Only {what} changed at or after this moment (ISO 8601, e.g. 2026-11-26T09:00:00Z; UTC when no "
                   "offset is given): keep the newest `updated_at` you saw and pass it next time.")
