@@ -13,7 +13,7 @@ from django.forms.fields import InvalidJSONInput
 from django.http import JsonResponse
 from django.utils.translation import gettext as _
 from django_filters.fields import IsoDateTimeField
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, ParseError
 from rest_framework.parsers import JSONParser
 from rest_framework.utils import json
@@ -122,6 +122,20 @@ class LimitedJSONFormField(forms.JSONField):
             return super().has_changed(initial, data)
         except RecursionError:
             return True
+
+
+class LimitedJSONField(serializers.JSONField):
+    """A serializer's JSON field held to the same limit whatever the body's content type: JSON inside a form
+    field (`overrides=[[[…` form-encoded or multipart) is parsed here, not by LimitedJSONParser."""
+
+    def to_internal_value(self, data):
+        try:
+            value = super().to_internal_value(data)
+        except RecursionError:
+            raise serializers.ValidationError(too_deep_message(), code="too_deep") from None
+        if depth_exceeds(value, settings.API_MAX_JSON_DEPTH):
+            raise serializers.ValidationError(too_deep_message(), code="too_deep")
+        return value
 
 
 class LimitedJSONParser(JSONParser):

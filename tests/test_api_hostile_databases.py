@@ -4,6 +4,7 @@
 bigint), moments that are still a date-time in UTC (years 1 to 9999)."""
 
 import json
+from urllib.parse import urlencode
 
 import pytest
 
@@ -12,6 +13,7 @@ from .embedded import EmbeddedSQLite
 BIG = str(2**63)  # one past the largest bigint
 EARLY = "0001-01-01T00:00:00%2B14:00"  # 0000-12-31T10:00Z: before year 1 in UTC
 LATE = "9999-12-31T23:59:59-14:00"  # 10000-01-01T13:59:59Z: after year 9999 in UTC
+FORM = "application/x-www-form-urlencoded"
 
 # (who, method, url, body, content type, the parameter or field the 400 names)
 HOSTILE = [
@@ -27,6 +29,10 @@ HOSTILE = [
     ("staff", "get", f"/api/v1/runs/?published_result={BIG}", None, None, "published_result"),
     ("staff", "get", f"/api/v1/runs/compare/?run={BIG}&run=2", None, None, "run"),
     ("staff", "get", f"/api/v1/runs/regressions/?target={BIG}", None, None, "target"),
+    # 52.4: JSON inside a form field is held to API_MAX_JSON_DEPTH (32) like a JSON body: 5,000 levels were a
+    # RecursionError, 33 a value stored.
+    *[("staff", "post", path, urlencode({"overrides": overrides}), FORM, "overrides")
+      for path in ("/api/v1/schedules/", "/api/v1/runs/") for overrides in ("[" * 5000, "[" * 33 + "]" * 33)],
 ]
 
 

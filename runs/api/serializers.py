@@ -6,6 +6,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
+from config.limits import LimitedJSONField
+
 from ..models import MAX_REPEATS, BenchmarkProfile, Run, RunClient, RunState, Sample, Schedule, ServerSample, Target
 from ..params import LIMITS, MAX_SWEEP, PARAMETERS, PROFILE_FIELDS, ascii_int
 from ..params import NAMES as PARAMETER_NAMES
@@ -55,7 +57,7 @@ def _override_field(parameter):
 
 
 @extend_schema_field(inline_serializer("RunOverrides", {p.name: _override_field(p) for p in PARAMETERS}))
-class OverridesField(serializers.JSONField):
+class OverridesField(LimitedJSONField):
     """The profile's parameters to change; validated by runs.params (400 naming each bad field). sysbench
     takes tables and rows_per_table, pgbench scale, range and jobs; report_interval_s <= duration_s."""
 
