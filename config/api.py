@@ -72,6 +72,22 @@ def exception_handler(exc, context):
     return response
 
 
+class RejectsUnknownFields:
+    """A serializer mixin: a body field the serializer does not have is a 400 naming it (DRF drops it, so a
+    typo such as `repeat` for `repeats` launches with the default). Read-only fields sent back (a PUT of what
+    GET answered) are known and ignored, as DRF does; so is a form's `csrfmiddlewaretoken`."""
+
+    def to_internal_value(self, data):
+        if hasattr(data, "keys"):
+            known = set(self.fields) | {"csrfmiddlewaretoken"}
+            writable = sorted(name for name, field in self.fields.items() if not field.read_only)
+            unknown = sorted(set(data.keys()) - known)
+            if unknown:
+                raise serializers.ValidationError({name: [f"Unknown field; this endpoint accepts: {', '.join(writable)}."]
+                                                   for name in unknown})
+        return super().to_internal_value(data)
+
+
 class NotModified(exceptions.APIException):
     """A conditional GET whose validators still match: answered 304 without running the view."""
 

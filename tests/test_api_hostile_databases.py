@@ -14,6 +14,7 @@ BIG = str(2**63)  # one past the largest bigint
 EARLY = "0001-01-01T00:00:00%2B14:00"  # 0000-12-31T10:00Z: before year 1 in UTC
 LATE = "9999-12-31T23:59:59-14:00"  # 10000-01-01T13:59:59Z: after year 9999 in UTC
 FORM = "application/x-www-form-urlencoded"
+JSON = "application/json"
 
 # (who, method, url, body, content type, the parameter or field the 400 names)
 HOSTILE = [
@@ -33,6 +34,22 @@ HOSTILE = [
     # RecursionError, 33 a value stored.
     *[("staff", "post", path, urlencode({"overrides": overrides}), FORM, "overrides")
       for path in ("/api/v1/schedules/", "/api/v1/runs/") for overrides in ("[" * 5000, "[" * 33 + "]" * 33)],
+    # 52.8: the runs API knows its parameters and fields: an unknown one is a 400 naming it, not ignored.
+    ("staff", "get", "/api/v1/runs/?bogus=1", None, None, "bogus"),
+    ("staff", "get", "/api/v1/runs/?stat=failed", None, None, "stat"),
+    ("staff", "get", "/api/v1/runs/?ordering=bogus", None, None, "ordering"),
+    ("staff", "get", "/api/v1/runs/regressions/?bogus=1", None, None, "bogus"),
+    ("staff", "get", "/api/v1/runs/compare/?run=1&run=2&bogus=1", None, None, "bogus"),
+    ("staff", "get", "/api/v1/runs/1/?bogus=1", None, None, "bogus"),
+    ("staff", "get", "/api/v1/targets/?bogus=1", None, None, "bogus"),
+    ("staff", "get", "/api/v1/profiles/?bogus=1", None, None, "bogus"),
+    ("staff", "get", "/api/v1/schedules/?bogus=1", None, None, "bogus"),
+    ("staff", "get", "/api/v1/schedules/?ordering=bogus", None, None, "ordering"),
+    ("staff", "post", "/api/v1/runs/", json.dumps({"target": 1, "profile": "sysbench-oltp-rw-quick", "repeat": 3}), JSON,
+     "repeat"),
+    ("staff", "post", "/api/v1/schedules/", json.dumps({"name": "n", "bogus": 1}), JSON, "bogus"),
+    ("staff", "post", "/api/v1/runs/", urlencode({"target": 1, "bogus": 1}), FORM, "bogus"),
+    ("staff", "get", f"/api/v1/runs/series/?target={BIG}&profile=x", None, None, "target"),
 ]
 
 

@@ -6,6 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
+from config.api import RejectsUnknownFields
 from config.limits import LimitedJSONField
 
 from ..models import MAX_REPEATS, BenchmarkProfile, Run, RunClient, RunState, Sample, Schedule, ServerSample, Target
@@ -110,7 +111,7 @@ class RunClientSerializer(serializers.ModelSerializer):
         fields = ["index", "host", "cores", "state", "threads", "reason", "step_starts"]
 
 
-class RunSerializer(serializers.ModelSerializer):
+class RunSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     target = serializers.PrimaryKeyRelatedField(queryset=Target.objects.all(), help_text="The target's id.")
     profile = SlugField(slug_field="slug", queryset=BenchmarkProfile.objects.all(),
                                            help_text="The profile's slug, e.g. sysbench-oltp-rw-mysql-quick.")
@@ -248,7 +249,7 @@ class ServerSampleSerializer(serializers.ModelSerializer):
                   "lock_waiting", "lock_waits_per_s", "buffer_hit_pct", "client_cpu_pct"]
 
 
-class ScheduleSerializer(serializers.ModelSerializer):
+class ScheduleSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     """A schedule as staff write it and everyone allowed to see runs reads it. The rules are the model's
     (Schedule.clean: cron, archived target, the profile's engine, overrides); errors name the field."""
 

@@ -21,9 +21,10 @@ from rest_framework.response import Response
 
 from config.api import error_body
 from config.authentication import BearerOrTokenAuthentication
-from config.limits import MAX_ID, IdField
+from config.limits import MAX_ID, IdField, is_id
 from config.permissions import MethodIsAllowed
 from config.pagination import CatalogPagination
+from whitepaper.api.params import StrictOrderingFilter, unknown_params
 
 from .. import actions, compare, history
 from ..models import BenchmarkProfile, Run, RunState, Schedule, Target
@@ -114,9 +115,30 @@ class OperatorAPIMixin:
     authentication_classes = [BearerOrTokenAuthentication, SessionAuthentication]
     permission_classes = [MethodIsAllowed, IsOperator]
     pagination_class = CatalogPagination  # {count, next, previous, results}; page, page_size (at most 500)
+    filter_backends = [DjangoFilterBackend, StrictOrderingFilter]
+    LISTS = ("list", "regressions")  # the actions that page and filter their queryset
+    ACTION_PARAMS = {"compare": {"run", "base"}, "series": {"target", "profile"}, "samples": {"after"},
+                     "server_samples": {"after"}}
+
+    def allowed_params(self):
+        """The query parameters this action reads: a typo (`stat=`, `bogus=`) is a 400 naming it, as on the
+        catalogue API, not a silent "no filter"."""
+        allowed = {"format"} | self.ACTION_PARAMS.get(self.action, set())
+        if self.action in self.LISTS:
+            allowed |= {"page", "page_size"}
+            for backend in self.filter_backends:
+                if issubclass(backend, DjangoFilterBackend):
+                    filterset = backend().get_filterset_class(self, self.get_queryset())
+                    allowed |= set(filterset.base_filters) if filterset else set()
+                elif issubclass(backend, StrictOrderingFilter):
+                    allowed.add(backend.ordering_param)
+        return allowed
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        unknown = unknown_params(request.query_params, self.allowed_params())
+        if unknown:
+            raise ValidationError(unknown)
         # A parameter given empty (?state=) is a 400 naming it, not silently "no filter" (an empty
         # `ordering` is the default order, as DRF documents it).
         empty = sorted(name for name, value in request.query_params.items() if not value.strip() and name != "ordering")
@@ -130,7 +152,7 @@ class TargetViewSet(OperatorAPIMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Target.objects.order_by("name", "id")
     lookup_value_regex = r"\d+"
     serializer_class = TargetSerializer
-    filter_backends = [DjangoFilterBackend]
+    filter_backends = [DjangoFilterBackend]  # no ordering
     filterset_fields = ["engine"]
 
 
@@ -238,7 +260,7 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         group's verdict)."""
         target_id, slug = request.query_params.get("target", ""), request.query_params.get("profile", "")
         errors = {}
-        target = Target.objects.filter(pk=target_id).first() if target_id.isdigit() else None
+        target = Target.objects.filter(pk=target_id).first() if is_id(target_id) else None
         profile = BenchmarkProfile.objects.filter(slug=slug).first() if slug else None
         if target is None:
             errors["target"] = [_("Give an existing target id.")]

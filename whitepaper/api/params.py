@@ -5,7 +5,7 @@ ordering field or page size -> one 400 mapping each parameter to its messages.""
 import django_filters
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.exceptions import ValidationError
-from rest_framework.filters import BaseFilterBackend
+from rest_framework.filters import BaseFilterBackend, OrderingFilter
 
 from config.limits import MomentField
 from config.pagination import MAX_PAGE_SIZE, positive_int_param
@@ -26,11 +26,17 @@ def repeatable_params(filterset):
     return {name for name, flt in filterset.filters.items() if getattr(flt, "repeatable", False)} if filterset else set()
 
 
+def unknown_params(params, allowed):
+    """{parameter: [message]} for each parameter of `params` the endpoint does not know (a typo such as
+    `stat=` would otherwise filter nothing): the rule of every endpoint, the catalogue's and the runs'."""
+    return {name: [f"Unknown parameter; this endpoint accepts: {', '.join(sorted(allowed))}."]
+            for name in sorted(set(params) - set(allowed))}
+
+
 def check_params(params, allowed, *, filterset=None, required=(), checks=(), repeatable=None):
     """{parameter: [messages]} for every problem of `params`; empty when all is well. A parameter given
     more than once is an error unless it is `repeatable` (default: the filterset's list filters)."""
-    errors = {name: [f"Unknown parameter; this endpoint accepts: {', '.join(sorted(allowed))}."]
-              for name in sorted(set(params) - set(allowed))}
+    errors = unknown_params(params, allowed)
     repeatable = repeatable_params(filterset) if repeatable is None else set(repeatable)
     getlist = getattr(params, "getlist", lambda name: [params[name]])
     errors.update({name: ["Given more than once; this parameter takes one value."]
@@ -120,6 +126,23 @@ class APIResultFilter(ResultFilter):
 
 SORT_UNITS = {"id": "", "published": "document date", "vcpus": "vCPUs", "memory_gb": "GB",
               **{name: metric.unit for name, metric in METRICS_BY_NAME.items()}}
+
+
+class StrictOrderingFilter(OrderingFilter):
+    """DRF's OrderingFilter (the runs API's `ordering`), except that a field it does not offer is a 400 naming
+    `ordering` (DRF drops it and answers the default order, as if the parameter were right)."""
+
+    def get_ordering(self, request, queryset, view):
+        raw = request.query_params.get(self.ordering_param, "")
+        terms = [term.strip() for term in raw.split(",") if term.strip()]
+        valid = self.remove_invalid_fields(queryset, terms, view, request)
+        if len(valid) != len(terms):
+            offered = [name for name, _label in self.get_valid_fields(queryset, view, {"request": request})]
+            unknown = [term for term in terms if term not in valid]
+            raise ValidationError({self.ordering_param: [
+                f"Unknown ordering field {', '.join(map(repr, unknown))}; choose from {', '.join(offered)} "
+                "(prefix '-' for descending)."]})
+        return super().get_ordering(request, queryset, view)
 
 
 class ResultOrdering(BaseFilterBackend):
