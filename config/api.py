@@ -34,8 +34,15 @@ def _flatten(errors, prefix=""):
 
 
 def not_found_text(request, view=None):
-    """The one wording of a 404 for an object: 'No <thing> at <path>.'"""
-    model = getattr(getattr(view, "queryset", None), "model", None)
+    """The one wording of a 404 for an object: 'No <thing> at <path>.' (the thing from the view's queryset,
+    a class attribute or what get_queryset builds; nothing is read)."""
+    queryset = getattr(view, "queryset", None)
+    if queryset is None and hasattr(view, "get_queryset"):
+        try:
+            queryset = view.get_queryset()
+        except Exception:  # noqa: BLE001 - a view that cannot build it (no user): the generic wording
+            queryset = None
+    model = getattr(queryset, "model", None)
     thing = model._meta.verbose_name if model is not None else "object"
     return f"No {thing} at {request.path}."
 
@@ -78,13 +85,15 @@ class RejectsUnknownFields:
     GET answered) are known and ignored, as DRF does; so is a form's `csrfmiddlewaretoken`."""
 
     def to_internal_value(self, data):
-        if hasattr(data, "keys"):
-            known = set(self.fields) | {"csrfmiddlewaretoken"}
-            writable = sorted(name for name, field in self.fields.items() if not field.read_only)
-            unknown = sorted(set(data.keys()) - known)
-            if unknown:
-                raise serializers.ValidationError({name: [f"Unknown field; this endpoint accepts: {', '.join(writable)}."]
-                                                   for name in unknown})
+        if not hasattr(data, "keys"):  # DRF's "Expected a dictionary" came under `non_field_errors`, no field's
+            kind = {list: "an array", str: "a string", bool: "true or false", type(None): "null"}.get(type(data), "a number")
+            raise exceptions.ParseError(f"The request body must be a JSON object (its fields by name), not {kind}.")
+        known = set(self.fields) | {"csrfmiddlewaretoken"}
+        writable = sorted(name for name, field in self.fields.items() if not field.read_only)
+        unknown = sorted(set(data.keys()) - known)
+        if unknown:
+            raise serializers.ValidationError({name: [f"Unknown field; this endpoint accepts: {', '.join(writable)}."]
+                                               for name in unknown})
         return super().to_internal_value(data)
 
 

@@ -76,7 +76,8 @@ class StrictQueryBackend(DjangoFilterBackend):
     def filter_queryset(self, request, queryset, view):
         listing = view.action in ("list", *FILE_FORMATS)
         # Every matching row as CSV or Parquet, no pages: /results/csv/ (no format either) and ?format=csv alike.
-        csv = view.action in FILE_FORMATS or getattr(getattr(request, "accepted_renderer", None), "format", None) in FILE_FORMATS
+        file_format = view.action if view.action in FILE_FORMATS else getattr(getattr(request, "accepted_renderer", None), "format", None)
+        csv = file_format in FILE_FORMATS
         paged = view.action == "list" and not csv
         filterset = self.get_filterset(request, queryset, view) if listing else None
         allowed = set(ALWAYS_ALLOWED) if view.action == "list" or not listing else set()
@@ -92,7 +93,7 @@ class StrictQueryBackend(DjangoFilterBackend):
                 checks.append(paginator.check)
         if listing:
             for backend in view.filter_backends:
-                if hasattr(backend, "check"):
+                if hasattr(backend, "check") and file_format not in getattr(backend, "not_for", ()):
                     allowed.add(backend.param)
                     checks.append(backend.check)
                     if getattr(backend, "repeatable", False):
