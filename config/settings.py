@@ -193,6 +193,10 @@ REST_FRAMEWORK = {
     # names only what is accepted (the browsable API's `api` was named, and answered HTML).
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
 }
+# The reverse proxies in front of gunicorn (addresses or networks, comma-separated): only a request from one
+# of them has its X-Forwarded-For read, for the rate limit's client address (config/throttling.py). Empty
+# (the default, and docker-compose.yml, whose gunicorn faces clients directly): the connection's address.
+API_TRUSTED_PROXIES = env.list("API_TRUSTED_PROXIES", default=[])
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
 API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)
 # Django's own limit for form bodies (pages); API bodies are capped by API_MAX_BODY_BYTES above.
