@@ -316,6 +316,9 @@ WEBHOOK_RETRY_MAX_SECONDS = env.float("WEBHOOK_RETRY_MAX_SECONDS", default=3600.
 WEBHOOK_DISABLE_AFTER_FAILURES = env.int("WEBHOOK_DISABLE_AFTER_FAILURES", default=5)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=False)
+# Deliveries go straight to the receiver; through this proxy (http://host:port) only when set. The worker's
+# http_proxy / https_proxy environment is never used for them (whitepaper/webhooks.py).
+WEBHOOK_PROXY = env("WEBHOOK_PROXY", default="")
 # The site's public address (https://perf.example.com), for absolute URLs in webhook payloads; empty: paths only.
 SITE_URL = env("SITE_URL", default="").rstrip("/")
 RUNS_REGRESSION_THRESHOLD_PCT = env.float("RUNS_REGRESSION_THRESHOLD_PCT", default=5.0)

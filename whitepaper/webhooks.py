@@ -71,7 +71,12 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
         return None  # a 3xx is the receiver's answer, never followed (it could point anywhere)
 
 
-_OPENER = urllib.request.build_opener(_NoRedirects)
+def _opener():
+    """No redirects, and no proxy but WEBHOOK_PROXY: urllib's default reads http_proxy/https_proxy from the
+    worker's environment, which would send the signed body to a host the receiver URL check never saw."""
+    proxy = settings.WEBHOOK_PROXY
+    return urllib.request.build_opener(_NoRedirects, urllib.request.ProxyHandler(
+        {"http": proxy, "https": proxy} if proxy else {}))
 
 
 def body_of(delivery):
@@ -127,7 +132,7 @@ def _post(hook, delivery):
         webhook_rules.SIGNATURE_HEADER: webhook_rules.sign(hook.secret, body),
         webhook_rules.EVENT_HEADER: delivery.event, webhook_rules.DELIVERY_HEADER: str(delivery.pk)})
     try:
-        with _OPENER.open(request, timeout=settings.WEBHOOK_TIMEOUT_SECONDS) as response:
+        with _opener().open(request, timeout=settings.WEBHOOK_TIMEOUT_SECONDS) as response:
             return response.status, ""
     except urllib.error.HTTPError as exc:
         exc.close()
