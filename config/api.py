@@ -80,9 +80,10 @@ def exception_handler(exc, context):
 
 
 class RejectsUnknownFields:
-    """A serializer mixin: a body field the serializer does not have is a 400 naming it (DRF drops it, so a
-    typo such as `repeat` for `repeats` launches with the default). Read-only fields sent back (a PUT of what
-    GET answered) are known and ignored, as DRF does; so is a form's `csrfmiddlewaretoken`."""
+    # A serializer mixin: a body field the serializer does not have is a 400 naming it (DRF drops it, so a
+    # typo such as `repeat` for `repeats` launches with the default). Read-only fields sent back (a PUT of what
+    # GET answered) are known and ignored, as DRF does; so is a form's `csrfmiddlewaretoken`. (A comment, not a
+    # docstring: drf-spectacular would take it as the description of every serializer using it.)
 
     def to_internal_value(self, data):
         if not hasattr(data, "keys"):  # DRF's "Expected a dictionary" came under `non_field_errors`, no field's
@@ -145,6 +146,9 @@ def _error(name, code_help, **extra):
     })
 
 
+error_component = _error  # the one shape as a schema component of its own name, with `extra` fields
+
+
 ERROR = _error("Error", "A machine-readable code: not_found, not_authenticated, permission_denied, conflict, ...")
 PARAMETER_ERRORS = OpenApiResponse(
     _error("ParameterErrors", "invalid"),
@@ -181,6 +185,12 @@ def schema_postprocess(result, generator, request, public):
 
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
+            # A request body declared as JSON only: form-encoded and multipart bodies are accepted too (the same
+            # fields), but a body in three content types makes openapi-python-client's write modules fail to
+            # import (NameError: Unset).
+            content = operation.get("requestBody", {}).get("content", {})
+            if "application/json" in content:
+                operation["requestBody"]["content"] = {"application/json": content["application/json"]}
             # A public read (anonymous allowed: drf-spectacular lists `{}` among the schemes) declares no
             # security at all: generators read any `security` as required (openapi-python-client would type
             # every call as needing an AuthenticatedClient).

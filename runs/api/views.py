@@ -19,7 +19,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from config.api import error_body
+from config.api import ERROR, PARAMETER_ERRORS, error_body, error_component
 from config.authentication import BearerOrTokenAuthentication
 from config.limits import MAX_ID, IdField, is_id
 from config.permissions import MethodIsAllowed
@@ -38,15 +38,13 @@ from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, Sch
 MAX_SAMPLES = 5000
 
 # --- documented answers (the schema says what the endpoints really answer) -----------------------
-ERROR = inline_serializer("RunsError", {"detail": serializers.CharField(help_text="What went wrong.")})
+# The one error shape (config.api): {detail, code, errors} (before 2.5.0 typed here as RunsError{detail} and
+# FieldErrors{field}, so generated clients put the answer in additional_properties).
 FIELD_ERRORS = OpenApiResponse(
-    inline_serializer("FieldErrors", {
-        "field": serializers.ListField(child=serializers.CharField(), required=False,
-                                       help_text="Messages about this field or parameter (one key per field)."),
-    }),
-    description="Bad input: the body maps each offending field or query parameter to its messages, e.g. "
+    PARAMETER_ERRORS.response,
+    description="Bad input: `errors` maps each offending field or query parameter to its messages, e.g. "
                 "{\"target\": [\"Invalid pk \\\"99\\\" - object does not exist.\"]}; a malformed or too deeply nested "
-                "JSON body is {\"detail\": ...}.",
+                "JSON body has `errors` empty.",
 )
 UNAUTHENTICATED = OpenApiResponse(ERROR, description="No credentials (or bad ones): log in or send `Authorization: Bearer <key>` (or `Token <key>`); `WWW-Authenticate` names both schemes.")
 FORBIDDEN = OpenApiResponse(ERROR, description="Authenticated, but not staff or a benchmark operator "
@@ -70,7 +68,7 @@ SERVER_SAMPLE_PAGE = sample_page("ServerSamplePage", ServerSampleSerializer, "Re
 AFTER = OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": MAX_ID},
                          description="Only samples with an id greater than this (a whole number >= 0).")
 CANCEL_CONFLICT = OpenApiResponse(
-    inline_serializer("CancelConflict", {"detail": serializers.CharField(), "run": RunSerializer()}),
+    error_component("CancelConflict", "conflict", run=RunSerializer()),
     description="The run has already finished: nothing to cancel.",
 )
 
