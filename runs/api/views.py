@@ -91,7 +91,7 @@ class ProfileFilter(django_filters.FilterSet):
         fields = ["tool", "engine", "quick"]
 
 
-@extend_schema_field(OpenApiTypes.INT)
+@extend_schema_field({"type": "integer", "minimum": 0, "maximum": MAX_ID})
 class IdFilter(django_filters.NumberFilter):
     """A whole-number id; an id that matches nothing is an empty list, not an error."""
 
@@ -105,6 +105,7 @@ class RunAPIFilter(RunFilter):
     target = IdFilter(field_name="target_id", label="Only the runs of this target (id).")
     repeat_group = IdFilter(field_name="repeat_group_id", label="Only the runs launched together in this repeat group (id).")
     schedule = IdFilter(field_name="schedule_id", label="Only the runs this schedule started (id).")
+    published_result = IdFilter(field_name="published_result", label="Only the run published as this result (id).")
 
 
 class OperatorAPIMixin:

@@ -145,6 +145,19 @@ class StrictOrderingFilter(OrderingFilter):
                 "(prefix '-' for descending)."]})
         return super().get_ordering(request, queryset, view)
 
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        try:
+            offered = [name for name, _label in self.get_valid_fields(view.get_queryset(), view, {})]
+        except Exception:  # noqa: BLE001 - a view that cannot build its queryset here: DRF's plain string
+            return parameters
+        term = "-?(" + "|".join(offered) + ")"
+        for parameter in parameters:  # the fields it takes, so a schema-valid value is never refused
+            parameter["schema"] = {"type": "string", "pattern": f"^{term}(,{term})*$"}
+            parameter["description"] = (f"Sort by {', '.join(offered)} ('-' for descending; several comma-separated); "
+                                        "any other field is a 400.")
+        return parameters
+
 
 class ResultOrdering(BaseFilterBackend):
     """?ordering=-tps&ordering=vcpus (repeated, as generated clients send a list; `-tps,vcpus` in one
