@@ -318,6 +318,10 @@ WEBHOOK_RETRY_BASE_SECONDS = env.float("WEBHOOK_RETRY_BASE_SECONDS", default=30.
 WEBHOOK_RETRY_MAX_SECONDS = env.float("WEBHOOK_RETRY_MAX_SECONDS", default=3600.0)
 WEBHOOK_DISABLE_AFTER_FAILURES = env.int("WEBHOOK_DISABLE_AFTER_FAILURES", default=5)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
+# The authority of the Atom feed's entry ids (tag:<authority>,2026:document:<slug>): a domain this deployment
+# owns; the ids stay the same whatever host name the feed is read through.
+FEED_TAG_AUTHORITY = env("FEED_TAG_AUTHORITY", default=next(
+    (h for h in ALLOWED_HOSTS if h and h[0] not in "*.[" and not h[0].isdigit()), "localhost"))
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=False)
 # Deliveries go straight to the receiver; through this proxy (http://host:port) only when set. The worker's
 # http_proxy / https_proxy environment is never used for them (whitepaper/webhooks.py).
