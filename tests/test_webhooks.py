@@ -295,3 +295,34 @@ def test_deliveries_ignore_the_environments_proxy_unless_webhook_proxy_names_one
     assert attempt_in_a_worker(through, WEBHOOK_PROXY=proxy_base) == WebhookDelivery.Status.SUCCEEDED
     assert len(receiver.requests) == 1 and [r["path"] for r in proxy.requests] == [receiver.url]
     assert signed(hook.secret, proxy.requests[0])
+
+
+def test_events_of_a_disabled_hook_are_kept_undelivered_and_staff_redeliver_them(admin_client, receivers, settings):
+    """Issue 52.11: an event raised while its hook is disabled is logged as undelivered (shown to staff in the admin),
+    not dropped; once the hook is active again staff redeliver it, and it arrives signed with its first payload."""
+    receiver = receivers([200])
+    hook = register("paused", receiver.url, ["run.finished"], settings)
+    other = register("elsewhere", receiver.url, ["document.imported"], settings)
+    Webhook.objects.filter(pk__in=[hook.pk, other.pk]).update(active=False)
+    assert webhooks.emit("run.finished", {"run": 7}) == []  # nothing queued
+    (kept,) = WebhookDelivery.objects.filter(webhook=hook)
+    assert kept.status == "undelivered" and kept.payload["data"] == {"run": 7} and "disabled" in kept.last_error
+    assert not WebhookDelivery.objects.filter(webhook=other).exists()  # not registered for the event
+    listing = admin_client.get("/admin/whitepaper/webhookdelivery/?status=undelivered").content.decode()
+    assert "paused" in listing and "run.finished" in listing
+
+    # Redelivering while the hook is still disabled queues nothing.
+    action = {"action": "redeliver", "_selected_action": [kept.pk]}
+    assert admin_client.post("/admin/whitepaper/webhookdelivery/", action, follow=True).status_code == 200
+    kept.refresh_from_db()
+    assert kept.status == "undelivered"
+    Webhook.objects.filter(pk=hook.pk).update(active=True)
+    page = admin_client.post("/admin/whitepaper/webhookdelivery/", action, follow=True).content.decode()
+    assert "1 delivery queued again" in page
+    kept.refresh_from_db()
+    assert (kept.status, kept.attempts, kept.last_error) == ("pending", 0, "")
+    assert webhooks.attempt(kept.pk) is None  # what the worker's task does with it
+    kept.refresh_from_db()
+    assert kept.status == "succeeded" and len(receiver.requests) == 1
+    assert json.loads(receiver.requests[0]["body"])["data"] == {"run": 7}
+    assert signed(hook.secret, receiver.requests[0])
