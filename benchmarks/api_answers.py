@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pages_load import PYTHON, ROOT, production_env, run, server_cpu_seconds, start_gunicorn, stop
+from pages_load import PYTHON, production_env, run, server_cpu_seconds, start_gunicorn, stop
 
 ANSWERS = {
     "results page": "/api/v1/results/",
