@@ -34,8 +34,15 @@ def _flatten(errors, prefix=""):
 
 
 def not_found_text(request, view=None):
-    """The one wording of a 404 for an object: 'No <thing> at <path>.'"""
-    model = getattr(getattr(view, "queryset", None), "model", None)
+    """The one wording of a 404 for an object: 'No <thing> at <path>.' (the thing from the view's queryset,
+    a class attribute or what get_queryset builds; nothing is read)."""
+    queryset = getattr(view, "queryset", None)
+    if queryset is None and hasattr(view, "get_queryset"):
+        try:
+            queryset = view.get_queryset()
+        except Exception:  # noqa: BLE001 - a view that cannot build it (no user): the generic wording
+            queryset = None
+    model = getattr(queryset, "model", None)
     thing = model._meta.verbose_name if model is not None else "object"
     return f"No {thing} at {request.path}."
 
@@ -70,6 +77,25 @@ def exception_handler(exc, context):
         code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
         response.data = error_body(detail, code)
     return response
+
+
+class RejectsUnknownFields:
+    # A serializer mixin: a body field the serializer does not have is a 400 naming it (DRF drops it, so a
+    # typo such as `repeat` for `repeats` launches with the default). Read-only fields sent back (a PUT of what
+    # GET answered) are known and ignored, as DRF does; so is a form's `csrfmiddlewaretoken`. (A comment, not a
+    # docstring: drf-spectacular would take it as the description of every serializer using it.)
+
+    def to_internal_value(self, data):
+        if not hasattr(data, "keys"):  # DRF's "Expected a dictionary" came under `non_field_errors`, no field's
+            kind = {list: "an array", str: "a string", bool: "true or false", type(None): "null"}.get(type(data), "a number")
+            raise exceptions.ParseError(f"The request body must be a JSON object (its fields by name), not {kind}.")
+        known = set(self.fields) | {"csrfmiddlewaretoken"}
+        writable = sorted(name for name, field in self.fields.items() if not field.read_only)
+        unknown = sorted(set(data.keys()) - known)
+        if unknown:
+            raise serializers.ValidationError({name: [f"Unknown field; this endpoint accepts: {', '.join(writable)}."]
+                                               for name in unknown})
+        return super().to_internal_value(data)
 
 
 class NotModified(exceptions.APIException):
@@ -120,6 +146,9 @@ def _error(name, code_help, **extra):
     })
 
 
+error_component = _error  # the one shape as a schema component of its own name, with `extra` fields
+
+
 ERROR = _error("Error", "A machine-readable code: not_found, not_authenticated, permission_denied, conflict, ...")
 PARAMETER_ERRORS = OpenApiResponse(
     _error("ParameterErrors", "invalid"),
@@ -156,6 +185,12 @@ def schema_postprocess(result, generator, request, public):
 
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
+            # A request body declared as JSON only: form-encoded and multipart bodies are accepted too (the same
+            # fields), but a body in three content types makes openapi-python-client's write modules fail to
+            # import (NameError: Unset).
+            content = operation.get("requestBody", {}).get("content", {})
+            if "application/json" in content:
+                operation["requestBody"]["content"] = {"application/json": content["application/json"]}
             # A public read (anonymous allowed: drf-spectacular lists `{}` among the schemes) declares no
             # security at all: generators read any `security` as required (openapi-python-client would type
             # every call as needing an AuthenticatedClient).

@@ -58,6 +58,7 @@ class APIGZipMiddleware(GZipMiddleware):
     whitepaper/pages.py, which says why that is safe from BREACH.)"""
 
     def process_response(self, request, response):
-        if not is_api(request):
+        # Parquet compresses its own pages (zstd/snappy): gzip on top only costs time on both ends.
+        if not is_api(request) or response.get("Content-Type", "").startswith("application/vnd.apache.parquet"):
             return response
         return super().process_response(request, response)

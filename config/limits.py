@@ -1,18 +1,75 @@
 """Request-body limits for the API: a body larger than API_MAX_BODY_BYTES is a JSON 413 and JSON nested
 deeper than API_MAX_JSON_DEPTH levels a JSON 400, each naming the limit (without them a 2000-level
-document is a RecursionError, i.e. a 500, and a 10 MB body a bare HTML 400)."""
+document is a RecursionError, i.e. a 500, and a 10 MB body a bare HTML 400). Also the range of ids and
+moments both databases hold (a query parameter outside it is a 400 naming it on SQLite as on PostgreSQL,
+where SQLite would raise OverflowError, a 500)."""
 
 import codecs
+import datetime
 
 from django import forms
 from django.conf import settings
 from django.forms.fields import InvalidJSONInput
 from django.http import JsonResponse
 from django.utils.translation import gettext as _
-from rest_framework import status
+from django_filters.fields import IsoDateTimeField
+from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, ParseError
 from rest_framework.parsers import JSONParser
 from rest_framework.utils import json
+
+
+# --- What both databases hold ---------------------------------------------------------------------
+
+MAX_ID = 2**63 - 1  # PostgreSQL bigint, SQLite's 64-bit INTEGER
+
+
+def is_id(raw):
+    """True when `raw` is an id both databases can look up: ASCII digits, 0 to MAX_ID."""
+    raw = str(raw).strip()
+    return raw.isascii() and raw.isdigit() and int(raw) <= MAX_ID
+
+
+def id_message():
+    return _("Enter an id: a whole number in ASCII digits from 0 to %(max)s.") % {"max": MAX_ID}
+
+
+class IdField(forms.IntegerField):
+    """An id typed as a query parameter: 0 to MAX_ID, else an error naming the parameter."""
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        if not is_id(value):
+            raise forms.ValidationError(id_message(), code="invalid_id")
+        return int(str(value).strip())
+
+
+class IdChoiceField(forms.ModelChoiceField):
+    """A ModelChoiceField whose value is range-checked before the lookup (SQLite: OverflowError past MAX_ID)."""
+
+    def to_python(self, value):
+        if value not in self.empty_values and not is_id(value):
+            raise forms.ValidationError(id_message(), code="invalid_id")
+        return super().to_python(value)
+
+
+def moment_message():
+    return _("Out of range: give a moment between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z (in UTC).")
+
+
+class MomentField(IsoDateTimeField):
+    """An ISO 8601 moment that is still a date-time once in UTC (9999-12-31T23:59:59-14:00 is not: PostgreSQL
+    stores it, SQLite cannot, Python cannot compare it)."""
+
+    def to_python(self, value):
+        moment = super().to_python(value)
+        if moment is not None:
+            try:
+                moment.astimezone(datetime.UTC)
+            except OverflowError:
+                raise forms.ValidationError(moment_message(), code="out_of_range") from None
+        return moment
 
 
 class PayloadTooLarge(APIException):
@@ -65,6 +122,20 @@ class LimitedJSONFormField(forms.JSONField):
             return super().has_changed(initial, data)
         except RecursionError:
             return True
+
+
+class LimitedJSONField(serializers.JSONField):
+    """A serializer's JSON field held to the same limit whatever the body's content type: JSON inside a form
+    field (`overrides=[[[…` form-encoded or multipart) is parsed here, not by LimitedJSONParser."""
+
+    def to_internal_value(self, data):
+        try:
+            value = super().to_internal_value(data)
+        except RecursionError:
+            raise serializers.ValidationError(too_deep_message(), code="too_deep") from None
+        if depth_exceeds(value, settings.API_MAX_JSON_DEPTH):
+            raise serializers.ValidationError(too_deep_message(), code="too_deep")
+        return value
 
 
 class LimitedJSONParser(JSONParser):

@@ -193,6 +193,10 @@ REST_FRAMEWORK = {
     # names only what is accepted (the browsable API's `api` was named, and answered HTML).
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
 }
+# The reverse proxies in front of gunicorn (addresses or networks, comma-separated): only a request from one
+# of them has its X-Forwarded-For read, for the rate limit's client address (config/throttling.py). Empty
+# (the default, and docker-compose.yml, whose gunicorn faces clients directly): the connection's address.
+API_TRUSTED_PROXIES = env.list("API_TRUSTED_PROXIES", default=[])
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
 API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)
 # Django's own limit for form bodies (pages); API bodies are capped by API_MAX_BODY_BYTES above.
@@ -209,6 +213,9 @@ SPECTACULAR_SETTINGS = {
                            "whitepaper.api.views.partial_results_schema", "config.api_docs.schema_docs",
                            "whitepaper.api.examples.schema_examples"],
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies as components of their own (RunRequest, ScheduleRequest...): the writable fields only, so a
+    # generated client's create call does not require the ~40 read-only fields of the answer.
+    "COMPONENT_SPLIT_REQUEST": True,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -311,7 +318,14 @@ WEBHOOK_RETRY_BASE_SECONDS = env.float("WEBHOOK_RETRY_BASE_SECONDS", default=30.
 WEBHOOK_RETRY_MAX_SECONDS = env.float("WEBHOOK_RETRY_MAX_SECONDS", default=3600.0)
 WEBHOOK_DISABLE_AFTER_FAILURES = env.int("WEBHOOK_DISABLE_AFTER_FAILURES", default=5)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
+# The authority of the Atom feed's entry ids (tag:<authority>,2026:document:<slug>): a domain this deployment
+# owns; the ids stay the same whatever host name the feed is read through.
+FEED_TAG_AUTHORITY = env("FEED_TAG_AUTHORITY", default=next(
+    (h for h in ALLOWED_HOSTS if h and h[0] not in "*.[" and not h[0].isdigit()), "localhost"))
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=False)
+# Deliveries go straight to the receiver; through this proxy (http://host:port) only when set. The worker's
+# http_proxy / https_proxy environment is never used for them (whitepaper/webhooks.py).
+WEBHOOK_PROXY = env("WEBHOOK_PROXY", default="")
 # The site's public address (https://perf.example.com), for absolute URLs in webhook payloads; empty: paths only.
 SITE_URL = env("SITE_URL", default="").rstrip("/")
 RUNS_REGRESSION_THRESHOLD_PCT = env.float("RUNS_REGRESSION_THRESHOLD_PCT", default=5.0)

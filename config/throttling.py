@@ -7,10 +7,14 @@ about. Here the count lives in the cache named by API_RATE_LIMIT_CACHE (config/s
 process shares; there two requests at the same instant may read the same count (its incr is a read and a write).
 
 A client is its token (authenticated with one: `authenticated` rate, API_AUTHENTICATED_RATE), else its user (a
-session), else its address (`anon` rate, API_ANON_RATE). A window opens at the client's first request and lasts
+session), else its address (`anon` rate, API_ANON_RATE): the connection's, or, when the connection comes from a
+proxy named in API_TRUSTED_PROXIES, the nearest address in X-Forwarded-For that is not one of those proxies (any
+client can write the header: DRF reads it from everyone, so each made-up value was a fresh quota). A window opens at the client's first request and lasts
 the rate's period; X-RateLimit-Reset is the seconds left in it (config/api_headers.py writes the headers)."""
 
+import functools
 import hashlib
+import ipaddress
 import math
 import time
 
@@ -20,6 +24,32 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+@functools.cache
+def _networks(proxies):
+    return tuple(ipaddress.ip_network(p.strip(), strict=False) for p in proxies if p.strip())
+
+
+def _is_proxy(address, proxies):
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return False
+    return any(ip in network for network in _networks(tuple(proxies)))
+
+
+def client_address(request):
+    """The client's address: REMOTE_ADDR, unless that is a trusted proxy (API_TRUSTED_PROXIES); then
+    X-Forwarded-For read from the right, past the trusted proxies (each appends the address it saw)."""
+    remote = request.META.get("REMOTE_ADDR")
+    proxies = settings.API_TRUSTED_PROXIES
+    if not remote or not proxies or not _is_proxy(remote, proxies):
+        return remote
+    for hop in reversed(request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")):
+        if hop.strip() and not _is_proxy(hop, proxies):
+            return hop.strip()
+    return remote
 
 
 def parse_rate(rate):
@@ -40,7 +70,7 @@ class SharedRateThrottle(BaseThrottle):
             if key:  # the token itself never reaches the cache: its digest does
                 return "authenticated", "token:" + hashlib.sha256(key.encode()).hexdigest()[:32]
             return "authenticated", f"user:{user.pk}"
-        return "anon", f"addr:{self.get_ident(request)}"  # None without REMOTE_ADDR (a unix socket): one client
+        return "anon", f"addr:{client_address(request)}"  # None without REMOTE_ADDR (a unix socket): one client
 
     def allow_request(self, request, view):
         scope, identity = self.client(request)

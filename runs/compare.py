@@ -9,6 +9,8 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from config.limits import is_id
+
 from . import stats
 from .models import Run, RunState, Sample
 from .params import is_capacity, thread_steps
@@ -35,7 +37,7 @@ def parse_selection(run_ids, base=None):
     errors = {}
     ids = []
     for raw in run_ids:
-        if not str(raw).isdigit():
+        if not is_id(raw):
             errors.setdefault("run", []).append(_("'%(value)s' is not a run id (a whole number).") % {"value": raw})
         elif int(raw) not in ids:
             ids.append(int(raw))

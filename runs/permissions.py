@@ -61,9 +61,9 @@ class MayEditProfile(permissions.BasePermission):
 class IsStaffToWrite(IsOperator):
     """Operators read; only staff create, change, pause or delete (schedules, as on the pages)."""
 
-    message = "Only staff can create, change, pause or delete schedules."
-
     def has_permission(self, request, view):
         if request.method in ("GET", "HEAD", "OPTIONS"):
+            self.message = "Schedules are for staff and benchmark operators (reading); only staff change them."
             return super().has_permission(request, view)
+        self.message = "Only staff can create, change, pause or delete schedules."
         return is_staff(request.user)

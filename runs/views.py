@@ -20,6 +20,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_POST
 
 from config.htmx import wants_partial
+from config.limits import IdChoiceField, IdField
 from config.permissions import staff_required
 from whitepaper.display import parameter_label
 
@@ -153,14 +154,22 @@ def target_test(request, pk):
 
 
 # --- runs --------------------------------------------------------------------------------------------
+class IdChoiceFilter(django_filters.ModelChoiceFilter):
+    field_class = IdChoiceField  # an id past what the database holds is a form error, not an OverflowError
+
+
+class IdNumberFilter(django_filters.NumberFilter):
+    field_class = IdField
+
+
 class RunFilter(django_filters.FilterSet):
     state = django_filters.ChoiceFilter(choices=RunState.choices, label=gettext_lazy("state"), empty_label=gettext_lazy("any"))
-    target = django_filters.ModelChoiceFilter(queryset=Target.objects.all(), label=gettext_lazy("target"))
+    target = IdChoiceFilter(queryset=Target.objects.all(), label=gettext_lazy("target"))
     tool = django_filters.ChoiceFilter(field_name="profile__tool", choices=[("sysbench", "sysbench"), ("pgbench", "pgbench")],
                                        label=gettext_lazy("tool"), empty_label=gettext_lazy("any"))
     # A checkbox: the default select offered "Unknown / Yes / No" and showed "Unknown" beside the label.
     mine = django_filters.BooleanFilter(method="filter_mine", label=gettext_lazy("only mine"), widget=forms.CheckboxInput)
-    published_result = django_filters.NumberFilter(field_name="published_result", label=gettext_lazy("published as result"),
+    published_result = IdNumberFilter(field_name="published_result", label=gettext_lazy("published as result"),
                                                    widget=django_filters.widgets.forms.HiddenInput)
 
     class Meta:

@@ -110,7 +110,10 @@ def pytest_runtest_teardown(item):
 def _clear_cache():
     from django.core.cache import cache
 
+    from whitepaper.api.caching import local_answers
+
     cache.clear()
+    local_answers.clear()  # the API's answers kept in this process (keyed by the stamp, which a rollback returns)
     yield
 
 

@@ -282,3 +282,95 @@ def test_a_generated_client_reads_typed_runs_with_a_bearer_token(catalogue_serve
 
 
 run_ = run
+
+
+WRITE_SCRIPT = textwrap.dedent('''
+    import json, sys
+
+    import httpx
+    from rds_performance_whitepaper_api_client import AuthenticatedClient, Client
+    from rds_performance_whitepaper_api_client.api.results import results_list
+    from rds_performance_whitepaper_api_client.api.runs import runs_create
+    from rds_performance_whitepaper_api_client.api.schedules import (schedules_create, schedules_destroy,
+        schedules_partial_update, schedules_update)
+    from rds_performance_whitepaper_api_client.models import (ParameterErrors, PatchedScheduleRequest, ResultsListFormat,
+        Run, RunRequest, Schedule, ScheduleRequest)
+
+    base, token, target = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    client = AuthenticatedClient(base_url=base, token=token, timeout=httpx.Timeout(60))
+    out: dict[str, object] = {}
+
+    # Create a run: the request body has the writable fields only (target and profile required).
+    run = runs_create.sync(client=client, body=RunRequest(target=target, profile="sysbench-oltp-rw-mysql-quick"))
+    assert isinstance(run, Run), run
+    out["run"] = {"id": run.id, "state": str(run.state), "target": run.target, "profile": run.profile}
+
+    # A bad create is the one error shape, typed (not additional_properties).
+    bad = runs_create.sync(client=client, body=RunRequest(target=target, profile="no-such-profile"))
+    assert isinstance(bad, ParameterErrors), bad
+    out["bad"] = {"code": bad.code, "errors": sorted(bad.errors.to_dict())}
+
+    # Create, replace, change and delete a schedule.
+    made = schedules_create.sync(client=client, body=ScheduleRequest(
+        name="client-52", target=target, profile="sysbench-oltp-rw-mysql-quick", cron="0 3 * * *", enabled=False))
+    assert isinstance(made, Schedule), made
+    replaced = schedules_update.sync(id=str(made.id), client=client, body=ScheduleRequest(
+        name="client-52b", target=target, profile="sysbench-oltp-rw-mysql-quick", cron="30 2 * * 1", enabled=False))
+    assert isinstance(replaced, Schedule), replaced
+    patched = schedules_partial_update.sync(id=str(made.id), client=client, body=PatchedScheduleRequest(repeats=2))
+    assert isinstance(patched, Schedule), patched
+    out["schedule"] = {"name": patched.name, "cron": patched.cron, "repeats": patched.repeats}
+    deleted = schedules_destroy.sync_detailed(id=str(made.id), client=client)
+    out["deleted"] = int(deleted.status_code)
+
+    # The results list as CSV, the request results_list sends (its parser reads JSON; the CSV's own operation is
+    # results_csv_retrieve): no paging parameter is sent, the schema's defaults being values every format accepts.
+    request = results_list._get_kwargs(engine=["mysql"], version=["8.0"], format_=ResultsListFormat.CSV)
+    csv = Client(base_url=base, timeout=httpx.Timeout(60)).get_httpx_client().request(**request)
+    out["csv"] = {"status": csv.status_code, "params": sorted(dict(csv.request.url.params)), "text": csv.text}
+    print(json.dumps(out))
+''')
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_generated_clients_create_and_update_calls_import_and_work_under_mypy_strict(
+        catalogue_server, generated_client, django_db_blocker):
+    """Issue 52.5, 52.6, 52.9: the write modules import (a body in three content types made them fail with NameError:
+    Unset), their bodies are the writable fields only, errors are typed as the one error shape, and
+    results_list(format_=CSV) answers the CSV (the schema's pagination=page default made it a 400)."""
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from rest_framework.authtoken.models import Token
+
+    from runs.models import BenchmarkProfile, Run, Schedule, Target
+
+    python, env = generated_client
+    with django_db_blocker.unblock():
+        user = User.objects.create_user("client-52", is_staff=True, is_superuser=True)
+        token = Token.objects.create(user=user)
+        target = Target.objects.create(name="client-52", engine="mysql", host="127.0.0.1", port=3306, database="sbtest",
+                                       user="bench")
+        target_id = target.pk
+        seeded = not BenchmarkProfile.objects.exists()
+        call_command("seed_profiles", stdout=open(os.devnull, "w"))
+        try:
+            script = Path(env["PYTHONPATH"]).parent / "write_script.py"
+            script.write_text(WRITE_SCRIPT)
+            run_([str(python), "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.devnull, str(script)],
+                 env=env, cwd=script.parent)
+            out = json.loads(run_([str(python), str(script), catalogue_server, token.key, str(target.pk)], env=env))
+        finally:
+            Run.objects.filter(target=target).delete()
+            Schedule.objects.filter(target=target).delete()
+            target.delete()
+            user.delete()
+            if seeded:
+                BenchmarkProfile.objects.all().delete()
+    assert out["run"]["state"] == "queued" and out["run"]["target"] == target_id
+    assert out["run"]["profile"] == "sysbench-oltp-rw-mysql-quick"
+    assert out["bad"] == {"code": "invalid", "errors": ["profile"]}
+    assert out["schedule"] == {"name": "client-52b", "cron": "30 2 * * 1", "repeats": 2}
+    assert out["deleted"] == 204
+    assert out["csv"]["status"] == 200 and out["csv"]["params"] == ["engine", "format", "version"]
+    assert out["csv"]["text"] == requests.get(f"{catalogue_server}/api/v1/results/csv/?engine=mysql&version=8.0",
+                                              timeout=60).text

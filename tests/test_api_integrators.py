@@ -357,3 +357,25 @@ def test_a_published_measurement_is_in_the_feed_first(client, staff_user, mysql_
     assert first.find("atom:title", ns).text.startswith("Internal measurement: ")
     assert first.find("atom:title", ns).text.endswith("2 vCPU / 4 GB: 812.35 TPS")
     assert "origin: internal" in first.find("atom:summary", ns).text
+
+
+def test_the_atom_feed_has_authors_published_dates_and_stable_tag_ids(client, settings):
+    """Issue 52.12: RFC 4287 requires an author (the feed's, and each document's vendor); a document's entry has its
+    publication date as `published`; entry ids are tag URIs (RFC 4151) from slugs, not database keys."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    from whitepaper.models import Document
+
+    settings.FEED_TAG_AUTHORITY = "perf.example.com"
+    ns = {"atom": "http://www.w3.org/2005/Atom"}
+    feed = ET.fromstring(client.get("/feed/").content)
+    assert feed.find("atom:author/atom:name", ns).text == "RDS performance dashboard"
+    entries = {e.find("atom:link", ns).get("href"): e for e in feed.findall("atom:entry", ns)}
+    document = Document.objects.get(slug="huawei-2018-12-11-rds")  # published 2018-12-11 (its data file)
+    entry = entries[f"http://testserver/documents/{document.slug}/"]
+    assert entry.find("atom:id", ns).text == "tag:perf.example.com,2026:document:huawei-2018-12-11-rds"
+    assert entry.find("atom:published", ns).text.startswith("2018-12-11T00:00:00")
+    assert entry.find("atom:author/atom:name", ns).text == document.vendor.name
+    for e in entries.values():
+        assert re.fullmatch(r"tag:perf\.example\.com,2026:(document|result):[-a-z0-9:]+", e.find("atom:id", ns).text)

@@ -166,3 +166,25 @@ def test_the_schema_offers_parquet(client):
     assert "parquet" in next(p for p in listing["parameters"] if p["name"] == "format")["schema"]["enum"]
     action = schema["paths"][f"{API}/results/parquet/"]["get"]["responses"]
     assert action["200"]["content"][PARQUET]["schema"] == {"type": "string", "format": "binary"}
+
+
+def test_the_column_dictionary_agrees_with_the_parquet_schema(client):
+    """Issue 52.10: every column's type in /results/columns/ is the Parquet file's (client_bound was a string in the
+    dictionary, a boolean in the file): Frictionless integer = int64, number = float64 or decimal, boolean = bool,
+    date = date32, string = string."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    fields = {f["name"]: f for f in client.get("/api/v1/results/columns/").json()["fields"]}
+    response = client.get("/api/v1/results/parquet/")
+    schema = pq.read_schema(io.BytesIO(b"".join(response.streaming_content) if response.streaming else response.content))
+    matches = {"integer": lambda t: t == pa.int64(), "number": lambda t: t == pa.float64() or pa.types.is_decimal(t),
+               "boolean": lambda t: t == pa.bool_(), "date": lambda t: t == pa.date32(), "string": lambda t: t == pa.string()}
+    assert list(fields) == schema.names
+    disagree = {name: (fields[name]["type"], str(schema.field(name).type)) for name in schema.names
+                if not matches[fields[name]["type"]](schema.field(name).type)}
+    assert not disagree, disagree
+    assert fields["client_bound"]["type"] == "boolean"
+    assert (fields["client_bound"]["trueValues"], fields["client_bound"]["falseValues"]) == (["true"], ["false"])

@@ -258,3 +258,71 @@ def test_a_failing_payload_never_fails_what_happened(db, settings):
 
     assert webhooks.emit("run.finished", broken) == []
     assert not WebhookDelivery.objects.exists() and Webhook.objects.count() == 1  # the savepoint only rolled back
+
+
+
+@pytest.mark.django_db(transaction=True)  # the worker is another process: it reads what is committed
+def test_deliveries_ignore_the_environments_proxy_unless_webhook_proxy_names_one(receivers, settings):
+    """Issue 52.2: a worker whose environment sets http_proxy / https_proxy still posts the signed body to the
+    checked receiver; only WEBHOOK_PROXY sends it through a proxy (which then sees the receiver's absolute URL).
+    Each attempt runs as the worker would, in a process started with that environment."""
+    import os
+    import subprocess
+    import sys
+
+    from django.db import connection
+
+    receiver, proxy = receivers([200]), receivers([200])
+    proxy_base = proxy.url.removesuffix("/hook")
+    hook = register("proxied", receiver.url, ["run.finished"], settings)
+    db = connection.settings_dict
+    env = {"PATH": os.environ["PATH"], "DJANGO_SETTINGS_MODULE": "config.settings", "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "1",
+           "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+           **{name: proxy_base for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY")}}
+
+    def attempt_in_a_worker(delivery, **extra):
+        code = f"from whitepaper.webhooks import attempt; print(attempt({delivery.pk}))"
+        proc = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=Path(__file__).resolve().parent.parent,
+                              env={**env, **extra}, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        delivery.refresh_from_db()
+        return delivery.status
+
+    direct = WebhookDelivery.objects.create(webhook=hook, event="run.finished", payload={"n": 1})
+    assert attempt_in_a_worker(direct) == WebhookDelivery.Status.SUCCEEDED
+    assert [r["path"] for r in receiver.requests] == ["/hook"] and proxy.requests == []
+    through = WebhookDelivery.objects.create(webhook=hook, event="run.finished", payload={"n": 2})
+    assert attempt_in_a_worker(through, WEBHOOK_PROXY=proxy_base) == WebhookDelivery.Status.SUCCEEDED
+    assert len(receiver.requests) == 1 and [r["path"] for r in proxy.requests] == [receiver.url]
+    assert signed(hook.secret, proxy.requests[0])
+
+
+def test_events_of_a_disabled_hook_are_kept_undelivered_and_staff_redeliver_them(admin_client, receivers, settings):
+    """Issue 52.11: an event raised while its hook is disabled is logged as undelivered (shown to staff in the admin),
+    not dropped; once the hook is active again staff redeliver it, and it arrives signed with its first payload."""
+    receiver = receivers([200])
+    hook = register("paused", receiver.url, ["run.finished"], settings)
+    other = register("elsewhere", receiver.url, ["document.imported"], settings)
+    Webhook.objects.filter(pk__in=[hook.pk, other.pk]).update(active=False)
+    assert webhooks.emit("run.finished", {"run": 7}) == []  # nothing queued
+    (kept,) = WebhookDelivery.objects.filter(webhook=hook)
+    assert kept.status == "undelivered" and kept.payload["data"] == {"run": 7} and "disabled" in kept.last_error
+    assert not WebhookDelivery.objects.filter(webhook=other).exists()  # not registered for the event
+    listing = admin_client.get("/admin/whitepaper/webhookdelivery/?status=undelivered").content.decode()
+    assert "paused" in listing and "run.finished" in listing
+
+    # Redelivering while the hook is still disabled queues nothing.
+    action = {"action": "redeliver", "_selected_action": [kept.pk]}
+    assert admin_client.post("/admin/whitepaper/webhookdelivery/", action, follow=True).status_code == 200
+    kept.refresh_from_db()
+    assert kept.status == "undelivered"
+    Webhook.objects.filter(pk=hook.pk).update(active=True)
+    page = admin_client.post("/admin/whitepaper/webhookdelivery/", action, follow=True).content.decode()
+    assert "1 delivery queued again" in page
+    kept.refresh_from_db()
+    assert (kept.status, kept.attempts, kept.last_error) == ("pending", 0, "")
+    assert webhooks.attempt(kept.pk) is None  # what the worker's task does with it
+    kept.refresh_from_db()
+    assert kept.status == "succeeded" and len(receiver.requests) == 1
+    assert json.loads(receiver.requests[0]["body"])["data"] == {"run": 7}
+    assert signed(hook.secret, receiver.requests[0])

@@ -1,6 +1,9 @@
 from django.contrib import admin
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from . import webhooks
 
 from .models import (
     Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor, Webhook,
@@ -111,6 +114,14 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     list_display = ("created_at", "webhook", "event", "status", "attempts", "last_status_code", "last_error")
     list_filter = ("status", "event")
     readonly_fields = [f.name for f in WebhookDelivery._meta.fields]
+    actions = ["redeliver"]
+
+    @admin.action(description=_("Redeliver the selected undelivered or failed deliveries"))
+    def redeliver(self, request, queryset):
+        queued = webhooks.redeliver(list(queryset.select_related("webhook")))
+        self.message_user(request, ngettext("%(n)d delivery queued again (those of disabled hooks are not).",
+                                            "%(n)d deliveries queued again (those of disabled hooks are not).",
+                                            queued) % {"n": queued})
 
     def has_add_permission(self, request):
         return False

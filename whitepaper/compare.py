@@ -15,6 +15,8 @@ from urllib.parse import urlencode
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 
+from config.limits import is_id
+
 from . import display
 from .charts import percent_difference
 from .editions import attach_older_editions
@@ -126,12 +128,12 @@ def parse_selections(values, internal=False):
     for the single results, one per series. Internal measurements only when `internal`.
     A series is each flavour's newest published figure (`latest=true`) unless it names a document or
     says `latest=false`; its rows are split into lines (`parts`, one edition each)."""
-    ids = [int(v) for v in values if v.isdigit()]
+    ids = [int(v) for v in values if is_id(v)]
     singles = {r.pk: r for r in PublishedResult.objects.visible(internal).with_provenance().filter(pk__in=ids)}
     selections = []
     for raw in values[:MAX_SELECTIONS]:
         if raw.isdigit():
-            r = singles.get(int(raw))
+            r = singles.get(int(raw)) if is_id(raw) else None
             if r is None:
                 selections.append({"raw": raw, "label": raw, "rows": [], "error": _("No published result %(id)s.") % {"id": raw}})
             else:

@@ -99,7 +99,7 @@ COLUMN_INFO = {
     "tps_ci_low": ("number", "transactions per second", "Internal measurements: low end of the TPS's 95 % interval "
                    "from the run's own interval samples (batch means); empty otherwise."),
     "tps_ci_high": ("number", "transactions per second", "Internal measurements: high end of that interval."),
-    "client_bound": (_TEXT, "", "Internal measurements: true when the client host was above 90 % CPU for most of a "
+    "client_bound": ("boolean", "", "Internal measurements: true when the client host was above 90 % CPU for most of a "
                      "step (the result may understate the target), false when not; empty when not measured."),
     "other_load": (_TEXT, "", "Internal measurements: 'acknowledged' when the server saw other load during the run "
                    "(acknowledged when published); empty otherwise."),
@@ -122,14 +122,17 @@ def column_schema():
             field["unit"] = unit
         if name == "origin":
             field["constraints"] = {"enum": ["vendor", "internal"]}
+        if kind == "boolean":  # the cells as the CSV writes them (Frictionless' defaults accept more)
+            field["trueValues"], field["falseValues"] = ["true"], ["false"]
         fields.append(field)
     return {"fields": fields, "missingValues": [""], "primaryKey": ["id"],
             # pandas.read_csv options giving each column its type: text stays text ('10' is not 10.0, an
             # empty family is ''), whole numbers as nullable Int64, empty numbers as missing.
-            "pandas": {"dtype": {name: "Int64" if COLUMN_INFO[name][0] == "integer" else "str"
-                                 for name in EXPORT_COLUMNS if COLUMN_INFO[name][0] in ("integer", "string")},
+            "pandas": {"dtype": {name: {"integer": "Int64", "boolean": "boolean"}.get(COLUMN_INFO[name][0], "str")
+                                 for name in EXPORT_COLUMNS if COLUMN_INFO[name][0] in ("integer", "string", "boolean")},
                        "parse_dates": ["published"], "keep_default_na": False,
-                       "na_values": {name: [""] for name in EXPORT_COLUMNS if COLUMN_INFO[name][0] in ("integer", "number")}}}
+                       "na_values": {name: [""] for name in EXPORT_COLUMNS
+                                     if COLUMN_INFO[name][0] in ("integer", "number", "boolean")}}}
 
 
 def _printed_or_empty(result, metric):
@@ -253,7 +256,7 @@ PARQUET_MEDIA_TYPE = "application/vnd.apache.parquet"
 _METRIC_FIELD = PublishedResult._meta.get_field("tps")  # every decimal metric's field (metrics.metric_field)
 DECIMAL_TYPE = pa.decimal128(_METRIC_FIELD.max_digits, _METRIC_FIELD.decimal_places)
 _DECIMAL_COLUMNS = {m.name for m in METRICS if m.kind == "decimal"} | {"tps_per_core", "qps_normalised"}
-_BOOLEAN_COLUMNS = {"client_bound": {"true": True, "false": False}}
+_BOOLEAN_COLUMNS = {name: {"true": True, "false": False} for name, info in COLUMN_INFO.items() if info[0] == "boolean"}
 
 
 def parquet_type(name):

@@ -3,6 +3,9 @@ internal measurements, newest change first. Django's syndication framework write
 A document's entry is updated whenever the document or anything in it changes (Document.changed_at); a
 measurement's when its row was published or changed (PublishedResult.updated_at)."""
 
+import datetime
+
+from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
@@ -10,6 +13,13 @@ from django.utils.feedgenerator import Atom1Feed
 from .models import INTERNAL_VENDOR_SLUG, Document, PublishedResult
 
 MAX_ENTRIES = 50
+TAG_DATE = "2026"  # the tag URIs' date (RFC 4151): when this dashboard started minting them
+
+
+def tag_uri(specific):
+    """A stable entry id (RFC 4151 tag URI) from what names the entry in the catalogue (slugs and positions), not
+    a database key: tag:<FEED_TAG_AUTHORITY>,2026:<specific>."""
+    return f"tag:{settings.FEED_TAG_AUTHORITY},{TAG_DATE}:{specific}"
 
 
 class CatalogueFeed(Feed):
@@ -17,6 +27,10 @@ class CatalogueFeed(Feed):
     title = "RDS performance whitepapers: new documents and measurements"
     subtitle = ("Vendor documents (whitepapers and their new editions) and this dashboard's published internal "
                 "measurements, newest change first.")
+    author_name = "RDS performance dashboard"  # RFC 4287: a feed whose entries may lack one names an author
+
+    def item_author_name(self, item):
+        return item.vendor.name if isinstance(item, Document) else "RDS performance dashboard (internal measurement)"
 
     def link(self):
         return reverse("whitepaper:home")
@@ -50,8 +64,9 @@ class CatalogueFeed(Feed):
         return f"{item.table.document.get_absolute_url()}#table-{item.table.position}"
 
     def item_guid(self, item):
-        kind = "document" if isinstance(item, Document) else "result"
-        return f"urn:perfdash:{kind}:{item.pk}"
+        if isinstance(item, Document):
+            return tag_uri(f"document:{item.slug}")
+        return tag_uri(f"result:{item.table.document.slug}:{item.table.position}:{item.position}")
 
     item_guid_is_permalink = False
 
@@ -59,4 +74,7 @@ class CatalogueFeed(Feed):
         return item.changed_at if isinstance(item, Document) else item.updated_at
 
     def item_pubdate(self, item):
-        return None if isinstance(item, Document) else item.updated_at
+        """Atom's `published`: a document's publication date (midnight UTC), a measurement's publishing."""
+        if isinstance(item, Document):
+            return datetime.datetime.combine(item.published, datetime.time(), tzinfo=datetime.UTC)
+        return item.updated_at

@@ -158,14 +158,14 @@ class SchemaMixin:
         return {"field": {**self.schema, "description": str(self.extra.get("help_text") or self.label)}}
 
 
-# Numbers in a query string are written as JSON writes them: ASCII digits, no sign (a decimal may be "-0"),
-# no leading zeros, a decimal point and exponent for decimals. Python's int() and Decimal() also read "１６",
-# "١٦", "+16" and "016" as 16: a URL that names a number one way in the cache and another way in a log.
-ASCII_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+# Numbers in a query string are written as JSON writes them: ASCII digits, no sign (not even "-0"), no
+# spaces, no leading zeros, a decimal point and exponent for decimals. Python's int() and Decimal() also read
+# "１６", "١٦", "+16", " 16" and "016" as 16: a URL that names a number one way in the cache and another way in a log.
+ASCII_DECIMAL = re.compile(r"(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
 def check_ascii_number(value, pattern, message):
-    if value not in (None, "") and not pattern.fullmatch(str(value).strip()):
+    if value not in (None, "") and not pattern.fullmatch(str(value)):
         raise ValidationError(message, code="invalid")
 
 

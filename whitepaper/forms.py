@@ -7,6 +7,17 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
 from .display import edition_name
+
+
+class FigureField(forms.DecimalField):
+    """A figure as the documents print them (DecimalField(max_digits=16, decimal_places=2)): one too large is
+    refused by saying how large it may be, not "no more than 16 digits in total" (1e300 has one digit)."""
+
+    def run_validators(self, value):
+        largest = Decimal(10) ** (self.max_digits - self.decimal_places) - Decimal(1).scaleb(-self.decimal_places)
+        if value is not None and value.is_finite() and value > largest:
+            raise forms.ValidationError(_("Too large: at most %(max)s.") % {"max": f"{largest:,}"}, code="max_value")
+        super().run_validators(value)
 from .metrics import QPS_PUBLISHED_LABEL, metric_label
 from .models import EngineVersion, PublishedResult
 from .queries import version_sort_key
@@ -29,7 +40,7 @@ class SizingForm(forms.Form):
                               help_text=_("e.g. 5.7; empty for every version"))
     # Not required: a URL without `metric` asks about TPS, as the select shows.
     metric = forms.ChoiceField(label=_("Metric"), choices=SIZING_METRICS, initial="tps", required=False)
-    target = forms.DecimalField(label=_("At least"), min_value=0, max_digits=16, decimal_places=2)
+    target = FigureField(label=_("At least"), min_value=0, max_digits=16, decimal_places=2)
     # Issue 35.5: with a bound the question is "the smallest flavour sustaining `target` TPS with p95 <= the bound",
     # answered from published capacity searches only (sizing.LATENCY_METRIC), never from closed-loop TPS.
     latency_bound_ms = forms.DecimalField(label=_("p95 at most (ms)"), required=False, min_value=Decimal("0.01"),

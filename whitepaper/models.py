@@ -520,11 +520,13 @@ class WebhookDelivery(models.Model):
         PENDING = "pending", _("pending")
         SUCCEEDED = "succeeded", _("succeeded")
         FAILED = "failed", _("failed")
+        # The hook was disabled when the event happened (or before it was sent): kept, for staff to redeliver.
+        UNDELIVERED = "undelivered", _("undelivered")
 
     webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
     event = models.CharField(max_length=50)
     payload = models.JSONField()
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
+    status = models.CharField(max_length=11, choices=Status.choices, default=Status.PENDING, db_index=True)
     attempts = models.PositiveIntegerField(default=0)
     last_status_code = models.PositiveIntegerField(null=True, blank=True)
     last_error = models.TextField(blank=True)

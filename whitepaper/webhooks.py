@@ -28,6 +28,7 @@ from .models import Webhook, WebhookDelivery
 
 TASK = "whitepaper.deliver_webhook"
 MAX_ERROR_CHARS = 500
+DISABLED = "The webhook was disabled: not sent (redeliver it from the admin once the hook is active)."
 USER_AGENT = "perfdash-webhooks/1"
 log = logging.getLogger(__name__)
 
@@ -53,17 +54,38 @@ def emit(event, data):
 
 def _emit(event, data):
     # Filtered here, not by a JSON lookup: `contains` on a JSON list is not in every backend (SQLite); hooks are few.
-    hooks = [hook for hook in Webhook.objects.filter(active=True) if event in hook.events]
+    # A disabled hook's delivery is logged too, as undelivered: staff see what it missed and may redeliver it.
+    hooks = [hook for hook in Webhook.objects.all() if event in hook.events]
     if hooks and callable(data):
         data = data()
     deliveries = []
     for hook in hooks:
         payload = {"id": str(uuid.uuid4()), "event": event, "created": timezone.now().isoformat(), "data": data}
-        deliveries.append(WebhookDelivery.objects.create(webhook=hook, event=event, payload=payload))
+        delivery = WebhookDelivery.objects.create(
+            webhook=hook, event=event, payload=payload,
+            **({} if hook.active else {"status": WebhookDelivery.Status.UNDELIVERED, "last_error": DISABLED}))
+        if hook.active:
+            deliveries.append(delivery)
+    queue(deliveries)
+    return deliveries
+
+
+def queue(deliveries):
+    """Send each delivery to the worker after the commit."""
     for delivery in deliveries:
         # robust: a broker that is down then fails no import or run (the delivery stays pending, in the log)
         transaction.on_commit(lambda pk=delivery.pk: current_app.send_task(TASK, args=[pk]), robust=True)
-    return deliveries
+
+
+def redeliver(deliveries):
+    """Send undelivered or failed deliveries again, from a first attempt (the same payload, id and signature):
+    those of active hooks. Returns how many were queued."""
+    again = [d for d in deliveries if d.webhook.active and d.status in (WebhookDelivery.Status.UNDELIVERED,
+                                                                         WebhookDelivery.Status.FAILED)]
+    WebhookDelivery.objects.filter(pk__in=[d.pk for d in again]).update(
+        status=WebhookDelivery.Status.PENDING, attempts=0, last_error="", last_status_code=None)
+    queue(again)
+    return len(again)
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
@@ -71,7 +93,12 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
         return None  # a 3xx is the receiver's answer, never followed (it could point anywhere)
 
 
-_OPENER = urllib.request.build_opener(_NoRedirects)
+def _opener():
+    """No redirects, and no proxy but WEBHOOK_PROXY: urllib's default reads http_proxy/https_proxy from the
+    worker's environment, which would send the signed body to a host the receiver URL check never saw."""
+    proxy = settings.WEBHOOK_PROXY
+    return urllib.request.build_opener(_NoRedirects, urllib.request.ProxyHandler(
+        {"http": proxy, "https": proxy} if proxy else {}))
 
 
 def body_of(delivery):
@@ -87,7 +114,7 @@ def attempt(delivery_id):
         return None
     hook = delivery.webhook
     if not hook.active:
-        return _close(delivery, WebhookDelivery.Status.FAILED, "The webhook is disabled.")
+        return _close(delivery, WebhookDelivery.Status.UNDELIVERED, DISABLED)
     code, error = _post(hook, delivery)
     now = timezone.now()
     WebhookDelivery.objects.filter(pk=delivery.pk).update(attempts=F("attempts") + 1, last_attempt_at=now,
@@ -127,7 +154,7 @@ def _post(hook, delivery):
         webhook_rules.SIGNATURE_HEADER: webhook_rules.sign(hook.secret, body),
         webhook_rules.EVENT_HEADER: delivery.event, webhook_rules.DELIVERY_HEADER: str(delivery.pk)})
     try:
-        with _OPENER.open(request, timeout=settings.WEBHOOK_TIMEOUT_SECONDS) as response:
+        with _opener().open(request, timeout=settings.WEBHOOK_TIMEOUT_SECONDS) as response:
             return response.status, ""
     except urllib.error.HTTPError as exc:
         exc.close()

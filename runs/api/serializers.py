@@ -7,6 +7,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
+from config.api import RejectsUnknownFields
+from config.limits import LimitedJSONField
+
 from ..models import MAX_REPEATS, BenchmarkProfile, Run, RunClient, RunState, Sample, Schedule, ServerSample, Target
 from ..params import BY_NAME, LIMITS, MAX_SWEEP, PARAMETERS, PROFILE_FIELDS, ascii_int, parse_profile_value
 from ..params import NAMES as PARAMETER_NAMES
@@ -114,7 +117,7 @@ def _override_field(parameter):
 
 
 @extend_schema_field(inline_serializer("RunOverrides", {p.name: _override_field(p) for p in PARAMETERS}))
-class OverridesField(serializers.JSONField):
+class OverridesField(LimitedJSONField):
     """The profile's parameters to change; validated by runs.params (400 naming each bad field). sysbench
     takes tables and rows_per_table, pgbench scale, range and jobs; report_interval_s <= duration_s."""
 
@@ -167,7 +170,7 @@ class RunClientSerializer(serializers.ModelSerializer):
         fields = ["index", "host", "cores", "state", "threads", "reason", "step_starts"]
 
 
-class RunSerializer(serializers.ModelSerializer):
+class RunSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     target = serializers.PrimaryKeyRelatedField(queryset=Target.objects.all(), help_text="The target's id.")
     profile = SlugField(slug_field="slug", queryset=BenchmarkProfile.objects.all(),
                                            help_text="The profile's slug, e.g. sysbench-oltp-rw-mysql-quick.")
@@ -310,7 +313,7 @@ class ServerSampleSerializer(serializers.ModelSerializer):
                   "lock_waiting", "lock_waits_per_s", "buffer_hit_pct", "client_cpu_pct"]
 
 
-class ScheduleSerializer(serializers.ModelSerializer):
+class ScheduleSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     """A schedule as staff write it and everyone allowed to see runs reads it. The rules are the model's
     (Schedule.clean: cron, archived target, the profile's engine, overrides); errors name the field."""
 

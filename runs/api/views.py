@@ -1,5 +1,4 @@
 import django_filters
-from django import forms
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
@@ -20,10 +19,12 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from config.api import error_body
+from config.api import ERROR, PARAMETER_ERRORS, error_body, error_component
 from config.authentication import BearerOrTokenAuthentication
+from config.limits import MAX_ID, IdField, is_id
 from config.permissions import MethodIsAllowed
 from config.pagination import CatalogPagination
+from whitepaper.api.params import StrictOrderingFilter, unknown_params
 
 from .. import actions, compare, history
 from ..models import BenchmarkProfile, Run, RunState, Schedule, Target
@@ -35,18 +36,15 @@ from ..views import RunFilter
 from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer, TargetSerializer
 
 MAX_SAMPLES = 5000
-MAX_ID = 2**63 - 1  # PostgreSQL bigint
 
 # --- documented answers (the schema says what the endpoints really answer) -----------------------
-ERROR = inline_serializer("RunsError", {"detail": serializers.CharField(help_text="What went wrong.")})
+# The one error shape (config.api): {detail, code, errors} (before 2.5.0 typed here as RunsError{detail} and
+# FieldErrors{field}, so generated clients put the answer in additional_properties).
 FIELD_ERRORS = OpenApiResponse(
-    inline_serializer("FieldErrors", {
-        "field": serializers.ListField(child=serializers.CharField(), required=False,
-                                       help_text="Messages about this field or parameter (one key per field)."),
-    }),
-    description="Bad input: the body maps each offending field or query parameter to its messages, e.g. "
+    PARAMETER_ERRORS.response,
+    description="Bad input: `errors` maps each offending field or query parameter to its messages, e.g. "
                 "{\"target\": [\"Invalid pk \\\"99\\\" - object does not exist.\"]}; a malformed or too deeply nested "
-                "JSON body is {\"detail\": ...}.",
+                "JSON body has `errors` empty.",
 )
 UNAUTHENTICATED = OpenApiResponse(ERROR, description="No credentials (or bad ones): log in or send `Authorization: Bearer <key>` (or `Token <key>`); `WWW-Authenticate` names both schemes.")
 FORBIDDEN = OpenApiResponse(ERROR, description="Authenticated, but not staff or a benchmark operator "
@@ -70,7 +68,7 @@ SERVER_SAMPLE_PAGE = sample_page("ServerSamplePage", ServerSampleSerializer, "Re
 AFTER = OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": MAX_ID},
                          description="Only samples with an id greater than this (a whole number >= 0).")
 CANCEL_CONFLICT = OpenApiResponse(
-    inline_serializer("CancelConflict", {"detail": serializers.CharField(), "run": RunSerializer()}),
+    error_component("CancelConflict", "conflict", run=RunSerializer()),
     description="The run has already finished: nothing to cancel.",
 )
 
@@ -93,11 +91,11 @@ class ProfileFilter(django_filters.FilterSet):
         fields = ["tool", "engine", "quick"]
 
 
-@extend_schema_field(OpenApiTypes.INT)
+@extend_schema_field({"type": "integer", "minimum": 0, "maximum": MAX_ID})
 class IdFilter(django_filters.NumberFilter):
     """A whole-number id; an id that matches nothing is an empty list, not an error."""
 
-    field_class = forms.IntegerField
+    field_class = IdField  # 0 to MAX_ID: SQLite cannot look up more
 
 
 class RunAPIFilter(RunFilter):
@@ -107,6 +105,7 @@ class RunAPIFilter(RunFilter):
     target = IdFilter(field_name="target_id", label="Only the runs of this target (id).")
     repeat_group = IdFilter(field_name="repeat_group_id", label="Only the runs launched together in this repeat group (id).")
     schedule = IdFilter(field_name="schedule_id", label="Only the runs this schedule started (id).")
+    published_result = IdFilter(field_name="published_result", label="Only the run published as this result (id).")
 
 
 class OperatorAPIMixin:
@@ -115,9 +114,30 @@ class OperatorAPIMixin:
     authentication_classes = [BearerOrTokenAuthentication, SessionAuthentication]
     permission_classes = [MethodIsAllowed, IsOperator]
     pagination_class = CatalogPagination  # {count, next, previous, results}; page, page_size (at most 500)
+    filter_backends = [DjangoFilterBackend, StrictOrderingFilter]
+    LISTS = ("list", "regressions")  # the actions that page and filter their queryset
+    ACTION_PARAMS = {"compare": {"run", "base"}, "series": {"target", "profile"}, "samples": {"after"},
+                     "server_samples": {"after"}}
+
+    def allowed_params(self):
+        """The query parameters this action reads: a typo (`stat=`, `bogus=`) is a 400 naming it, as on the
+        catalogue API, not a silent "no filter"."""
+        allowed = {"format"} | self.ACTION_PARAMS.get(self.action, set())
+        if self.action in self.LISTS:
+            allowed |= {"page", "page_size"}
+            for backend in self.filter_backends:
+                if issubclass(backend, DjangoFilterBackend):
+                    filterset = backend().get_filterset_class(self, self.get_queryset())
+                    allowed |= set(filterset.base_filters) if filterset else set()
+                elif issubclass(backend, StrictOrderingFilter):
+                    allowed.add(backend.ordering_param)
+        return allowed
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        unknown = unknown_params(request.query_params, self.allowed_params())
+        if unknown:
+            raise ValidationError(unknown)
         # A parameter given empty (?state=) is a 400 naming it, not silently "no filter" (an empty
         # `ordering` is the default order, as DRF documents it).
         empty = sorted(name for name, value in request.query_params.items() if not value.strip() and name != "ordering")
@@ -131,7 +151,7 @@ class TargetViewSet(OperatorAPIMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Target.objects.order_by("name", "id")
     lookup_value_regex = r"\d+"
     serializer_class = TargetSerializer
-    filter_backends = [DjangoFilterBackend]
+    filter_backends = [DjangoFilterBackend]  # no ordering
     filterset_fields = ["engine"]
 
 
@@ -262,7 +282,7 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         group's verdict)."""
         target_id, slug = request.query_params.get("target", ""), request.query_params.get("profile", "")
         errors = {}
-        target = Target.objects.filter(pk=target_id).first() if target_id.isdigit() else None
+        target = Target.objects.filter(pk=target_id).first() if is_id(target_id) else None
         profile = BenchmarkProfile.objects.filter(slug=slug).first() if slug else None
         if target is None:
             errors["target"] = [_("Give an existing target id.")]

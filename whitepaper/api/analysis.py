@@ -354,7 +354,7 @@ class SizingView(CatalogueCaching, APIView):
         errors = check_params(params, self.PARAMS, required=["engine", "target"])
         _boolean(params, "include_internal", errors)  # the form's checkbox would read "perhaps" as true
         _boolean(params, "latest", errors)
-        if params.get("target") and not ASCII_DECIMAL.fullmatch(params["target"].strip()) and "target" not in errors:
+        if params.get("target") and not ASCII_DECIMAL.fullmatch(params["target"]) and "target" not in errors:
             errors["target"] = ["Enter a number in ASCII digits (0-9), as JSON writes it: no sign, no leading zeros."]
         form = sizing_form({k: params.get(k) for k in self.PARAMS - {"format"} if params.get(k) is not None})
         if not form.is_valid():

@@ -1,17 +1,97 @@
 """HTTP caching of the catalogue API: ETag and Last-Modified from the catalogue stamp
 (whitepaper.freshness, the same the HTML pages use), 304 on a conditional GET before the view runs
 (after authentication and throttling), and Cache-Control: shared caches may keep anonymous answers
-but must revalidate them (a cheap 304), so an import is visible at once."""
+but must revalidate them (a cheap 304), so an import is visible at once.
+
+Anonymous answers are served like the pages (whitepaper.pages): kept in the process (LocalPages) and the shared
+cache under a key of the catalogue stamp, the scheme and host (bodies carry absolute URLs), the path, the query
+normalised (parameters sorted, each one's values in the order given) and the negotiated media type; any
+catalogue write moves the stamp, so the next request computes the answer afresh. Authentication and the rate
+limit run first (DRF's initial()): a cached answer is counted and carries the X-RateLimit-* headers like any."""
 
 import hashlib
+from urllib.parse import urlencode
 
 from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 
 from config.api import NotModified
 
 from ..freshness import catalogue_stamp
+from ..pages import PAGE_CACHE_SECONDS, LocalPages
+
+local_answers = LocalPages(256)  # per process, in front of the shared cache
+MAX_CACHED_BYTES = 8 * 1024 * 1024  # a larger CSV or Parquet streams as computed, never buffered whole
+# Set again on each answer (they follow the request or its validators), never replayed from the cache.
+NOT_REPLAYED = {"etag", "last-modified", "cache-control", "vary", "date", "set-cookie", "x-request-id"}
+
+
+class CachedAnswer(Exception):
+    """Raised from initial() when the answer is in the cache: handle_exception returns it."""
+
+    def __init__(self, response):
+        super().__init__()
+        self.response = response
+
+
+def answer_key(request):
+    """The cache key of an anonymous answer (None: not cached: a write, a logged-in user, a token)."""
+    if request.method not in ("GET", "HEAD") or request.user.is_authenticated or request.auth is not None:
+        return None
+    # Read now (one small query), as the results' kept count is: another process's write must not be missed.
+    changed, n = catalogue_stamp(request, fresh=True)
+    pairs = [(k, v) for k, values in request.query_params.lists() for v in values]
+    query = urlencode(sorted(pairs, key=lambda pair: pair[0]))  # stable: a parameter's values keep their order
+    text = "|".join([changed.isoformat() if changed else "-", str(n), request.scheme, request.get_host(),
+                     request.path, query, str(getattr(request, "accepted_media_type", ""))])
+    return "api-answer:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _replay(stored):
+    status, content, headers, streaming = stored
+    # A CSV or Parquet stays a streamed answer (as computed), JSON a plain one.
+    response = StreamingHttpResponse([content], status=status) if streaming else HttpResponse(content, status=status)
+    for name, value in headers:
+        response[name] = value
+    return response
+
+
+def _keep(key, response):
+    """Store a 200's status, bytes and headers (a streamed CSV or Parquet joined, up to MAX_CACHED_BYTES); returns
+    the response to send (the same bytes)."""
+    if response.streaming:
+        chunks, size = [], 0
+        iterator = iter(response.streaming_content)
+        for chunk in iterator:
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_CACHED_BYTES:  # too large to keep: send what was read, then the rest
+                response.streaming_content = _chain(chunks, iterator)
+                return response
+        content = b"".join(chunks)
+    else:
+        if hasattr(response, "render"):
+            response.render()
+        content = response.content
+    headers = [(name, value) for name, value in response.items() if name.lower() not in NOT_REPLAYED]
+    stored = (response.status_code, content, headers, response.streaming)
+    local_answers.set(key, stored)
+    cache.set(key, stored, PAGE_CACHE_SECONDS)
+    if response.streaming:
+        replayed = _replay(stored)
+        for name in ("Vary",):
+            if name in response:
+                replayed[name] = response[name]
+        return replayed
+    return response
+
+
+def _chain(first, rest):
+    yield from first
+    yield from rest
 
 
 def api_etag(request):
@@ -35,9 +115,25 @@ class CatalogueCaching:
             conditional = get_conditional_response(request._request, etag=etag, last_modified=last_modified)
             if conditional is not None and conditional.status_code == 304:
                 raise NotModified()
+            key = request._api_answer_key = answer_key(request)
+            if key is not None:
+                stored = local_answers.get(key)
+                if stored is None and (stored := cache.get(key)) is not None:
+                    local_answers.set(key, stored)
+                if stored is not None:
+                    raise CachedAnswer(_replay(stored))
+
+    def handle_exception(self, exc):
+        if isinstance(exc, CachedAnswer):
+            exc.response.from_cache = True
+            return exc.response
+        return super().handle_exception(exc)
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
+        key = getattr(request, "_api_answer_key", None)
+        if key is not None and response.status_code == 200 and not getattr(response, "from_cache", False):
+            response = _keep(key, response)
         validators = getattr(request, "_api_validators", None)
         if validators is not None and response.status_code in (200, 304):
             etag, last_modified = validators

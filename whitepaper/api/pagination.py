@@ -120,7 +120,9 @@ class ResultPagination(CatalogPagination):
         return [
             *super().get_schema_operation_parameters(view),
             {"name": self.mode_param, "required": False, "in": "query",
-             "schema": {"type": "string", "enum": PAGINATION_MODES, "default": "page"},
+             # No schema `default`: generated clients send a default on every call, and the CSV and Parquet
+             # refuse paging parameters (a default must be a value every format accepts).
+             "schema": {"type": "string", "enum": PAGINATION_MODES},
              "description": "page (default): numbered pages with a count; cursor: pages by position in the "
                             "ordering, follow `next` (no count; stable when results are added; the same cost at "
                             "any depth)."},

@@ -5,8 +5,9 @@ ordering field or page size -> one 400 mapping each parameter to its messages.""
 import django_filters
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.exceptions import ValidationError
-from rest_framework.filters import BaseFilterBackend
+from rest_framework.filters import BaseFilterBackend, OrderingFilter
 
+from config.limits import MomentField
 from config.pagination import MAX_PAGE_SIZE, positive_int_param
 
 from ..filters import ResultFilter
@@ -25,11 +26,17 @@ def repeatable_params(filterset):
     return {name for name, flt in filterset.filters.items() if getattr(flt, "repeatable", False)} if filterset else set()
 
 
+def unknown_params(params, allowed):
+    """{parameter: [message]} for each parameter of `params` the endpoint does not know (a typo such as
+    `stat=` would otherwise filter nothing): the rule of every endpoint, the catalogue's and the runs'."""
+    return {name: [f"Unknown parameter; this endpoint accepts: {', '.join(sorted(allowed))}."]
+            for name in sorted(set(params) - set(allowed))}
+
+
 def check_params(params, allowed, *, filterset=None, required=(), checks=(), repeatable=None):
     """{parameter: [messages]} for every problem of `params`; empty when all is well. A parameter given
     more than once is an error unless it is `repeatable` (default: the filterset's list filters)."""
-    errors = {name: [f"Unknown parameter; this endpoint accepts: {', '.join(sorted(allowed))}."]
-              for name in sorted(set(params) - set(allowed))}
+    errors = unknown_params(params, allowed)
     repeatable = repeatable_params(filterset) if repeatable is None else set(repeatable)
     getlist = getattr(params, "getlist", lambda name: [params[name]])
     errors.update({name: ["Given more than once; this parameter takes one value."]
@@ -69,7 +76,8 @@ class StrictQueryBackend(DjangoFilterBackend):
     def filter_queryset(self, request, queryset, view):
         listing = view.action in ("list", *FILE_FORMATS)
         # Every matching row as CSV or Parquet, no pages: /results/csv/ (no format either) and ?format=csv alike.
-        csv = view.action in FILE_FORMATS or getattr(getattr(request, "accepted_renderer", None), "format", None) in FILE_FORMATS
+        file_format = view.action if view.action in FILE_FORMATS else getattr(getattr(request, "accepted_renderer", None), "format", None)
+        csv = file_format in FILE_FORMATS
         paged = view.action == "list" and not csv
         filterset = self.get_filterset(request, queryset, view) if listing else None
         allowed = set(ALWAYS_ALLOWED) if view.action == "list" or not listing else set()
@@ -85,7 +93,7 @@ class StrictQueryBackend(DjangoFilterBackend):
                 checks.append(paginator.check)
         if listing:
             for backend in view.filter_backends:
-                if hasattr(backend, "check"):
+                if hasattr(backend, "check") and file_format not in getattr(backend, "not_for", ()):
                     allowed.add(backend.param)
                     checks.append(backend.check)
                     if getattr(backend, "repeatable", False):
@@ -100,9 +108,13 @@ class StrictQueryBackend(DjangoFilterBackend):
         return filterset.qs if filterset is not None else queryset
 
 
+class MomentFilter(django_filters.IsoDateTimeFilter):
+    field_class = MomentField  # still a date-time in UTC, else a 400 naming the parameter
+
+
 def updated_since_filter(field_name, what):
     """`updated_since=<ISO 8601 date-time>` (UTC when it names no offset): only what changed at or after it."""
-    return django_filters.IsoDateTimeFilter(
+    return MomentFilter(
         field_name=field_name, lookup_expr="gte", label=f"Only {what} changed at or after this moment",
         help_text=f"Only {what} changed at or after this moment (ISO 8601, e.g. 2026-11-26T09:00:00Z; UTC when no "
                   "offset is given): keep the newest `updated_at` you saw and pass it next time.")
@@ -115,6 +127,36 @@ class APIResultFilter(ResultFilter):
 
 SORT_UNITS = {"id": "", "published": "document date", "vcpus": "vCPUs", "memory_gb": "GB",
               **{name: metric.unit for name, metric in METRICS_BY_NAME.items()}}
+
+
+class StrictOrderingFilter(OrderingFilter):
+    """DRF's OrderingFilter (the runs API's `ordering`), except that a field it does not offer is a 400 naming
+    `ordering` (DRF drops it and answers the default order, as if the parameter were right)."""
+
+    def get_ordering(self, request, queryset, view):
+        raw = request.query_params.get(self.ordering_param, "")
+        terms = [term.strip() for term in raw.split(",") if term.strip()]
+        valid = self.remove_invalid_fields(queryset, terms, view, request)
+        if len(valid) != len(terms):
+            offered = [name for name, _label in self.get_valid_fields(queryset, view, {"request": request})]
+            unknown = [term for term in terms if term not in valid]
+            raise ValidationError({self.ordering_param: [
+                f"Unknown ordering field {', '.join(map(repr, unknown))}; choose from {', '.join(offered)} "
+                "(prefix '-' for descending)."]})
+        return super().get_ordering(request, queryset, view)
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        try:
+            offered = [name for name, _label in self.get_valid_fields(view.get_queryset(), view, {})]
+        except Exception:  # noqa: BLE001 - a view that cannot build its queryset here: DRF's plain string
+            return parameters
+        term = "-?(" + "|".join(offered) + ")"
+        for parameter in parameters:  # the fields it takes, so a schema-valid value is never refused
+            parameter["schema"] = {"type": "string", "pattern": f"^{term}(,{term})*$"}
+            parameter["description"] = (f"Sort by {', '.join(offered)} ('-' for descending; several comma-separated); "
+                                        "any other field is a 400.")
+        return parameters
 
 
 class ResultOrdering(BaseFilterBackend):

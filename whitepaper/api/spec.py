@@ -20,13 +20,14 @@ from .caching import CatalogueCaching
 from .params import APIResultFilter, check_params
 
 SPEC_REQUIRED = ["engine", "version", "family", "vcpus", "memory_gb"]
-SPEC_OPTIONAL = ["vendor", "memory_ratio", "deployment", "edition", "flavor", "document", "methodology"]
+SPEC_OPTIONAL = ["vendor", "memory_ratio", "deployment", "edition", "flavor", "hot_rows", "document", "methodology"]
 SPEC_PARAMS = SPEC_REQUIRED + SPEC_OPTIONAL + ["include_internal"]
 LEGACY_300 = "multiple_choices"  # deprecated (config.deprecation: "spec-300"): answer ambiguity with a 300
 # What tells two candidates apart, in the order a client should try adding them: the variant's own
-# parameters (queries.VARIANT_FIELDS), then the document and methodology (two tables of one document).
+# parameters (queries.VARIANT_FIELDS), the hot data (Alibaba's PPAS/PostgreSQL tables print one row per
+# amount of hot data, one flavour and document), then the document and methodology (two tables of one document).
 DISAMBIGUATORS = {**{name: path for name, path in VARIANT_FIELDS.items() if name in SPEC_OPTIONAL},
-                  "document": "table__document", "methodology": "table__methodology"}
+                  "hot_rows": "hot_rows", "document": "table__document", "methodology": "table__methodology"}
 MAX_CANDIDATES = 50
 
 

@@ -164,6 +164,7 @@ class CSVOptions(BaseFilterBackend):
     """`bom=true`: the CSV starts with a UTF-8 byte order mark (for spreadsheets)."""
 
     param = "bom"
+    not_for = ("parquet",)  # a binary file: no byte order mark (an unknown parameter there)
 
     @classmethod
     def check(cls, params):
