@@ -224,7 +224,9 @@ SPECTACULAR_SETTINGS = {
                             "CompareSelectionKindEnum": "whitepaper.api.analysis.SELECTION_KINDS",
                             "ComparisonModeEnum": "whitepaper.api.analysis.COMPARISON_MODES",
                             "RunStateEnum": "runs.models.RunState",
-                            "ClientStateEnum": "runs.models.ClientState"},
+                            "ClientStateEnum": "runs.models.ClientState",
+                            # revised_from's and superseded_by's changes share it: the name it had with one of them
+                            "ChangeMetricEnum": "whitepaper.api.serializers.CHANGED_METRICS"},
 }
 
 CORS_ALLOWED_ORIGIN_REGEXES = [r"^https?://.*$"] if env.bool("CORS_ALLOW_ALL_READS", default=True) else []

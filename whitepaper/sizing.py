@@ -16,9 +16,10 @@ nature; a closed-loop TPS never does, and when no figure states a latency the an
 from django.utils.translation import gettext as _
 
 from .editions import attach_older_editions
-from .filters import ResultFilter
+from .filters import ResultFilter, include_internal
 from .forms import SizingForm
 from . import display
+from .choices import Origin
 from .models import Document, Engine, PublishedResult
 
 
@@ -27,6 +28,8 @@ def sizing_form(params):
     engines = list(Engine.objects.filter(versions__results__isnull=False).distinct())
     editions = sorted(PublishedResult.objects.exclude(edition="").order_by().values_list("edition", flat=True).distinct())
     documents = Document.objects.select_related("vendor").newest_first()
+    if not include_internal(params or {}):  # the menus name internal measurements only where the answer may use them
+        documents = documents.exclude(vendor__origin=Origin.INTERNAL)
     vendors = {d.vendor.slug: display.vendor_name(d.vendor) for d in documents}
     return SizingForm(params or None, engines=engines, editions=editions, vendors=sorted(vendors.items()),
                       documents=[(d.slug, f"{display.vendor_name(d.vendor)}: {display.document_short_title(d)}")

@@ -387,8 +387,11 @@ def _measurement(result):
     return result.measurement or {}
 
 
+CHANGED_METRICS = [m.name for m in METRICS]  # one enum in the schema (ChangeMetricEnum) for every change's metric
+
+
 class ChangeSerializer(serializers.Serializer):
-    metric = serializers.ChoiceField(choices=[m.name for m in METRICS], help_text="The metric that changed.")
+    metric = serializers.ChoiceField(choices=CHANGED_METRICS, help_text="The metric that changed.")
     old = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, allow_null=True,
                                    help_text="What the older edition printed; null when it printed none.")
     new = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False, allow_null=True,
