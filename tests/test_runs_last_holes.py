@@ -6,21 +6,12 @@ from rest_framework.test import APIClient
 
 from runs.models import Schedule, Target
 
+from .test_runs_hostile_inputs import schedule_form, schedule_setup  # noqa: F401 - a fixture and its form
+
 pytestmark = pytest.mark.django_db
 
 # Each of these made celery.schedules.crontab raise ParseException (not a ValueError): a 500 before.
 PARSE_EXCEPTIONS = ["-1 3 * * *", "0 -3 * * *", "0 3 --1 * *", "*/-1 * * * *", ", * * * *"]
-
-
-@pytest.fixture
-def schedule_setup(profiles, staff_user):
-    target = Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="db", user="u")
-    return {"target": target, "profile": profiles["pgbench-ro-quick"]}
-
-
-def schedule_form(setup, **fields):
-    return {"name": "nightly", "target": setup["target"].pk, "profile": setup["profile"].pk, "cron": "0 3 * * *",
-            "repeats": "1", "enabled": "on", "overrides": "{}", **fields}
 
 
 @pytest.mark.parametrize("cron", PARSE_EXCEPTIONS)

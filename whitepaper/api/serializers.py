@@ -404,19 +404,27 @@ class ChangeSerializer(serializers.Serializer):
         return super().to_representation({"metric": metric, "old": old, "new": new, "change_percent": pct})
 
 
-class RevisionSerializer(serializers.Serializer):
-    """An older edition printed this row's numbers otherwise (whitepaper.editions.revisions)."""
+class OtherEditionSerializer(serializers.Serializer):
+    """Another edition of the row (its document, date, row in the API) and what it printed otherwise; `row` names the
+    instance's attribute that holds that edition's row."""
 
-    document = serializers.CharField(help_text="The older edition's document slug.")
-    published = serializers.DateField(help_text="The older edition's date.")
-    result = serializers.URLField(help_text="The older edition's row in the API.")
-    changes = ChangeSerializer(many=True, help_text="Each metric the two editions print differently.")
+    row = None
 
     def to_representation(self, instance):
         request = self.context.get("request")
         return {"document": instance.document.slug, "published": instance.document.published.isoformat(),
-                "result": cached_reverse("result-detail", {"pk": instance.older.pk}, request),
+                "result": cached_reverse("result-detail", {"pk": getattr(instance, self.row).pk}, request),
                 "changes": self.fields["changes"].to_representation(instance.changes)}
+
+
+class RevisionSerializer(OtherEditionSerializer):
+    """An older edition printed this row's numbers otherwise (whitepaper.editions.revisions)."""
+
+    row = "older"
+    document = serializers.CharField(help_text="The older edition's document slug.")
+    published = serializers.DateField(help_text="The older edition's date.")
+    result = serializers.URLField(help_text="The older edition's row in the API.")
+    changes = ChangeSerializer(many=True, help_text="Each metric the two editions print differently.")
 
 
 class SupersededChangeSerializer(ChangeSerializer):
@@ -426,19 +434,14 @@ class SupersededChangeSerializer(ChangeSerializer):
                                    help_text="What the later edition prints; null when it prints none.")
 
 
-class SupersededSerializer(serializers.Serializer):
+class SupersededSerializer(OtherEditionSerializer):
     """The vendor's newest later edition printed this row's numbers otherwise (whitepaper.editions.superseded)."""
 
+    row = "newer"
     document = serializers.CharField(help_text="The later edition's document slug.")
     published = serializers.DateField(help_text="The later edition's date.")
     result = serializers.URLField(help_text="The later edition's row in the API.")
     changes = SupersededChangeSerializer(many=True, help_text="Each metric the two editions print differently.")
-
-    def to_representation(self, instance):
-        request = self.context.get("request")
-        return {"document": instance.document.slug, "published": instance.document.published.isoformat(),
-                "result": cached_reverse("result-detail", {"pk": instance.newer.pk}, request),
-                "changes": self.fields["changes"].to_representation(instance.changes)}
 
 
 class ResultListSerializer(serializers.ListSerializer):
