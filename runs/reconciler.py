@@ -23,7 +23,7 @@ from .dispatch import consumed_queues, enqueue, messages_held
 from .leftovers import fail_dead_run
 from .models import Run, RunState
 from .multiclient import HOST
-from .workdir import remove_stale_workdirs
+from .workdir import remove_dead_run_workdirs
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def reconcile():
     for run in Run.objects.active():
         if worker_is_gone(run, now):
             if run.client_host == HOST:
-                remove_stale_workdirs()  # its work directory (a TLS client key) goes with it, on this host
+                remove_dead_run_workdirs(run.pk)  # its work directory (a TLS client key) goes with it, on this host
             last = run.heartbeat_at.isoformat(timespec="seconds") if run.heartbeat_at else "never"
             if fail_dead_run(run, f"The worker ({run.worker or '?'}, pid {run.worker_pid}) on {run.client_host or '?'} stopped "
                                   f"reporting while the run was {run.get_state_display()} (last heartbeat {last}); marked failed "

@@ -17,7 +17,7 @@ from .execution import Execution, reopen_database, retry_database
 from .leftovers import drop_before_failing, fail_dead_run, fail_keeping_tables, record_failure
 from .models import ClientState, Run, RunClient, RunState
 from .multiclient import HOST, Team, coordination
-from .workdir import remove_stale_workdirs
+from .workdir import remove_dead_run_workdirs, remove_stale_workdirs
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def run_benchmark(self, run_id):
     if run.state != RunState.QUEUED:
         # Redelivered after a worker died, or a duplicate message: never start the benchmark twice.
         if reconciler.worker_is_gone(run):
-            remove_stale_workdirs()  # whoever fails a dead run removes what it left on this host
+            remove_dead_run_workdirs(run.pk)  # whoever fails a dead run removes what it left on this host
             fail_dead_run(run, f"The worker running this run ({run.worker or '?'}, pid {run.worker_pid}) on "
                                f"{run.client_host or '?'} died while the run was {run.get_state_display()}.")
             return "failed: worker lost"

@@ -87,3 +87,15 @@ def remove_stale_workdirs(tmpdir=None):
             if fd is not None:
                 os.close(fd)
     return removed
+
+
+def remove_dead_run_workdirs(run_id, wait_s=5.0):
+    """Before a dead run is failed on this host: its work directories removed (with every stale one). A process killed
+    a moment ago may still be closing its files, its lock among them (the kernel frees the memory first, so it already
+    reads as dead): its directory is waited for, up to wait_s, so a failed run never leaves its TLS key behind."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        remove_stale_workdirs()
+        if not any(Path(tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}{int(run_id)}-*")) or time.monotonic() >= deadline:
+            return
+        time.sleep(0.1)

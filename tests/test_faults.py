@@ -22,7 +22,7 @@ from runs.models import Run, RunState, Target
 
 from testbed.fault_stack import Stack, files_containing, free_port, stop
 from testbed.runs_support import (
-    PASSWORD, make_targets, make_user, run_processes, wait_for,
+    PASSWORD, make_targets, make_user, run_processes, tool_processes, wait_for,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -172,7 +172,9 @@ def test_sigkill_of_a_worker_mid_run_leaves_no_password_on_disk(stack, token, ta
     assert files_containing(PASSWORD, *tmp_roots, since=started) == []  # not even while sysbench runs
     os.killpg(stack.bench.pid, signal.SIGKILL)  # the whole worker: main process and its pool
     stack.bench.wait()
-    wait_for(lambda: run_processes(run_id) == [], timeout=5, message="the orphaned tool to exit")
+    # The stack's workers run their tools in its own temp directory (not this process's: run_processes looks there).
+    wait_for(lambda: tool_processes(os.path.join(str(stack.tmp), f"perfdash-run{run_id}-")) == [], timeout=5,
+             message="the orphaned tool to exit")
     assert files_containing(PASSWORD, *tmp_roots, since=started) == []
     run = final(run_id, timeout=30)  # the reconciler: the worker's pid is dead
     assert run.state == RunState.FAILED and "stopped reporting" in run.reason
@@ -200,7 +202,8 @@ def test_database_connections_terminated_mid_run(stack, token, targets):
     assert run.state == RunState.SUCCEEDED, run.reason
     assert "reconnected, nothing lost" in run.log
     assert run.samples.filter(warmup=False).count() >= 7  # 1 s intervals over 8 s
-    wait_for(lambda: run_processes(run_id) == [], timeout=5, message="the tool to end")
+    wait_for(lambda: tool_processes(os.path.join(str(stack.tmp), f"perfdash-run{run_id}-")) == [], timeout=5,
+             message="the tool to end")
     # The web side: the next request on the same gunicorn worker answers 200 (CONN_HEALTH_CHECKS).
     assert requests.get(f"{stack.url}/api/v1/runs/{run_id}/", headers=headers, timeout=10).status_code == 200
     assert requests.get(f"{stack.url}/", timeout=10).status_code == 200

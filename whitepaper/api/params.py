@@ -2,6 +2,8 @@
 once: a parameter the endpoint does not know (a typo such as min_cpu), a bad filter value, a bad
 ordering field or page size -> one 400 mapping each parameter to its messages."""
 
+import re
+
 import django_filters
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.exceptions import ValidationError
@@ -130,30 +132,36 @@ SORT_UNITS = {"id": "", "published": "document date", "vcpus": "vCPUs", "memory_
 
 
 class StrictOrderingFilter(OrderingFilter):
-    """DRF's OrderingFilter (the runs API's `ordering`), except that a field it does not offer is a 400 naming
-    `ordering` (DRF drops it and answers the default order, as if the parameter were right)."""
+    """DRF's OrderingFilter (the runs API's `ordering`), except that a value it would not read exactly as written (a
+    field it does not offer, a space, an empty term) is a 400 naming `ordering` (DRF drops such terms and answers the
+    default order, as if the parameter were right). The schema declares the same pattern; empty is the default order."""
+
+    @staticmethod
+    def pattern(offered):
+        term = "-?(" + "|".join(map(re.escape, offered)) + ")"
+        return f"^({term}(,{term})*)?$"
+
+    def offered(self, queryset, view, request=None):
+        return [name for name, _label in self.get_valid_fields(queryset, view, {"request": request})]
 
     def get_ordering(self, request, queryset, view):
         raw = request.query_params.get(self.ordering_param, "")
-        terms = [term.strip() for term in raw.split(",") if term.strip()]
-        valid = self.remove_invalid_fields(queryset, terms, view, request)
-        if len(valid) != len(terms):
-            offered = [name for name, _label in self.get_valid_fields(queryset, view, {"request": request})]
-            unknown = [term for term in terms if term not in valid]
+        offered = self.offered(queryset, view, request)
+        if not re.fullmatch(self.pattern(offered), raw):
+            unknown = [term for term in raw.split(",") if term.strip().lstrip("-") not in offered] or [raw]
             raise ValidationError({self.ordering_param: [
                 f"Unknown ordering field {', '.join(map(repr, unknown))}; choose from {', '.join(offered)} "
-                "(prefix '-' for descending)."]})
+                "(prefix '-' for descending; several comma-separated, no spaces)."]})
         return super().get_ordering(request, queryset, view)
 
     def get_schema_operation_parameters(self, view):
         parameters = super().get_schema_operation_parameters(view)
         try:
-            offered = [name for name, _label in self.get_valid_fields(view.get_queryset(), view, {})]
+            offered = self.offered(view.get_queryset(), view)
         except Exception:  # noqa: BLE001 - a view that cannot build its queryset here: DRF's plain string
             return parameters
-        term = "-?(" + "|".join(offered) + ")"
         for parameter in parameters:  # the fields it takes, so a schema-valid value is never refused
-            parameter["schema"] = {"type": "string", "pattern": f"^{term}(,{term})*$"}
+            parameter["schema"] = {"type": "string", "pattern": self.pattern(offered)}
             parameter["description"] = (f"Sort by {', '.join(offered)} ('-' for descending; several comma-separated); "
                                         "any other field is a 400.")
         return parameters
