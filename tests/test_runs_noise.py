@@ -68,7 +68,9 @@ def test_compare_says_within_or_beyond_noise_and_warns_when_engines_and_tools_di
     data = api.get(f"/api/v1/runs/compare/?run={one.pk}&run={two.pk}").json()
     noise = {r["run"]: r["tps_noise"] for r in data["results"]}[two.pk]
     assert noise["verdict"] == ("beyond_noise" if beyond else "within_noise")
-    assert noise["difference"]["pct"] == round(pct, 1) and noise["difference"]["method"] == "Welch's t on batch means"
+    # To the 0.1 % the answer prints: the run's stored interval keeps its mean to 0.01 TPS, so a hand figure a hair
+    # from a rounding edge (1.250068 here once) may print 1.2 or 1.3; within 0.06 either way, never another number.
+    assert abs(noise["difference"]["pct"] - pct) <= 0.06 and noise["difference"]["method"] == "Welch's t on batch means"
     assert data["warnings"] == [] and data["noise_method"] == "Welch's t on batch means"
     client.force_login(operator)
     html = client.get(f"/runs/compare/?run={one.pk}&run={two.pk}").content.decode()
