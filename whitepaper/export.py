@@ -139,16 +139,18 @@ def _printed_or_empty(result, metric):
     return _metric_cell(result, METRICS_BY_NAME[metric]) or "-"
 
 
+def changes_text(changes, older, newer):
+    """"tps 10929.30 -> 8839.4 (-19.1 %); qps ...": each metric two editions print otherwise, as each prints it."""
+    return "; ".join(f"{metric} {_printed_or_empty(older, metric)} -> {_printed_or_empty(newer, metric)}"
+                     + (f" ({pct:+.1f} %)" if pct is not None else "") for metric, _old, _new, pct in changes)
+
+
 def revision_cells(result):
     """The revised_from and revised_changes cells of a row (its editions.Revision, or none)."""
     revision = getattr(result, "revised_from", None)
     if revision is None:
         return {"revised_from": "", "revised_changes": ""}
-    changes = []
-    for metric, _old, _new, pct in revision.changes:
-        text = f"{metric} {_printed_or_empty(revision.older, metric)} -> {_printed_or_empty(result, metric)}"
-        changes.append(text + (f" ({pct:+.1f} %)" if pct is not None else ""))
-    return {"revised_from": revision.document.slug, "revised_changes": "; ".join(changes)}
+    return {"revised_from": revision.document.slug, "revised_changes": changes_text(revision.changes, revision.older, result)}
 
 
 def superseded_cells(result):
@@ -156,11 +158,7 @@ def superseded_cells(result):
     newer = getattr(result, "superseded", None)
     if newer is None:
         return {"superseded_by": "", "superseded_changes": ""}
-    changes = []
-    for metric, _old, _new, pct in newer.changes:
-        text = f"{metric} {_printed_or_empty(result, metric)} -> {_printed_or_empty(newer.newer, metric)}"
-        changes.append(text + (f" ({pct:+.1f} %)" if pct is not None else ""))
-    return {"superseded_by": newer.document.slug, "superseded_changes": "; ".join(changes)}
+    return {"superseded_by": newer.document.slug, "superseded_changes": changes_text(newer.changes, result, newer.newer)}
 
 
 def result_row(result, columns=None):
