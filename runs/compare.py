@@ -1,10 +1,14 @@
-"""Comparing 2 to 6 runs (the one definition used by the compare page and the API): which runs, what
-differs between them aspect by aspect (parameters, tool and server versions, the server settings that
-differ, client, target size), their results against a baseline run (per run, and for sweeps per thread
-count), and the per-interval samples to overlay (x = seconds since the step started)."""
+"""Comparing 2 to 6 entries, each a run or a repeat group (a series of runs of one set-up): the one definition
+used by the compare page and the API. Which entries, what differs between their set-ups aspect by aspect
+(parameters, tool and server versions, the server settings that differ, client, target size), each entry's
+series figures (n, mean TPS, its interval over the runs, coefficient of variation) and its verdict against the
+baseline (runs/stats.py: ratio of geometric means, paired on blocks when interleaved, Holm-adjusted across the
+comparisons shown), per run and for sweeps per thread count, and the per-interval samples to overlay
+(x = seconds since the step started)."""
 
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -12,7 +16,7 @@ from django.utils.translation import gettext_lazy
 from config.limits import is_id
 
 from . import stats
-from .models import Run, RunState, Sample
+from .models import RepeatGroup, Run, RunState, Sample
 from .params import is_capacity, thread_steps
 
 MIN_RUNS, MAX_RUNS = 2, 6
@@ -31,34 +35,81 @@ PARAMETERS = {
 }
 
 
-def parse_selection(run_ids, base=None):
-    """The runs named by `run` (ids, 2 to 6, in the order given) and the index of the baseline among
-    them (`base`, a run id; default the earliest run). Raises ValidationError naming the parameter."""
-    errors = {}
+@dataclass
+class Entry:
+    """One compared entry: a run (a series of one) or a repeat group, with its runs and the run that stands for
+    its set-up on the page (a group's first succeeded run, else its first)."""
+    kind: str  # "run" or "group"
+    id: int
+    runs: list
+    launch: str = ""
+
+    @property
+    def rep(self):
+        return next((r for r in self.runs if r.state == RunState.SUCCEEDED), self.runs[0])
+
+    @property
+    def key(self):
+        return f"{self.kind}:{self.id}"
+
+
+@dataclass
+class Selection:
+    entries: list
+    base_index: int
+
+    @property
+    def runs(self):
+        return [e.rep for e in self.entries]
+
+
+def _ids(raw_values, name, errors):
     ids = []
-    for raw in run_ids:
+    for raw in raw_values:
         if not is_id(raw):
-            errors.setdefault("run", []).append(_("'%(value)s' is not a run id (a whole number).") % {"value": raw})
+            errors.setdefault(name, []).append(_("'%(value)s' is not a %(what)s id (a whole number).") % {
+                "value": raw, "what": name})
         elif int(raw) not in ids:
             ids.append(int(raw))
-    if not errors and not MIN_RUNS <= len(ids) <= MAX_RUNS:
-        errors["run"] = [_("Choose between %(min)d and %(max)d different runs (got %(n)d).") % {
-            "min": MIN_RUNS, "max": MAX_RUNS, "n": len(ids)}]
+    return ids
+
+
+def parse_selection(run_ids, base=None, group_ids=()):
+    """The entries named by `run` and `group` (ids, 2 to 6 entries in all, runs first, each in the order given) and
+    the index of the baseline among them (`base`: an entry's id, written `run:<id>` or `group:<id>` when both
+    kinds are compared; default the earliest entry). Raises ValidationError naming the parameter."""
+    errors = {}
+    run_ids, group_ids = _ids(run_ids, "run", errors), _ids(group_ids, "group", errors)
+    count = len(run_ids) + len(group_ids)
+    if not errors and not MIN_RUNS <= count <= MAX_RUNS:
+        errors["run" if not group_ids else "group"] = [_("Choose between %(min)d and %(max)d different runs or repeat groups "
+                                                         "(got %(n)d).") % {"min": MIN_RUNS, "max": MAX_RUNS, "n": count}]
     if errors:
         raise ValidationError(errors)
-    runs = {r.pk: r for r in Run.objects.select_related("target__flavor", "profile").filter(pk__in=ids)}
-    missing = [i for i in ids if i not in runs]
-    if missing:
-        raise ValidationError({"run": [_("No run %(id)s.") % {"id": i} for i in missing]})
-    runs = [runs[i] for i in ids]
-    # Default baseline: the earliest run (what the others changed from).
-    base_index = min(range(len(runs)), key=lambda i: (runs[i].created_at, runs[i].pk))
+    related = ("target__flavor", "profile")
+    runs = {r.pk: r for r in Run.objects.select_related(*related).filter(pk__in=run_ids)}
+    groups = {g.pk: g for g in RepeatGroup.objects.filter(pk__in=group_ids)}
+    members = {}
+    for r in Run.objects.select_related(*related).filter(repeat_group_id__in=group_ids).order_by("repeat_index", "pk"):
+        members.setdefault(r.repeat_group_id, []).append(r)
+    missing = {"run": [_("No run %(id)s.") % {"id": i} for i in run_ids if i not in runs],
+               "group": [_("No repeat group %(id)s.") % {"id": i} for i in group_ids if i not in groups or i not in members]}
+    if any(missing.values()):
+        raise ValidationError({k: v for k, v in missing.items() if v})
+    entries = ([Entry("run", i, [runs[i]]) for i in run_ids]
+               + [Entry("group", i, members[i], groups[i].launch) for i in group_ids])
+    # Default baseline: the earliest entry (what the others changed from); in an interleaved launch its first set-up.
+    base_index = min(range(len(entries)), key=lambda i: (entries[i].runs[0].created_at, entries[i].runs[0].pk))
     if base not in (None, ""):
-        if not str(base).isdigit() or int(base) not in ids:
-            raise ValidationError({"base": [_("The baseline must be one of the compared runs (%(ids)s).") % {
-                "ids": ", ".join(str(i) for i in ids)}]})
-        base_index = ids.index(int(base))
-    return runs, base_index
+        kind, _sep, number = str(base).rpartition(":")
+        kinds = {e.kind for e in entries}
+        matches = [i for i, e in enumerate(entries)
+                   if number.isdigit() and e.id == int(number) and (e.kind == kind or (not kind and len(kinds) == 1))]
+        if len(matches) != 1:
+            raise ValidationError({"base": [_("The baseline must be one of the compared entries (%(ids)s).") % {
+                "ids": ", ".join(e.key if len(kinds) > 1 else str(e.id) for e in entries)}]})
+        base_index = matches[0]
+    return Selection(entries, base_index)
 
 
 def _show(value):
@@ -135,54 +186,107 @@ def _steps(run):
     return {s.get("threads") or (run.params or {}).get("threads"): s for s in steps}
 
 
-def noise_verdict(base_ci, other_ci, value, base_value):
-    """The % of `value` against `base_value` and whether it is beyond noise (runs/stats.py difference: the 95 %
-    interval of the difference, Welch's t on the two runs' batch means, excludes 0). `verdict`: "beyond_noise",
-    "within_noise" or "unknown" (a run with too few samples for an interval)."""
-    diff = stats.difference(stats.Interval.from_dict(base_ci), stats.Interval.from_dict(other_ci))
-    out = {"pct": pct(value, base_value), "difference": diff.as_dict() if diff else None}
-    out["verdict"] = "unknown" if diff is None else "beyond_noise" if diff.beyond_noise else "within_noise"
-    return out
-
-
 def _trusted_latency(run):
     """The run's latency, unless Run.latency_caveat says it was measured wrong (then nothing to compare)."""
     return {} if run.latency_caveat else (run.insight or {}).get("latency") or {}
 
 
-def results(runs, base_index):
-    """Per run: TPS, QPS, p95 (ms) as measured and in % against the baseline; per thread count (sweeps
-    matched by thread count): TPS and % against the baseline's TPS at the same count."""
-    base = runs[base_index]
-    base_summary, base_latency = base.summary or {}, _trusted_latency(base)
-    if is_capacity(base.params):  # a capacity search's TPS and latency are its last step's: compared in capacities()
-        base_summary, base_latency = {}, {}
-    per_run = []
-    for run in runs:
-        summary, lat = run.summary or {}, _trusted_latency(run)
-        if is_capacity(run.params):
-            summary, lat = {}, {}
-        noise = noise_verdict(base_summary.get("tps_ci"), summary.get("tps_ci"), summary.get("tps"), base_summary.get("tps"))
-        per_run.append({
-            "run": run.pk, "state": run.state, "is_base": run is base, "tps": summary.get("tps"), "qps": summary.get("qps"),
-            "tps_ci": summary.get("tps_ci"), "tps_noise": None if run is base else noise,
-            "p95_ms": lat.get("p95_ms"), "tps_pct": pct(summary.get("tps"), base_summary.get("tps")),
-            "qps_pct": pct(summary.get("qps"), base_summary.get("qps")), "p95_pct": pct(lat.get("p95_ms"), base_latency.get("p95_ms")),
-            "client_bound": run.client_bound, "latency_caveat": run.latency_caveat,
+def _measured(run):
+    """A run whose TPS counts in a series: succeeded, not a capacity search (its TPS is its last step's)."""
+    return run.state == RunState.SUCCEEDED and not is_capacity(run.params)
+
+
+def _tps(run, threads=None):
+    """A counted run's TPS, or its step's at `threads` (a sweep); None otherwise."""
+    if not _measured(run):
+        return None
+    if threads is None:
+        return (run.summary or {}).get("tps")
+    return (_steps(run).get(threads) or {}).get("tps")
+
+
+def _paired(entries):
+    """The analysis pairs runs block by block when every entry is a group of one interleaved launch."""
+    launches = {e.launch for e in entries}
+    return all(e.kind == "group" for e in entries) and len(launches) == 1 and "" not in launches
+
+
+def _values(entry, paired, threads=None):
+    if paired:
+        return {r.block: v for r in entry.runs if r.block is not None and (v := _tps(r, threads)) is not None}
+    return [v for r in entry.runs if (v := _tps(r, threads)) is not None]
+
+
+SERIES_FIELDS = ("n", "mean_tps", "ci_low_tps", "ci_high_tps", "cv", "mean_qps", "counted_runs")
+
+
+def series_figures(entry, threads=None):
+    """An entry's series: n (counted runs), mean TPS with its 95 % interval over the runs (none with n = 1) and the
+    coefficient of variation, and the runs counted."""
+    counted = [r for r in entry.runs if _tps(r, threads) is not None]
+    found = stats.series([_tps(r, threads) for r in counted])
+    qps = [q for r in counted if (q := (r.summary or {}).get("qps")) is not None] if threads is None else []
+    return {"n": len(counted), "mean_tps": round(found.mean, 6) if found else None,  # a single run: exactly its TPS
+            "ci_low_tps": round(found.low, 2) if found and found.low is not None else None,
+            "ci_high_tps": round(found.high, 2) if found and found.high is not None else None,
+            "cv": round(found.cv, 4) if found and found.cv is not None else None,
+            "mean_qps": round(sum(qps) / len(qps), 2) if qps else None, "counted_runs": [r.pk for r in counted]}
+
+
+def verdicts(entries, base_index):
+    """Each entry's comparison against the baseline (None for the baseline), Holm-adjusted across them."""
+    paired = _paired(entries)
+    base = _values(entries[base_index], paired)
+    others = [i for i in range(len(entries)) if i != base_index]
+    found = stats.compare(base, [_values(entries[i], paired) for i in others],
+                          threshold_pct=settings.RUNS_PRACTICAL_THRESHOLD_PCT, blocks=paired)
+    out = [None] * len(entries)
+    for i, c in zip(others, found):
+        out[i] = c.as_dict()
+    return out
+
+
+def results(selection):
+    """Per entry: its series figures, QPS and p95 (ms) with % against the baseline's, and its verdict against the
+    baseline; per thread count (sweeps matched by thread count): each entry's TPS there and its verdict against the
+    baseline's at the same count, Holm-adjusted across the table's cells."""
+    entries, base_index = selection.entries, selection.base_index
+    base = entries[base_index]
+    comparisons = verdicts(entries, base_index)
+    base_lat = _trusted_latency(base.rep) if _measured(base.rep) else {}
+    base_figures = series_figures(base)
+    per_entry = []
+    for entry, comparison in zip(entries, comparisons):
+        run, figures = entry.rep, series_figures(entry)
+        lat = _trusted_latency(run) if _measured(run) else {}
+        per_entry.append({
+            "entry": entry.key, "kind": entry.kind, "id": entry.id, "run": run.pk, "runs": [r.pk for r in entry.runs],
+            "state": run.state, "is_base": entry is base, **figures,
+            # A single run's TPS interval is its stability check (did its TPS hold steady?), not a result's uncertainty.
+            "stability": (stability := (run.summary or {}).get("tps_ci") if entry.kind == "run" and _measured(run) else None),
+            "tps_ci": stability,  # its old name (API 2.x)
+            "comparison": comparison, "tps": figures["mean_tps"], "tps_pct": pct(figures["mean_tps"], base_figures["mean_tps"]),
+            "qps": figures["mean_qps"], "qps_pct": pct(figures["mean_qps"], base_figures["mean_qps"]),
+            "p95_ms": lat.get("p95_ms") if entry.kind == "run" else None,
+            "p95_pct": pct(lat.get("p95_ms"), base_lat.get("p95_ms")) if entry.kind == "run" else None,
+            "client_bound": any(r.client_bound for r in entry.runs), "latency_caveat": str(run.latency_caveat or ""),
         })
-    steps = [_steps(r) for r in runs]
-    counts = sorted({t for s in steps for t in s if t is not None})
+    paired = _paired(entries)
+    counts = sorted({t for e in entries for r in e.runs if _measured(r) for t in _steps(r) if t is not None})
+    cells = [(t, i) for t in counts for i in range(len(entries)) if i != base_index]
+    found = iter(stats.compare_pairs(
+        [(_values(base, paired, t), _values(entries[i], paired, t)) for t, i in cells],
+        threshold_pct=settings.RUNS_PRACTICAL_THRESHOLD_PCT, blocks=paired))
+    verdict_of = {cell: next(found).as_dict() for cell in cells}
     by_threads = []
     for t in counts:
-        base_step = steps[base_index].get(t) or {}
-        cells = []
-        for r, s in zip(runs, steps):
-            step = s.get(t) or {}
-            noise = noise_verdict(base_step.get("tps_ci"), step.get("tps_ci"), step.get("tps"), base_step.get("tps"))
-            cells.append({"run": r.pk, "tps": step.get("tps"), "tps_pct": noise["pct"], "tps_ci": step.get("tps_ci"),
-                          "tps_noise": None if r is runs[base_index] or not step else noise})
-        by_threads.append({"threads": t, "runs": cells})
-    return per_run, by_threads
+        figures = [series_figures(e, t) for e in entries]
+        base_tps = figures[base_index]["mean_tps"]
+        by_threads.append({"threads": t, "runs": [
+            {"entry": e.key, "run": e.rep.pk, **{k: v for k, v in f.items() if k != "counted_runs"}, "tps": f["mean_tps"],
+             "tps_pct": pct(f["mean_tps"], base_tps), "comparison": verdict_of.get((t, i))}
+            for i, (e, f) in enumerate(zip(entries, figures))]})
+    return per_entry, by_threads
 
 
 def _capacity(run):
@@ -251,18 +355,31 @@ def samples(runs):
             for r in runs]
 
 
-def compare(runs, base_index):
+def compare(selection):
     """Everything the page and the API show, as plain data."""
+    runs, base_index = selection.runs, selection.base_index
     rows = aspects(runs)
-    per_run, by_threads = results(runs, base_index)
+    per_entry, by_threads = results(selection)
     return {
-        "runs": [{"id": r.pk, "target": r.target.name, "profile": r.profile.slug, "state": r.state,
-                  "finished_at": r.finished_at, "threads": thread_steps(r.params or {})} for r in runs],
-        "base": runs[base_index].pk,
-        "warnings": warnings(runs), "noise_method": stats.WELCH_BATCH_MEANS,
+        "entries": [{"entry": e.key, "kind": e.kind, "id": e.id, "runs": [r.pk for r in e.runs], "target": e.rep.target.name,
+                     "profile": e.rep.profile.slug, "state": e.rep.state, "finished_at": e.rep.finished_at,
+                     "threads": thread_steps(e.rep.params or {}), "interleaved": bool(e.launch),
+                     **{k: row[k] for k in SERIES_FIELDS}} for e, row in zip(selection.entries, per_entry)],
+        "base": selection.entries[base_index].id, "base_entry": selection.entries[base_index].key,
+        "paired": _paired(selection.entries),
+        "comparisons": [{"entry": row["entry"], "base": selection.entries[base_index].key, **row["comparison"]}
+                        for row in per_entry if row["comparison"]],
+        "rule": rule(),
+        "warnings": warnings(runs),
         "differences": [{"key": a.key, "group": a.group, "label": a.label, "values": a.values, "folded": a.folded}
                         for a in rows if a.differs],
         "same": [{"key": a.key, "group": a.group, "label": a.label, "value": a.values[0]} for a in rows if not a.differs],
-        "results": per_run, "by_threads": by_threads, "capacity": capacities(runs, base_index),
-        "unfinished": [r.pk for r in runs if r.state != RunState.SUCCEEDED],
+        "results": per_entry, "by_threads": by_threads, "capacity": capacities(runs, base_index),
+        "unfinished": sorted({r.pk for e in selection.entries for r in e.runs if r.state != RunState.SUCCEEDED}),
     }
+
+
+def rule():
+    """The verdict rule as the page and the API state it."""
+    return {"threshold_pct": settings.RUNS_PRACTICAL_THRESHOLD_PCT, "alpha": stats.ALPHA, "verdicts": list(stats.VERDICTS),
+            "methods": [stats.PAIRED_LOG, stats.WELCH_LOG], "adjustment": "Holm"}

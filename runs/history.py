@@ -1,10 +1,13 @@
 """Runs over time: a series is the succeeded runs of one target and profile with the same parameters
-(other parameters measure something else); each new run is judged against the last runs of its series.
-The one definition of a regression (thresholds in settings, RUNS_REGRESSION_*):
+(other parameters measure something else); each new result is judged against the earlier results of its series.
+The one definition of a regression is runs/stats.py's `predict` (settings RUNS_PRACTICAL_THRESHOLD_PCT and
+RUNS_REGRESSION_*):
 
-  a run regressed when its TPS is more than RUNS_REGRESSION_THRESHOLD_PCT % below the median of the last
-  RUNS_REGRESSION_WINDOW earlier runs of its series AND below their noise band (mean - 2 sample standard
-  deviations); with fewer than RUNS_REGRESSION_MIN_RUNS earlier runs it is not judged (null).
+  a result regressed when it lies below the 95 % prediction interval of the last RUNS_REGRESSION_WINDOW earlier
+  results of its series (on log TPS: mean +- t(n-1) s sqrt(1 + 1/n)) AND more than the practical threshold below
+  their geometric mean; with fewer than RUNS_REGRESSION_MIN_RUNS earlier results it is not judged (null). A result
+  judged a regression does not enter the baseline of later ones. Where the interval is wider than the threshold,
+  the judgement says which drop it cannot detect instead of "within noise".
 
 Repeats: the N runs of one launch (a RepeatGroup) are one result, their mean TPS. The group is judged once,
 when its last run has ended (failed or cancelled members are left out of the mean), and its verdict is
@@ -28,8 +31,6 @@ from .models import FINAL_STATES, Run, RunState
 from .params import thread_steps
 
 log = logging.getLogger(__name__)
-BAND_SIGMAS = 2
-NOISE_METHOD = "band of the earlier results: mean +- 2 sample standard deviations"
 
 
 def series_runs(target_id, profile_id, params=None):
@@ -45,34 +46,32 @@ def series_url(run):
 
 
 def judge(tps, earlier):
-    """The judgement of `tps` against the earlier runs' TPS values (oldest first): a dict, with
-    `regression` True / False, or None when there are too few earlier runs."""
+    """The judgement of `tps` against the earlier results' TPS values (oldest first): a dict, with `regression`
+    True / False, or None when there are too few earlier results (runs/stats.py predict)."""
     window = earlier[-settings.RUNS_REGRESSION_WINDOW:]
-    threshold = settings.RUNS_REGRESSION_THRESHOLD_PCT
-    out = {"threshold_pct": threshold, "window": len(window), "min_runs": settings.RUNS_REGRESSION_MIN_RUNS,
-           "band_sigmas": BAND_SIGMAS, "tps": round(tps, 2) if tps is not None else None}
-    if tps is None or len(window) < settings.RUNS_REGRESSION_MIN_RUNS:
-        return {**out, "regression": None}
-    median = statistics.median(window)
-    mean = statistics.fmean(window)
-    stdev = statistics.stdev(window) if len(window) > 1 else 0.0
-    low, high = mean - BAND_SIGMAS * stdev, mean + BAND_SIGMAS * stdev
-    change = 100.0 * (tps - median) / median if median else None
-    regression = bool(median) and tps < median * (1 - threshold / 100) and tps < low
-    # Beyond noise: outside the earlier results' band. Inside it the change is not told as a number but as "within noise".
-    return {**out, "median": round(median, 2), "mean": round(mean, 2), "stdev": round(stdev, 2),
-            "band": [round(low, 2), round(high, 2)], "change_pct": round(change, 1) if change is not None else None,
-            "beyond_noise": not low <= tps <= high, "noise_method": NOISE_METHOD, "regression": regression}
+    found = uncertainty.predict(tps, window, threshold_pct=settings.RUNS_PRACTICAL_THRESHOLD_PCT,
+                                min_earlier=settings.RUNS_REGRESSION_MIN_RUNS)
+    out = {"method": found.method, "threshold_pct": found.threshold_pct, "window": len(window),
+           "min_runs": settings.RUNS_REGRESSION_MIN_RUNS, "tps": round(tps, 2) if tps is not None else None,
+           "regression": found.regression}
+    if found.regression is None:
+        return out
+    detectable = round(found.detectable_pct, 1)
+    return {**out, "n": found.n, "center": round(found.center, 2), "interval": [round(found.low, 2), round(found.high, 2)],
+            "change_pct": round(found.change_pct, 1), "outside": found.outside, "detectable_pct": detectable,
+            # Where the interval's lower half is wider than the threshold, a smaller drop cannot be seen.
+            "cannot_detect": detectable > found.threshold_pct}
 
 
 def stats(values):
-    """n, mean, sample standard deviation and the mean's 95 % interval (runs.stats.series_interval; None with fewer
-    than 2 values) of TPS values, rounded as shown."""
+    """n, mean, sample standard deviation, the mean's 95 % interval over the runs and the coefficient of variation
+    (runs.stats.series; interval and cv None with fewer than 2 values) of TPS values, rounded as shown."""
     values = [v for v in values if v is not None]
     interval = uncertainty.series_interval(values)
     return {"n": len(values), "mean": round(statistics.fmean(values), 2) if values else None,
             "stdev": round(statistics.stdev(values), 2) if len(values) > 1 else None,
-            "ci_low": round(interval.low, 2) if interval else None, "ci_high": round(interval.high, 2) if interval else None}
+            "ci_low": round(interval.low, 2) if interval else None, "ci_high": round(interval.high, 2) if interval else None,
+            "cv": round(interval.cv, 4) if interval and interval.cv is not None else None}
 
 
 def group_spread(values, run_ids):
@@ -85,7 +84,9 @@ def earlier_results(run, until, exclude):
     first, the last RUNS_REGRESSION_WINDOW of them: [(run ids, TPS)], a single run's TPS or a repeat group's
     mean over its succeeded runs (only once every run of the group has ended). `exclude`: a Q of the runs
     being judged (the run itself, or its whole group)."""
-    rows = list(series_runs(run.target_id, run.profile_id, run.params).exclude(exclude).filter(finished_at__lte=until).values("id", "summary", "finished_at", "repeat_group_id"))
+    # A result judged a regression stays out of the baseline: later results are judged against the set-up as it was.
+    rows = list(series_runs(run.target_id, run.profile_id, run.params).exclude(exclude).exclude(regression=True)
+                .filter(finished_at__lte=until).values("id", "summary", "finished_at", "repeat_group_id"))
     members = {}
     for m in Run.objects.filter(repeat_group_id__in={r["repeat_group_id"] for r in rows if r["repeat_group_id"]}).values(
             "repeat_group_id", "state", "finished_at"):
@@ -184,5 +185,5 @@ def _params_label(params):
 
 def rule():
     """The rule's settings, as the pages and the API state them."""
-    return {"threshold_pct": settings.RUNS_REGRESSION_THRESHOLD_PCT, "window": settings.RUNS_REGRESSION_WINDOW,
-            "min_runs": settings.RUNS_REGRESSION_MIN_RUNS, "band_sigmas": BAND_SIGMAS}
+    return {"threshold_pct": settings.RUNS_PRACTICAL_THRESHOLD_PCT, "window": settings.RUNS_REGRESSION_WINDOW,
+            "min_runs": settings.RUNS_REGRESSION_MIN_RUNS, "method": uncertainty.PREDICTION}

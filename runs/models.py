@@ -32,7 +32,9 @@ from .insight import other_load as steps_with_other_load
 from .params import expected_seconds, is_capacity, is_open_loop, profile_errors, profile_values, resolve_params, typed_overrides
 
 # A launch may ask for this many runs of one set-up at most (they queue one after another on the target).
-MAX_REPEATS = 10
+MAX_REPEATS = 30  # runs of one set-up in one launch (a series)
+# An interleaved comparison (runs/services.py launch_interleaved): 2 to 6 set-ups, 5 runs each unless asked otherwise.
+MIN_INTERLEAVED, MAX_INTERLEAVED, DEFAULT_INTERLEAVED_REPEATS = 2, 6, 5
 
 # Hostnames (RFC 1123 labels) and IPv4/IPv6 literals only, identifiers: nothing a tool could read as an option
 # (the drivers check the same patterns again before a value reaches a tool: runs/drivers/base.Connection).
@@ -353,6 +355,10 @@ class RepeatGroup(models.Model):
 
     count = models.PositiveIntegerField(help_text=_("How many runs were launched together."))
     created_at = models.DateTimeField(auto_now_add=True)
+    # An interleaved comparison's groups share its launch (a random id) and keep their place in it (0: the baseline).
+    launch = models.CharField(max_length=32, blank=True, default="", db_index=True,
+                              help_text=_("The interleaved comparison this group was launched in, if any."))
+    position = models.PositiveSmallIntegerField(null=True, blank=True, help_text=_("Its set-up's place in that launch (0: the baseline)."))
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -408,13 +414,16 @@ class Run(models.Model):
                                  help_text=_("The schedule that started this run (its origin); empty: started by hand."))
     # History (runs/history.py): judged against the earlier runs of its series when it succeeds.
     regression = models.BooleanField(null=True, blank=True, db_index=True, help_text=_(
-        "TPS below the series' recent median by more than the threshold and outside their noise band; "
-        "null: not judged (too few earlier runs)."))
+        "TPS below the 95 % prediction interval of the series' earlier results and more than the practical threshold "
+        "below them; null: not judged (too few earlier results)."))
     trend = models.JSONField(default=dict, blank=True, help_text=_(
-        "The judgement: earlier runs, their median, mean, standard deviation, band, threshold, change in %."))
+        "The judgement (runs/history.py): the earlier results, their geometric mean and prediction interval, the "
+        "threshold, the change in %, the smallest drop it can detect."))
     repeat_group = models.ForeignKey(RepeatGroup, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs",
                                      help_text=_("The launch this run repeats with others (N runs of one set-up)."))
     repeat_index = models.PositiveIntegerField(null=True, blank=True, help_text=_("Which of the group's runs (from 1)."))
+    block = models.PositiveIntegerField(null=True, blank=True, help_text=_(
+        "An interleaved comparison's block (from 1): each block ran every set-up once, in a shuffled order."))
     # A run whose server saw other load (runs.insight.other_load) is published only when someone says they
     # know: who and when are kept on the run (issue 23.3).
     other_load_acknowledged_at = models.DateTimeField(null=True, blank=True, help_text=_(
@@ -482,6 +491,14 @@ class Run(models.Model):
             return _("only a succeeded run can be published; this one is %(state)s.") % {"state": self.get_state_display()}
         if self.published_result_id is not None or self.retracted_at is not None:
             return _("it is already published (or was retracted).")
+        if self.repeat_group_id:  # a series publishes once, as one row (runs/publish.py)
+            members = list(Run.objects.filter(repeat_group_id=self.repeat_group_id).only("id", "state", "published_result_id"))
+            if any(m.state not in FINAL_STATES for m in members):
+                return _("its repeat group still has runs to finish: a series is published as one row once all its runs "
+                         "have ended.")
+            published = next((m.pk for m in members if m.pk != self.pk and m.published_result_id), None)
+            if published:
+                return _("its repeat group is already published, as one row, from run %(id)s.") % {"id": published}
         if is_capacity(self.params):  # a search publishes the rate it sustained under its bound (runs/publish.py)
             if not (self.summary or {}).get("capacity", {}).get("sustained_tps"):
                 return _("the capacity search sustained no rate under its bound.")

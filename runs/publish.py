@@ -109,13 +109,28 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
     return result
 
 
-def published_figures(run):
-    """The metrics a published row of this run carries: a capacity search's sustained rate as its own metric
-    (sustained_tps, its bound beside it), never as TPS; any other run's TPS and QPS."""
-    summary = run.summary or {}
+def series_members(run):
+    """The runs a published row of this run stands for: its repeat group's succeeded runs (a series, one row), else
+    the run alone (n = 1)."""
+    if not run.repeat_group_id:
+        return [run]
+    return list(Run.objects.filter(repeat_group_id=run.repeat_group_id, state="succeeded").order_by("repeat_index", "pk"))
+
+
+def _mean(values):
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def published_figures(run, members=None):
+    """The metrics a published row of this run carries, the mean over its series' runs (runs/stats.py: the run is
+    the unit of evidence): a capacity search's sustained rate as its own metric (sustained_tps, its bound beside it),
+    never as TPS; any other run's TPS and QPS."""
+    members = members or series_members(run)
     if is_capacity(run.params):
-        return {"sustained_tps": _two((summary.get("capacity") or {}).get("sustained_tps"))}
-    return {"tps": _two(summary.get("tps")), "qps": _two(summary.get("qps"))}
+        return {"sustained_tps": _two(_mean([((m.summary or {}).get("capacity") or {}).get("sustained_tps") for m in members]))}
+    return {"tps": _two(_mean([(m.summary or {}).get("tps") for m in members])),
+            "qps": _two(_mean([(m.summary or {}).get("qps") for m in members]))}
 
 
 @transaction.atomic
@@ -146,8 +161,8 @@ def retract_run(run_id, *, user, reason):
 def measurement_setup(run):
     """The set-up of what a published row of this run reports, as {key: value shown}: the tool and its version,
     the workload, the threads of the step it publishes (a sweep's best step, saying so), duration, data size,
-    server version, TLS, client hosts and round trip. The one definition used by the row's methodology (its
-    content is the methodology's key), the public record page and the API."""
+    server version, TLS and client hosts. The one definition used by the row's methodology (its content is the
+    methodology's key), the public record page and the API."""
     params, summary, profile = run.params or {}, run.summary or {}, run.profile
     steps = thread_steps(params)
     setup = {"tool": f"{profile.tool} {run.tool_version}".strip(), "workload": profile.workload,
@@ -173,9 +188,8 @@ def measurement_setup(run):
     setup["tls"] = f"{tls_mode} {seen}".strip()
     setup["client_hosts"] = params.get("client_hosts") or 1
     setup["client_cores"] = run.client_cores
-    round_trip = (run.round_trip or {}).get("median_ms")
-    # Rounded to 0.1 ms: two runs from the same client to the same server share a set-up.
-    setup["round_trip_ms"] = None if round_trip is None else round(float(round_trip), 1)
+    # Only what the operator chose makes the set-up (its key): a measured quantity such as the round trip or the
+    # hosts' load differs from run to run of one set-up, and stays in the run's record.
     return {k: v for k, v in setup.items() if v not in (None, "")}
 
 
@@ -234,8 +248,10 @@ def measurement_context(run, acknowledged_by=None):
         "other_load": {"steps": other, "acknowledged": True,
                        "acknowledged_by": acknowledged_by.get_username() if acknowledged_by else ""} if other else None,
         "latency_caveat": str(run.latency_caveat or ""),
-        "tps_ci": None if is_capacity(run.params) else summary.get("tps_ci"),
-        "repeats": None,
+        # The interval of a published figure is over runs (a series); one run's own samples only tell whether its
+        # TPS held steady (`stability`), never how far the set-up's TPS may lie from it.
+        "n": 1, "tps_ci": None, "repeats": None,
+        "stability": None if is_capacity(run.params) else summary.get("tps_ci"),
     }
     found = summary.get("capacity") if is_capacity(run.params) else None
     if found:  # what the search found beside its sustained rate (the row's sustained_tps and latency_bound_ms)
@@ -243,8 +259,15 @@ def measurement_context(run, acknowledged_by=None):
                                                        "failed_tps", "failed_p95_ms", "failed_reason")}
         context["capacity"]["steps"] = len(found.get("steps") or [])
     if run.repeat_group_id:
-        members = Run.objects.filter(repeat_group_id=run.repeat_group_id, state="succeeded").order_by("repeat_index", "pk")
-        context["repeats"] = history.group_spread([m.summary.get("tps") for m in members], [m.pk for m in members])
+        members = series_members(run)
+        key = "sustained_tps" if is_capacity(run.params) else "tps"
+        values = [((m.summary or {}).get("capacity") or {}).get(key) if key == "sustained_tps" else (m.summary or {}).get("tps")
+                  for m in members]
+        spread = context["repeats"] = history.group_spread(values, [m.pk for m in members])
+        context["n"] = spread["n"]
+        if spread["ci_low"] is not None and key == "tps":
+            context["tps_ci"] = {"low": spread["ci_low"], "high": spread["ci_high"], "n": spread["n"], "cv": spread["cv"],
+                                 "method": spread["method"]}
     return context
 
 

@@ -62,9 +62,9 @@ FIELDS = {
     "origin": "how the run was started: by hand (schedule null) or by a schedule (id, name, cron in the server's time "
               "zone, repeats); requested_by; the catalogue row it reproduces",
     "regression": "the run's verdict against its series: regression true / false / null (not judged: too few earlier "
-                  "results, or a repeat group not finished); rule (threshold_pct %, window, min_runs, band_sigmas); trend "
-                  "(tps judged, median, mean, stdev, band [low, high] in TPS, change_pct %, beyond_noise (outside the band) and "
-                  "noise_method, earlier_runs, earlier_results: "
+                  "results, or a repeat group not finished); rule (threshold_pct %, window, min_runs, method); trend "
+                  "(tps judged, n, center: the earlier results' geometric mean, interval [low, high]: their 95 % prediction "
+                  "interval in TPS, change_pct %, outside, detectable_pct and cannot_detect, method, earlier_runs, earlier_results: "
                   "run ids per earlier result, a repeat group counting once; repeat_group for a group's verdict)",
     "series": "the runs of the same target, profile and parameters (the set-up the verdict compares with): target id, "
               "profile slug, url of the series page, n, mean_tps, stdev_tps (sample standard deviation) and ci_low_tps, "

@@ -4,6 +4,9 @@ The row is the source of truth, the broker message only a wake-up call: if the b
 at launch, the run stays queued and the reconciler (runs/reconciler.py) sends its message later,
 exactly as for a message lost with a flushed broker (runs/dispatch.py)."""
 
+import random
+import uuid
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -12,7 +15,15 @@ from .addresses import names_unspecified
 from .clients import pool_limit
 from .dispatch import enqueue, workers_consuming
 from .footprint import confirmation_error, estimate, needs_confirmation
-from .models import MAX_REPEATS, RepeatGroup, Run, host_refusal
+from .models import (
+    DEFAULT_INTERLEAVED_REPEATS,
+    MAX_INTERLEAVED,
+    MAX_REPEATS,
+    MIN_INTERLEAVED,
+    RepeatGroup,
+    Run,
+    host_refusal,
+)
 from .params import ascii_int, client_count, step_count, typed_overrides
 
 
@@ -31,16 +42,8 @@ def parse_repeats(value, errors):
     return number
 
 
-def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=None, repeats=1, confirm=False):
-    """The one place a run is validated and created (the form and the API only translate to and from it).
-    Raises ValidationError {field: [messages]} naming every bad field, and then nothing is stored or
-    queued; otherwise the run is saved and queued once the row is committed.
-
-    repeats=N (N > 1) creates N ordinary runs of the same set-up in one repeat group, queued in order:
-    the one-active-run-per-target rule runs them one after another. Returns the first of them.
-
-    A run that loads or takes much (runs/footprint.py: a whitepaper profile as published) is refused, naming
-    `confirm` and saying its rows, disk and time, unless confirm is true."""
+def validate_launch(*, target, profile, overrides, reproduces=None, repeats=1, confirm=False):
+    """The checks of one set-up's launch: (params, repeats, errors {field: [messages]}); nothing is stored."""
     errors = {}
     repeats = parse_repeats(repeats, errors)
     if target.archived_at:
@@ -72,6 +75,21 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
                 "n": client_count(params), "queue": target.queue, "workers": available}]
     if params and not errors and not confirm and needs_confirmation(found := estimate(params, repeats)):
         errors["confirm"] = [confirmation_error(found)]
+    return params, repeats, errors
+
+
+def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=None, repeats=1, confirm=False):
+    """The one place a run is validated and created (the form and the API only translate to and from it).
+    Raises ValidationError {field: [messages]} naming every bad field, and then nothing is stored or
+    queued; otherwise the run is saved and queued once the row is committed.
+
+    repeats=N (N > 1) creates N ordinary runs of the same set-up in one repeat group, queued in order:
+    the one-active-run-per-target rule runs them one after another. Returns the first of them.
+
+    A run that loads or takes much (runs/footprint.py: a whitepaper profile as published) is refused, naming
+    `confirm` and saying its rows, disk and time, unless confirm is true."""
+    params, repeats, errors = validate_launch(target=target, profile=profile, overrides=overrides, reproduces=reproduces,
+                                              repeats=repeats, confirm=confirm)
     if errors:
         raise ValidationError(errors)
     overrides = typed_overrides(profile, overrides)  # stored typed whatever sent them (the form sends text)
@@ -84,6 +102,52 @@ def launch_run(*, target, profile, overrides, user, reproduces=None, schedule=No
                 for index in range(1, repeats + 1)]
         transaction.on_commit(lambda: [enqueue(run) for run in runs])
     return runs[0]
+
+
+def launch_interleaved(setups, *, user, repeats=DEFAULT_INTERLEAVED_REPEATS, confirm=False, rng=None):
+    """An interleaved comparison (issue 46): 2 to MAX_INTERLEAVED set-ups, each a dict of target, profile and
+    overrides, `repeats` runs each, in randomized blocks: block b (from 1) runs every set-up once, in a shuffled
+    order, so that a drift of the machine's load falls on every set-up. Each set-up is a repeat group of its own,
+    the groups share one `launch`, and each run keeps its block (Run.block): the verdict pairs the set-ups' runs
+    block by block (runs/stats.py). Runs are created, and queued, block after block: on one target the queue
+    runs them in that order. Errors name the set-up: {"interleave[i].field": [...]} (i = 0 is the baseline).
+    Returns the groups, in the order of `setups`."""
+    errors, resolved = {}, []
+    if not MIN_INTERLEAVED <= len(setups) <= MAX_INTERLEAVED:
+        raise ValidationError({"interleave": [_("Give between %(min)d and %(max)d further set-ups (got %(n)d).") % {
+            "min": MIN_INTERLEAVED - 1, "max": MAX_INTERLEAVED - 1, "n": len(setups) - 1}]})
+    count = parse_repeats(repeats, errors)
+    if count is not None and count < 2:
+        errors["repeats"] = [_("An interleaved comparison needs at least 2 repeats per set-up (got %(n)s): one run of each "
+                               "says nothing about the spread between runs.") % {"n": count}]
+    if errors:
+        raise ValidationError(errors)
+    for index, setup in enumerate(setups):
+        params, _count, found = validate_launch(target=setup["target"], profile=setup["profile"],
+                                                overrides=setup.get("overrides") or {}, repeats=count, confirm=confirm)
+        for field, messages in found.items():
+            key = "confirm" if field == "confirm" else "repeats" if field == "repeats" else f"interleave[{index}].{field}"
+            errors.setdefault(key, []).extend(messages)
+        resolved.append(params)
+    if errors:
+        raise ValidationError(errors)
+    rng = rng or random.SystemRandom()
+    launch = uuid.uuid4().hex
+    with transaction.atomic():
+        groups = [RepeatGroup.objects.create(count=count, launch=launch, position=i) for i in range(len(setups))]
+        runs = []
+        for block in range(1, count + 1):
+            order = list(range(len(setups)))
+            rng.shuffle(order)
+            for i in order:
+                setup, params = setups[i], resolved[i]
+                runs.append(Run.objects.create(
+                    target=setup["target"], profile=setup["profile"],
+                    overrides=typed_overrides(setup["profile"], setup.get("overrides") or {}), params=params,
+                    requested_by=user, step_count=step_count(params), repeat_group=groups[i], repeat_index=block,
+                    block=block))
+        transaction.on_commit(lambda: [enqueue(run) for run in runs])
+    return groups
 
 
 def profile_in_use(profile):

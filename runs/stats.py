@@ -226,7 +226,13 @@ def compare(base, others, *, threshold_pct=DEFAULT_THRESHOLD_PCT, blocks=False):
     """Every set-up in `others` against `base`, Holm-adjusted across them: a list of Comparisons. base and each
     other: lists of run TPS, or with blocks=True dicts {block: TPS} of interleaved runs (a paired analysis on
     the blocks both ran; Welch's t when fewer than 2 blocks pair)."""
-    raws = [_raw(base, other, blocks) for other in others]
+    return compare_pairs([(base, other) for other in others], threshold_pct=threshold_pct, blocks=blocks)
+
+
+def compare_pairs(pairs, *, threshold_pct=DEFAULT_THRESHOLD_PCT, blocks=False):
+    """As compare, for comparisons shown together that have different baselines (a sweep's cells: each thread
+    count against the baseline's at that count): [(base, other)], Holm-adjusted across all of them."""
+    raws = [_raw(base, other, blocks) for base, other in pairs]
     tested = sorted((i for i, c in enumerate(raws) if c.p is not None), key=lambda i: raws[i].p)
     m = len(tested)
     out = list(raws)

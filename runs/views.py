@@ -574,15 +574,17 @@ def run_compare(request):
     """2 to 6 runs side by side (?run=1&run=2[&base=1]): overlaid samples, TPS against threads, what
     differs, % against the baseline (runs/compare.py). Bad ids answer 400 naming the parameter."""
     try:
-        runs, base_index = compare.parse_selection(request.GET.getlist("run"), request.GET.get("base"))
+        selection = compare.parse_selection(request.GET.getlist("run"), request.GET.get("base"), request.GET.getlist("group"))
     except ValidationError as exc:
         return render(request, "runs/run_compare.html", {"errors": exc.message_dict, "selected": request.GET.getlist("run")},
                       status=400)
-    data = compare.compare(runs, base_index)
+    data = compare.compare(selection)
+    runs = selection.runs
     return render(request, "runs/run_compare.html", {
-        "runs": runs, "data": data, "base": runs[base_index], "rows": list(zip(runs, data["results"])),
+        "runs": runs, "data": data, "base": runs[selection.base_index], "rows": list(zip(runs, data["results"])),
+        "selection_query": "&".join(f"{e.kind}={e.id}" for e in selection.entries),
         "folded_count": sum(d["folded"] for d in data["differences"]),
-        "chart": {"samples": compare.samples(runs), "by_threads": data["by_threads"], "base": data["base"]},
+        "chart": {"samples": compare.samples(runs), "by_threads": data["by_threads"], "base": runs[selection.base_index].pk},
     })
 
 
@@ -604,7 +606,7 @@ def run_series(request):
              "groups": [{"label": g["label"], "points": [(r.summary or {}).get("tps") if group_of[r.pk] == g["index"] else None for r in runs]}
                         for g in groups],
              "regressions": [i for i, r in enumerate(runs) if r.regression],
-             "bands": [(r.trend or {}).get("band") for r in runs]}
+             "bands": [(r.trend or {}).get("interval") for r in runs]}
     return render(request, "runs/run_series.html", {"target": target, "profile": profile, "runs": list(reversed(runs)),
                                                     "groups": groups, "repeats": repeats, "chart": chart,
                                                     "settings": history.rule()})

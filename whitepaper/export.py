@@ -23,7 +23,7 @@ EXPORT_COLUMNS = [
     "id", "url", "tps_per_core", "statements_per_transaction", "origin",
     "qps_normalised", "memory_ratio_derived", "revised_from", "revised_changes",
     "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats_n", "repeats_stdev",
-    "sustained_tps", "latency_bound_ms", "superseded_by", "superseded_changes",
+    "sustained_tps", "latency_bound_ms", "superseded_by", "superseded_changes", "tps_cv",
 ]
 CHUNK = 2000  # rows read at a time, each chunk's older editions in one query
 IOPS_ON_DISK_NOTE = "depends on disk"
@@ -96,8 +96,9 @@ COLUMN_INFO = {
                            "(-19.1 %)', several joined by '; '; empty when no later edition printed it otherwise."),
     "run": (_TEXT, "", "Internal measurements: the public record of the run behind the row (set-up, evidence, samples), "
             "relative to the server (/runs/<id>/record/); empty for a vendor's row."),
-    "tps_ci_low": ("number", "transactions per second", "Internal measurements: low end of the TPS's 95 % interval "
-                   "from the run's own interval samples (batch means); empty otherwise."),
+    "tps_ci_low": ("number", "transactions per second", "Internal measurements: low end of the 95 % interval of the "
+                   "mean TPS over the runs of a series (Student's t over the runs); empty for one run (n = 1: the spread "
+                   "between runs is unknown) or a vendor's row."),
     "tps_ci_high": ("number", "transactions per second", "Internal measurements: high end of that interval."),
     "client_bound": ("boolean", "", "Internal measurements: true when the client host was above 90 % CPU for most of a "
                      "step (the result may understate the target), false when not; empty when not measured."),
@@ -105,8 +106,11 @@ COLUMN_INFO = {
                    "(acknowledged when published); empty otherwise."),
     "latency_caveat": (_TEXT, "", "Internal measurements: why the run's latency figures are not to be trusted; empty "
                        "when they are."),
-    "repeats_n": ("integer", "runs", "Internal measurements from a repeat group: its succeeded runs; empty otherwise."),
+    "repeats_n": ("integer", "runs", "Internal measurements: how many runs the row's figures are the mean of (1: a "
+                  "single run); empty for a vendor's row."),
     "repeats_stdev": ("number", "transactions per second", "Their TPS's sample standard deviation; empty otherwise."),
+    "tps_cv": ("number", "", "Internal measurements: the coefficient of variation of TPS over the runs (standard "
+               "deviation / mean); empty for one run or a vendor's row."),
     "latency_bound_ms": ("number", "ms", "Internal capacity searches: the p95 bound sustained_tps was measured under; "
                          "empty otherwise (vendor whitepapers state no latency)."),
 }
@@ -205,7 +209,8 @@ def _measurement_cells(result):
     return {"run": result.run_record_url or "", "tps_ci_low": _or_empty(low), "tps_ci_high": _or_empty(high),
             "client_bound": "" if bound is None else str(bound).lower(),
             "other_load": "acknowledged" if m.get("other_load") else "", "latency_caveat": m.get("latency_caveat") or "",
-            "repeats_n": _or_empty(repeats.get("n")), "repeats_stdev": _or_empty(repeats.get("stdev")),
+            "repeats_n": _or_empty(result.runs_n), "repeats_stdev": _or_empty(repeats.get("stdev")),
+            "tps_cv": _or_empty(result.tps_cv),
             "latency_bound_ms": _or_empty(result.latency_bound_ms)}
 
 

@@ -453,9 +453,21 @@ class PublishedResult(models.Model):
 
     @property
     def tps_interval(self):
-        """(low, high) of the internal measurement's 95 % TPS interval (batch means), or (None, None)."""
+        """(low, high) of the internal measurement's 95 % TPS interval over its series' runs, or (None, None): a
+        vendor's row, or one run (n = 1: the spread between runs is unknown)."""
         ci = (self.measurement or {}).get("tps_ci") or {}
         return ci.get("low"), ci.get("high")
+
+    @property
+    def runs_n(self):
+        """How many runs an internal row's figures are the mean of (1: a single run); None for a vendor's row."""
+        m = self.measurement or {}
+        return m.get("n") or ((m.get("repeats") or {}).get("n")) or (1 if m.get("run") else None)
+
+    @property
+    def tps_cv(self):
+        """The coefficient of variation of TPS over an internal row's runs; None with one run or for a vendor's row."""
+        return ((self.measurement or {}).get("repeats") or {}).get("cv")
 
     @property
     def run_record_url(self):

@@ -215,9 +215,13 @@ def measurement_html(result):
         return ""
     parts = []
     low, high = result.tps_interval
+    n, cv = result.runs_n, result.tps_cv
     if low is not None:
-        parts.append(format_html('<span class="ci">{}</span>', _("TPS 95 %% interval %(low)s–%(high)s") % {
-            "low": f"{low:.2f}", "high": f"{high:.2f}"}))
+        parts.append(format_html('<span class="ci" data-n="{}">{}</span>', n, _(
+            "mean of %(n)s runs, TPS 95 %% interval over the runs %(low)s–%(high)s, coefficient of variation %(cv)s %%") % {
+            "n": n, "low": f"{low:.2f}", "high": f"{high:.2f}", "cv": "—" if cv is None else f"{100 * cv:.1f}"}))
+    elif n == 1 and not m.get("capacity"):
+        parts.append(format_html('<span class="ci" data-n="1">{}</span>', _("n = 1: one run, the spread between runs is unknown")))
     found = m.get("capacity")
     if found:  # a capacity search (issue 35.5): its bound and where it stopped, beside the sustained rate
         text = _("open-loop capacity search: p95 %(p95)s ms at the sustained rate, bound %(bound)s ms") % {
@@ -228,8 +232,7 @@ def measurement_html(result):
     repeats = m.get("repeats")
     if repeats:
         parts.append(format_html('<span class="repeats">{}</span>', _(
-            "repeat group of %(n)s runs: mean %(mean)s, standard deviation %(sd)s") % {
-            "n": repeats.get("n"), "mean": repeats.get("mean"), "sd": repeats.get("stdev")}))
+            "a series of %(n)s runs of one set-up: standard deviation %(sd)s") % {"n": repeats.get("n"), "sd": repeats.get("stdev")}))
     if m.get("client_bound_cause") == "shared_host":
         parts.append(format_html('<span class="flag" data-flag="client_bound" data-cause="shared_host">{}</span>',
                                  _("client-bound on a host shared with the database: measures the shared host")))

@@ -205,12 +205,15 @@ class RunSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         "The client host: cores, memory_mb, os, kernel, tool_build; target_on_client_host (true: the target's address "
         "is one of the client host's own, so they share its CPUs; null: could not be told)."))
     regression = serializers.BooleanField(read_only=True, allow_null=True, help_text=(
-        "true: TPS more than the threshold (%) below the median of the series' last runs and below their noise band; "
-        "null: not judged (too few earlier runs of the same target, profile and parameters)."))
+        "true: TPS below the 95 % prediction interval of the series' earlier results (log TPS) and more than the practical "
+        "threshold (%) below their geometric mean; null: not judged (too few earlier results of the same target, profile "
+        "and parameters)."))
     trend = serializers.JSONField(read_only=True, help_text=(
-        "The judgement: earlier_runs (ids), earlier_results (ids per result: a repeat group counts once), median, mean, "
-        "stdev, band [low, high] (TPS), change_pct (%), threshold_pct, window; for a repeat group also repeat_group "
-        "(id, count, runs, tps, n, mean, stdev in TPS)."))
+        "The judgement: method, earlier_runs (ids), earlier_results (ids per result: a repeat group counts once; a result "
+        "judged a regression is left out), n, center (their geometric mean), interval [low, high] (the 95 % prediction "
+        "interval, TPS), change_pct (%), outside (beyond the interval either way), detectable_pct (the smallest drop the "
+        "interval can see) and cannot_detect (wider than the threshold), threshold_pct, window, min_runs; for a repeat "
+        "group also repeat_group (id, count, runs, tps, n, mean, stdev, ci_low, ci_high, cv)."))
     repeats = RepeatsField(write_only=True, required=False, default=1, help_text="Launch this many runs of the same set-up, queued one after another on the "
                                                  "target as one repeat group (the answer is the first; the others are "
                                                  "?repeat_group=<id>). Default 1.")

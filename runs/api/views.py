@@ -116,7 +116,7 @@ class OperatorAPIMixin:
     pagination_class = CatalogPagination  # {count, next, previous, results}; page, page_size (at most 500)
     filter_backends = [DjangoFilterBackend, StrictOrderingFilter]
     LISTS = ("list", "regressions")  # the actions that page and filter their queryset
-    ACTION_PARAMS = {"compare": {"run", "base"}, "series": {"target", "profile"}, "samples": {"after"},
+    ACTION_PARAMS = {"compare": {"run", "group", "base"}, "series": {"target", "profile"}, "samples": {"after"},
                      "server_samples": {"after"}}
 
     def allowed_params(self):
@@ -239,26 +239,37 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         """The server's counters (as rates) and the client's CPU, read by the worker at each report interval."""
         return self._incremental(request, pk, "server_samples", ServerSampleSerializer)
 
-    @extend_schema(parameters=[OpenApiParameter("run", int, many=True, required=True, description="2 to 6 run ids, in the order shown."),
-                               OpenApiParameter("base", int, description="The baseline run (one of them; default the earliest).")],
+    @extend_schema(parameters=[OpenApiParameter("run", int, many=True, description="Run ids, in the order shown (a run is a series of one)."),
+                               OpenApiParameter("group", int, many=True, description="Repeat group ids (a series of runs of one set-up); "
+                                                "`run` and `group` name 2 to 6 entries in all."),
+                               OpenApiParameter("base", str, description="The baseline entry: its id, or `run:<id>` / `group:<id>` when both "
+                                                "kinds are compared (default the earliest).")],
                    responses={(200, "application/json"): OpenApiTypes.OBJECT, **READ_ERRORS})
     @action(detail=False, methods=["get"])
     def compare(self, request, version=None):
-        """2 to 6 runs compared: `differences` (each aspect whose values differ: parameters, tool and server
-        versions, server settings, client, target size; one value per run; `folded`: a server setting only some
-        servers have), `same`, `warnings` (other engines or tools), `results` (TPS with `tps_ci`, its 95 % interval,
-        QPS, p95 in ms and % against the baseline; `tps_noise`: `pct`, `difference` with its interval and `method`,
-        `verdict` beyond_noise / within_noise / unknown), `noise_method`, `by_threads` (sweeps matched by thread
-        count, each with `tps_noise`), `capacity` (capacity searches side by side: per run `bound_ms`, `sustained_tps`,
+        """2 to 6 entries compared, each a run or a repeat group (runs/compare.py, the rule in docs/measurements.md):
+        `entries` (per entry `n` runs counted, `mean_tps`, `ci_low_tps`/`ci_high_tps` the 95 % interval over its runs,
+        null with n = 1, `cv` the coefficient of variation, `mean_qps`), `comparisons` (per entry against `base`:
+        `ratio` of geometric means of TPS with `ratio_ci_low`/`ratio_ci_high`, `pct`, `ci_low_pct`/`ci_high_pct`,
+        `verdict` faster / slower / equivalent / inconclusive / single-run, `method` paired t on per-block log ratios
+        (an interleaved launch's groups) or Welch's t on log TPS, `threshold_pct`, `adjusted` (Holm across the
+        comparisons shown), `p`, `p_adjusted`, `level` of the interval, `more_runs` about how many more runs per side
+        would decide an inconclusive one), `rule`, `paired`; `differences` (each aspect whose values differ: parameters,
+        tool and server versions, server settings, client, target size; one value per entry; `folded`: a server setting
+        only some servers have), `same`, `warnings` (other engines or tools), `results` (per entry the same figures,
+        QPS and p95 in ms with % against the baseline, `stability`: a single run's within-run check, batch means, not
+        the uncertainty of its result), `by_threads` (sweeps matched by thread count, each cell with its
+        `comparison`, Holm-adjusted across the cells), `capacity` (capacity searches side by side: per run `bound_ms`, `sustained_tps`,
         `sustained_pct` against the baseline's only under the same bound, `failed_tps`, `failed_reason`; `capacity`
         false for a run that is not one; [] when none is; their TPS and p95 in `results` are null, being their last
         step's), `samples` (per run and step: [seconds since the step started, TPS, latency ms])."""
         try:
-            runs, base_index = compare.parse_selection(request.query_params.getlist("run"), request.query_params.get("base"))
+            selection = compare.parse_selection(request.query_params.getlist("run"), request.query_params.get("base"),
+                                                request.query_params.getlist("group"))
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
-        data = compare.compare(runs, base_index)
-        data["samples"] = compare.samples(runs)
+        data = compare.compare(selection)
+        data["samples"] = compare.samples(selection.runs)
         return Response(data)
 
     @extend_schema(responses={200: RunSerializer(many=True), **READ_ERRORS})

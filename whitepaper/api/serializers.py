@@ -380,6 +380,7 @@ class ResultRepeatsSerializer(serializers.Serializer):
     stdev = serializers.FloatField(allow_null=True, help_text="Sample standard deviation of their TPS.")
     ci_low = serializers.FloatField(allow_null=True, help_text="95 % interval of the mean (Student's t over the runs).")
     ci_high = serializers.FloatField(allow_null=True, help_text="High end of that interval.")
+    cv = serializers.FloatField(allow_null=True, required=False, help_text="Coefficient of variation of their TPS (standard deviation / mean).")
     method = serializers.CharField(help_text="How the interval is computed.")
 
 
@@ -507,8 +508,8 @@ class ResultSerializer(serializers.ModelSerializer):
         "Internal measurements: the public record of the run behind the row (set-up, evidence, samples chart); "
         "null for a vendor's row."))
     tps_ci_low = serializers.SerializerMethodField(help_text=(
-        "Internal measurements: low end of the TPS's 95 % interval from the run's own interval samples (batch means); "
-        "null for a vendor's row or too few samples."))
+        "Internal measurements: low end of the 95 % interval of the mean TPS over the runs of a series (Student's t over "
+        "the runs); null for one run (n = 1: the spread between runs is unknown) or a vendor's row."))
     tps_ci_high = serializers.SerializerMethodField(help_text="High end of that interval.")
     client_bound = serializers.SerializerMethodField(help_text=(
         "Internal measurements: the client host was above 90 % CPU for most of a step (the result may understate the "
@@ -518,7 +519,13 @@ class ResultSerializer(serializers.ModelSerializer):
     latency_caveat = serializers.SerializerMethodField(help_text=(
         "Internal measurements: why the run's latency figures are not to be trusted; empty when they are."))
     repeats = serializers.SerializerMethodField(help_text=(
-        "Internal measurements from a repeat group: the group's runs, mean, standard deviation and interval; null otherwise."))
+        "Internal measurements from a repeat group: the group's runs, mean, standard deviation, interval and coefficient "
+        "of variation; null otherwise."))
+    runs_n = serializers.SerializerMethodField(help_text=(
+        "Internal measurements: how many runs the row's figures are the mean of (1: a single run, no interval); null for "
+        "a vendor's row."))
+    tps_cv = serializers.SerializerMethodField(help_text=(
+        "Internal measurements: the coefficient of variation of TPS over the runs; null for one run or a vendor's row."))
 
     class Meta:
         model = PublishedResult
@@ -526,7 +533,7 @@ class ResultSerializer(serializers.ModelSerializer):
                   *[m.name for m in METRICS], "latency_bound_ms", "iops_depends_on_disk", "tps_per_core", "qps_normalised",
                   "memory_ratio_derived", "updated_at", "printed", "revised_from", "superseded_by",
                   "document", "table", "position", "methodology",
-                  "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats"]
+                  "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats", "runs_n", "tps_cv"]
         list_serializer_class = ResultListSerializer
 
     @extend_schema_field(RevisionSerializer(allow_null=True))
@@ -562,6 +569,14 @@ class ResultSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_tps_ci_high(self, obj):
         return obj.tps_interval[1]
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_runs_n(self, obj):
+        return obj.runs_n
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_tps_cv(self, obj):
+        return obj.tps_cv
 
     @extend_schema_field(serializers.BooleanField(allow_null=True))
     def get_client_bound(self, obj):
