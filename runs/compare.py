@@ -43,6 +43,7 @@ class Entry:
     id: int
     runs: list
     launch: str = ""
+    position: int | None = None  # its set-up's place in an interleaved launch (0: the baseline)
 
     @property
     def rep(self):
@@ -97,9 +98,13 @@ def parse_selection(run_ids, base=None, group_ids=()):
     if any(missing.values()):
         raise ValidationError({k: v for k, v in missing.items() if v})
     entries = ([Entry("run", i, [runs[i]]) for i in run_ids]
-               + [Entry("group", i, members[i], groups[i].launch) for i in group_ids])
-    # Default baseline: the earliest entry (what the others changed from); in an interleaved launch its first set-up.
-    base_index = min(range(len(entries)), key=lambda i: (entries[i].runs[0].created_at, entries[i].runs[0].pk))
+               + [Entry("group", i, members[i], groups[i].launch, groups[i].position) for i in group_ids])
+    # Default baseline: the earliest entry (what the others changed from); in an interleaved launch its first set-up
+    # (its blocks shuffle which set-up's run was created first).
+    if _paired(entries):
+        base_index = min(range(len(entries)), key=lambda i: (entries[i].position is None, entries[i].position, entries[i].id))
+    else:
+        base_index = min(range(len(entries)), key=lambda i: (entries[i].runs[0].created_at, entries[i].runs[0].pk))
     if base not in (None, ""):
         kind, _sep, number = str(base).rpartition(":")
         kinds = {e.kind for e in entries}

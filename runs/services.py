@@ -110,7 +110,8 @@ def launch_interleaved(setups, *, user, repeats=DEFAULT_INTERLEAVED_REPEATS, con
     order, so that a drift of the machine's load falls on every set-up. Each set-up is a repeat group of its own,
     the groups share one `launch`, and each run keeps its block (Run.block): the verdict pairs the set-ups' runs
     block by block (runs/stats.py). Runs are created, and queued, block after block: on one target the queue
-    runs them in that order. Errors name the set-up: {"interleave[i].field": [...]} (i = 0 is the baseline).
+    runs them in that order. Errors name the field: the baseline's (setups[0]) by its own name, a further set-up's
+    as "interleave.<i>.<field>" (i from 0, as the API's list of further set-ups).
     Returns the groups, in the order of `setups`."""
     errors, resolved = {}, []
     if not MIN_INTERLEAVED <= len(setups) <= MAX_INTERLEAVED:
@@ -126,7 +127,8 @@ def launch_interleaved(setups, *, user, repeats=DEFAULT_INTERLEAVED_REPEATS, con
         params, _count, found = validate_launch(target=setup["target"], profile=setup["profile"],
                                                 overrides=setup.get("overrides") or {}, repeats=count, confirm=confirm)
         for field, messages in found.items():
-            key = "confirm" if field == "confirm" else "repeats" if field == "repeats" else f"interleave[{index}].{field}"
+            # The baseline's fields by their own names; a further set-up's as the API names a list item's field.
+            key = field if index == 0 or field in ("confirm", "repeats") else f"interleave.{index - 1}.{field}"
             errors.setdefault(key, []).extend(messages)
         resolved.append(params)
     if errors:

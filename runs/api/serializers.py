@@ -10,7 +10,18 @@ from rest_framework import serializers
 from config.api import RejectsUnknownFields
 from config.limits import LimitedJSONField
 
-from ..models import MAX_REPEATS, BenchmarkProfile, Run, RunClient, RunState, Sample, Schedule, ServerSample, Target
+from ..models import (
+    MAX_REPEATS,
+    BenchmarkProfile,
+    RepeatGroup,
+    Run,
+    RunClient,
+    RunState,
+    Sample,
+    Schedule,
+    ServerSample,
+    Target,
+)
 from ..params import BY_NAME, LIMITS, MAX_SWEEP, PARAMETERS, PROFILE_FIELDS, ascii_int, parse_profile_value
 from ..params import NAMES as PARAMETER_NAMES
 from ..record import other_load_record
@@ -170,6 +181,13 @@ class RunClientSerializer(serializers.ModelSerializer):
         fields = ["index", "host", "cores", "state", "threads", "reason", "step_starts"]
 
 
+class InterleavedSetupSerializer(RejectsUnknownFields, serializers.Serializer):
+    """One further set-up of an interleaved comparison: a target, a profile and its overrides."""
+    target = serializers.PrimaryKeyRelatedField(queryset=Target.objects.all(), help_text="The target's id.")
+    profile = SlugField(slug_field="slug", queryset=BenchmarkProfile.objects.all(), help_text="The profile's slug.")
+    overrides = OverridesField(required=False, default=dict, help_text="As the run's overrides.")
+
+
 class RunSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     target = serializers.PrimaryKeyRelatedField(queryset=Target.objects.all(), help_text="The target's id.")
     profile = SlugField(slug_field="slug", queryset=BenchmarkProfile.objects.all(),
@@ -214,6 +232,17 @@ class RunSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         "interval, TPS), change_pct (%), outside (beyond the interval either way), detectable_pct (the smallest drop the "
         "interval can see) and cannot_detect (wider than the threshold), threshold_pct, window, min_runs; for a repeat "
         "group also repeat_group (id, count, runs, tps, n, mean, stdev, ci_low, ci_high, cv)."))
+    interleave = InterleavedSetupSerializer(many=True, write_only=True, required=False, help_text=(
+        "An interleaved comparison (runs/services.py launch_interleaved): 1 to 5 further set-ups beside this one (the "
+        "baseline), each run `repeats` times (default 5 here, at least 2) in randomized blocks: each block runs every "
+        "set-up once in a shuffled order, so a drift of the machine's load falls on every set-up. Each set-up becomes a "
+        "repeat group; the answer is the baseline's first run, and its `interleaved` names every set-up's group; "
+        "compare them with /api/v1/runs/compare/?group=...&group=... (paired on the blocks)."))
+    interleaved = serializers.SerializerMethodField(help_text=(
+        "A run of an interleaved comparison: its launch id and every set-up's repeat group (id, position: 0 is the "
+        "baseline, target, profile, runs), and the address comparing them; null otherwise."))
+    block = serializers.IntegerField(read_only=True, allow_null=True, help_text=(
+        "A run of an interleaved comparison: its block (from 1); each block ran every set-up once."))
     repeats = RepeatsField(write_only=True, required=False, default=1, help_text="Launch this many runs of the same set-up, queued one after another on the "
                                                  "target as one repeat group (the answer is the first; the others are "
                                                  "?repeat_group=<id>). Default 1.")
@@ -252,8 +281,9 @@ class RunSerializer(RejectsUnknownFields, serializers.ModelSerializer):
                   "command_line", "loop", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
                   "retraction_reason", "client_bound", "client_bound_cause", "latency", "latency_caveat", "insight", "client_info", "server_settings_hash",
                   "regression", "trend", "repeats", "confirm", "repeat_group", "clients", "round_trip", "tls", "other_load",
-                  "leftover_tables", "leftover_cause"]
-        read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats", "confirm", "reproduces")]
+                  "leftover_tables", "leftover_cause", "interleave", "interleaved", "block"]
+        read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats", "confirm", "reproduces",
+                                                          "interleave")]
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_url(self, run):
@@ -285,6 +315,39 @@ class RunSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     def get_repeat_group(self, run):
         group = run.repeat_group if run.repeat_group_id else None
         return {"id": group.pk, "count": group.count, "index": run.repeat_index} if group else None
+
+    @extend_schema_field(inline_serializer("Interleaved", {
+        "launch": serializers.CharField(help_text="The interleaved launch's id."),
+        "groups": serializers.ListField(child=serializers.DictField(), help_text=(
+            "Every set-up's repeat group: id, position (0: the baseline), target (id), profile (slug), runs (ids).")),
+        "compare": serializers.CharField(help_text="The compare API's address for these groups.")}, allow_null=True))
+    def get_interleaved(self, run):
+        group = run.repeat_group if run.repeat_group_id else None
+        if group is None or not group.launch:
+            return None
+        return self._interleaved_launches(run).get(group.launch)
+
+    def _interleaved_launches(self, run):
+        """Every interleaved launch of the runs answered together (a list's page, or this run), read in two queries
+        once per answer and kept in the context: a list of runs costs no more queries with more launches."""
+        cache = self.context.setdefault("_interleaved", {})
+        launch = run.repeat_group.launch
+        if launch in cache:
+            return cache
+        page = self.parent.instance if isinstance(getattr(self, "parent", None), serializers.ListSerializer) else [run]
+        wanted = {r.repeat_group.launch for r in page if r.repeat_group_id and r.repeat_group.launch} | {launch}
+        groups = list(RepeatGroup.objects.filter(launch__in=wanted).order_by("position", "pk"))
+        members = {}
+        for r in (Run.objects.filter(repeat_group__in=groups).order_by("block", "pk")
+                  .values("pk", "repeat_group_id", "target_id", "profile__slug")):
+            members.setdefault(r["repeat_group_id"], []).append(r)
+        for name in wanted:
+            mine = [g for g in groups if g.launch == name and g.pk in members]
+            cache[name] = {"launch": name, "groups": [
+                {"id": g.pk, "position": g.position, "target": members[g.pk][0]["target_id"],
+                 "profile": members[g.pk][0]["profile__slug"], "runs": [r["pk"] for r in members[g.pk]]} for g in mine],
+                "compare": reverse("v1:run-compare") + "?" + "&".join(f"group={g.pk}" for g in mine)}
+        return cache
 
     @extend_schema_field(inline_serializer("OtherLoad", {
         "steps": serializers.ListField(child=serializers.DictField(), help_text=(

@@ -27,10 +27,10 @@ from config.pagination import CatalogPagination
 from whitepaper.api.params import StrictOrderingFilter, unknown_params
 
 from .. import actions, compare, history
-from ..models import BenchmarkProfile, Run, RunState, Schedule, Target
+from ..models import DEFAULT_INTERLEAVED_REPEATS, BenchmarkProfile, Run, RunState, Schedule, Target
 from ..record import csv_response, json_response
 from ..schedules import delete_schedule, save_schedule, set_enabled
-from ..services import launch_run, profile_in_use
+from ..services import launch_interleaved, launch_run, profile_in_use
 from ..permissions import IsOperator, IsStaffToWrite, MayEditProfile, check_may_change_run
 from ..views import RunFilter
 from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer, TargetSerializer
@@ -208,6 +208,9 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
 
     def perform_create(self, serializer):
         data = serializer.validated_data
+        if "interleave" in data:
+            self._launch_interleaved(serializer, data)
+            return
         try:  # launch_run is the one place a run is validated; its errors come back field by field
             serializer.instance = launch_run(target=data["target"], profile=data["profile"],
                                              overrides=data.get("overrides") or {}, user=self.request.user,
@@ -215,6 +218,22 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
                                              confirm=data.get("confirm", False))
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
+
+    def _launch_interleaved(self, serializer, data):
+        """An interleaved comparison: this request's set-up is the baseline, `interleave` the others; `repeats`
+        defaults to DEFAULT_INTERLEAVED_REPEATS. Answers with the baseline's first run."""
+        if data.get("reproduces") is not None:
+            raise serializers.ValidationError({"reproduces": [_("An interleaved comparison reproduces no published row: "
+                                                                "launch the reproduction on its own.")]})
+        setups = [{"target": data["target"], "profile": data["profile"], "overrides": data.get("overrides") or {}},
+                  *[dict(s) for s in data["interleave"]]]
+        repeats = self.request.data.get("repeats") if "repeats" in self.request.data else DEFAULT_INTERLEAVED_REPEATS
+        try:
+            groups = launch_interleaved(setups, user=self.request.user, repeats=repeats if repeats is not None else
+                                        DEFAULT_INTERLEAVED_REPEATS, confirm=data.get("confirm", False))
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        serializer.instance = Run.objects.filter(repeat_group=groups[0]).order_by("block", "pk").first()
 
     def _incremental(self, request, pk, related, serializer):
         """A run's samples (or server readings) newer than `after`, at most MAX_SAMPLES: what a live page polls."""

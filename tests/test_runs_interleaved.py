@@ -1,0 +1,149 @@
+"""Interleaved comparisons and series verdicts through the API and the compare page (issue 46; the rule in
+runs/stats.py, its error rates in tests/test_runs_verdicts_simulation.py).
+
+Without a worker: an interleaved launch stores randomized blocks (each block runs every set-up once) and names every
+set-up's repeat group; bad launches are a 400 naming the field. With the real worker and the machine's MariaDB and
+PostgreSQL: one set-up against itself, interleaved 5 + 5, is never called faster or slower; sysbench with 1 thread
+against 4 threads is called faster, with its interval; a single run against another says single-run. The verdict's
+ratio is checked against a hand calculation from the runs' own TPS as the tool printed it in each run's log."""
+
+import math
+import re
+import statistics
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from runs.models import RepeatGroup, Run, RunState
+from testbed.runs_support import make_targets, make_user, wait_final
+
+SYSBENCH = "sysbench-oltp-rw-mysql-quick"
+PGBENCH = "pgbench-ro-quick"
+
+
+def api_for(name):
+    operator = make_user(name, operator=True)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=operator).key}")
+    return api
+
+
+def interleave(api, target, profile, overrides, others, repeats=None):
+    body = {"target": target.pk, "profile": profile, "overrides": overrides,
+            "interleave": [{"target": t.pk, "profile": p, "overrides": o} for t, p, o in others]}
+    if repeats is not None:
+        body["repeats"] = repeats
+    return api.post("/api/v1/runs/", body, format="json")
+
+
+@pytest.mark.django_db
+def test_an_interleaved_launch_stores_randomized_blocks_and_names_every_group(profiles):
+    api = api_for("interleave-op")
+    targets = make_targets()
+    mysql = targets["mysql"]
+    response = interleave(api, mysql, SYSBENCH, {"threads": 1}, [(mysql, SYSBENCH, {"threads": 2}),
+                                                                  (mysql, SYSBENCH, {"threads": 4})], repeats=4)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    groups = body["interleaved"]["groups"]
+    assert [g["position"] for g in groups] == [0, 1, 2] and body["block"] == 1
+    assert body["repeat_group"]["id"] == groups[0]["id"] and body["params"]["threads"] == 1
+    assert body["interleaved"]["compare"] == "/api/v1/runs/compare/?" + "&".join(f"group={g['id']}" for g in groups)
+    runs = list(Run.objects.filter(repeat_group_id__in=[g["id"] for g in groups]).order_by("pk"))
+    assert len(runs) == 12 and all(r.state == RunState.QUEUED for r in runs)
+    # Created (and so queued on the target) block after block, each block every set-up once.
+    assert [r.block for r in runs] == [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4]
+    for block in range(1, 5):
+        assert sorted(r.params["threads"] for r in runs if r.block == block) == [1, 2, 4]
+    assert {RepeatGroup.objects.get(pk=g["id"]).launch for g in groups} == {body["interleaved"]["launch"]}
+    # Every run of the launch names the same groups.
+    other = api.get(f"/api/v1/runs/{runs[-1].pk}/").json()
+    assert other["interleaved"] == body["interleaved"]
+
+
+@pytest.mark.django_db
+def test_bad_interleaved_launches_name_the_field_and_store_nothing(profiles):
+    api = api_for("interleave-bad")
+    targets = make_targets()
+    mysql, pg = targets["mysql"], targets["postgresql"]
+    before = Run.objects.count()
+    cases = [
+        (interleave(api, mysql, SYSBENCH, {}, [(mysql, SYSBENCH, {})], repeats=1), "repeats"),
+        (interleave(api, mysql, SYSBENCH, {}, [(mysql, SYSBENCH, {})] * 6), "interleave"),
+        (interleave(api, mysql, SYSBENCH, {}, [(pg, SYSBENCH, {})]), "interleave.0.profile"),
+        (interleave(api, mysql, SYSBENCH, {}, [(mysql, SYSBENCH, {}), (mysql, SYSBENCH, {"threads": 0})]), "interleave.1.threads"),
+        (interleave(api, mysql, SYSBENCH, {"threads": 0}, [(mysql, SYSBENCH, {})]), "threads"),
+        (interleave(api, mysql, SYSBENCH, {}, [(mysql, "no-such-profile", {})]), "interleave.0.profile"),
+    ]
+    for response, field in cases:
+        assert response.status_code == 400, response.content
+        assert field in response.json()["errors"], (field, response.json())
+    assert Run.objects.count() == before
+
+
+def tps_from_log(run):
+    """The run's TPS as sysbench or pgbench printed it in the run's own log (sysbench: 'transactions: N (X per sec.)';
+    pgbench: 'tps = X (without initial connection time)'), independent of the summary the engine parsed. With a
+    warm-up step the tool ran twice: the measured step is the last."""
+    found = re.findall(r"transactions:\s+\d+\s+\(([0-9.]+) per sec\.\)", run.log) or re.findall(r"tps = ([0-9.]+) \(without", run.log)
+    assert len(found) == (2 if (run.params or {}).get("warmup_s") else 1), run.log[-2000:]
+    return float(found[-1])
+
+
+def finish_all(ids, timeout=600):
+    runs = [wait_final(i, timeout=timeout) for i in ids]
+    assert all(r.state == RunState.SUCCEEDED for r in runs), [(r.pk, r.state, r.reason) for r in runs]
+    return runs
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_real_interleaved_comparisons_say_what_the_runs_show(committed, worker, client):
+    api = api_for("interleave-real")
+    mysql = make_targets()["mysql"]
+    quick = {"duration_s": 2, "report_interval_s": 1, "warmup_s": 1}
+
+    # 1 thread against 4 threads, 3 + 3, interleaved.
+    response = interleave(api, mysql, SYSBENCH, {**quick, "threads": 1}, [(mysql, SYSBENCH, {**quick, "threads": 4})], repeats=3)
+    assert response.status_code == 201, response.content
+    sweep = response.json()["interleaved"]
+    # One set-up against itself, 5 + 5, interleaved.
+    response = interleave(api, mysql, SYSBENCH, {**quick, "threads": 2}, [(mysql, SYSBENCH, {**quick, "threads": 2})], repeats=5)
+    assert response.status_code == 201, response.content
+    same = response.json()["interleaved"]
+    finish_all([r for g in sweep["groups"] + same["groups"] for r in g["runs"]])
+
+    data = api.get(sweep["compare"]).json()
+    assert data["paired"] is True and [e["n"] for e in data["entries"]] == [3, 3]
+    [c] = data["comparisons"]
+    # By hand: the geometric mean of the per-block ratios of the TPS each run's sysbench printed.
+    runs = {g["position"]: {r.block: tps_from_log(r) for r in Run.objects.filter(repeat_group_id=g["id"])} for g in sweep["groups"]}
+    ratio = math.exp(statistics.fmean(math.log(runs[1][b] / runs[0][b]) for b in runs[0]))
+    assert c["ratio"] == pytest.approx(ratio, rel=1e-3)
+    assert c["method"] == "paired t on per-block log ratios" and c["threshold_pct"] == 2.5 and c["adjusted"] is False
+    assert c["verdict"] == "faster", c  # 4 threads on 2 cores do more than 1: the interval excludes no change
+    assert c["ratio_ci_low"] > 1 and c["ratio_ci_high"] >= c["ratio"]
+    base = data["entries"][0]
+    values = list(runs[0].values())
+    assert base["mean_tps"] == pytest.approx(statistics.fmean(values), rel=1e-4)
+    assert base["cv"] == pytest.approx(statistics.stdev(values) / statistics.fmean(values), abs=1e-3)
+
+    data = api.get(same["compare"]).json()
+    [c] = data["comparisons"]
+    assert [e["n"] for e in data["entries"]] == [5, 5]
+    assert c["verdict"] not in ("faster", "slower"), c
+
+    # A single run against another: no verdict, the spread between runs is unknown.
+    one, two = (Run.objects.get(pk=same["groups"][i]["runs"][0]) for i in (0, 1))
+    data = api.get(f"/api/v1/runs/compare/?run={one.pk}&run={two.pk}&base={one.pk}").json()
+    [c] = data["comparisons"]
+    assert c["verdict"] == "single-run" and c["ratio_ci_low"] is None and [e["n"] for e in data["entries"]] == [1, 1]
+    assert c["ratio"] == pytest.approx(tps_from_log(two) / tps_from_log(one), rel=1e-3)
+
+    # The page says the same words, in both languages.
+    client.force_login(make_user("interleave-viewer", operator=True))
+    page = client.get("/runs/compare/?" + sweep["compare"].split("?", 1)[1]).content.decode()
+    assert 'data-verdict="faster"' in page and "interval +" in page
+    page = client.get(f"/runs/compare/?run={one.pk}&run={two.pk}&lang=zh-hans").content.decode()
+    assert 'data-verdict="single-run"' in page
