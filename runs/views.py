@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadhandler import MemoryFileUploadHandler
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -443,13 +444,19 @@ def run_record(request, pk):
     """The public record of a published run (anyone may read it, as the catalogue row it backs): its set-up, flags,
     TPS with its interval, the server-side evidence and its samples; never the target's name, host, user or
     credentials. A run that is not (or no longer) published is a 404."""
-    run = get_object_or_404(Run.objects.select_related("profile", "target", "published_result__table__document"),
-                            pk=pk, published_result__isnull=False)
-    return render(request, "runs/run_record.html", record_context(run))
+    run = get_object_or_404(Run.objects.select_related("profile", "target", "published_result__table__document"), pk=pk)
+    result = run.published_result
+    if result is None and run.repeat_group_id:  # one of the runs of a series published as one row: public with it
+        published = (Run.objects.filter(repeat_group_id=run.repeat_group_id, published_result__isnull=False)
+                     .select_related("published_result__table__document").first())
+        result = published.published_result if published else None
+    if result is None:
+        raise Http404(_("No published run %(id)s.") % {"id": pk})
+    return render(request, "runs/run_record.html", record_context(run, result))
 
 
-def record_context(run):
-    result, summary = run.published_result, run.summary or {}
+def record_context(run, result):
+    summary = run.summary or {}
     steps = summary.get("steps") or [summary]
     evidence = {s.get("step"): s for s in (run.insight or {}).get("steps") or []}
     points = {}

@@ -228,7 +228,9 @@ APPENDED = ["id", "url", "tps_per_core", "statements_per_transaction", "origin",
             # issue 35.5: a capacity search's sustained rate and its p95 bound (empty for every other row)
             "sustained_tps", "latency_bound_ms",
             # issue 49.1: what the vendor's newest later edition printed otherwise (empty for the newest row)
-            "superseded_by", "superseded_changes"]
+            "superseded_by", "superseded_changes",
+            # issue 46: the coefficient of variation of TPS over an internal row's runs
+            "tps_cv"]
 
 
 def csv_body(response):

@@ -1,13 +1,13 @@
-"""Noise is not reported as a difference (issue 33.3 and 33.5): real runs on the machine's MariaDB and PostgreSQL.
-Two runs of one sysbench set-up are compared: the page and the API say "within noise", or the % with "beyond
-noise", as Welch's t on the two runs' batch means says when computed here by hand from the samples the API returns,
-with the method named; never a bare percentage. MariaDB against PostgreSQL warns that engines and tools differ, and
-folds the server settings only one of the servers has. The regression check says "within noise" inside its band."""
+"""Noise is not reported as a difference (issues 33.3, 33.5 and 46): real runs on the machine's MariaDB and PostgreSQL.
+Two single runs of one sysbench set-up are compared: the page and the API give the % from the tools' own reports and
+say "single-run" (one run says nothing about the spread between runs), never "faster" or "slower"; each run's own
+samples only judge its stability. MariaDB against PostgreSQL warns that engines and tools differ, and folds the
+server settings only one of the servers has. The regression check says which change it cannot detect where the
+earlier results spread more than the threshold, and "inside the prediction interval" where it can."""
 
 import math
 import re
 import statistics
-
 from datetime import timedelta
 
 import pytest
@@ -20,8 +20,6 @@ from runs.models import Run, RunState
 
 from testbed.runs_support import make_targets, make_user, wait_final
 
-T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306}
-
 
 def launch(api, target, profile, **overrides):
     response = api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": overrides}, format="json")
@@ -31,26 +29,9 @@ def launch(api, target, profile, **overrides):
     return run
 
 
-def batch_means(tps):
-    n = len(tps)
-    k = max(2, math.isqrt(n) // 2 + 1)
-    b = n // k
-    kept = tps[n - k * b:]
-    return [sum(kept[i * b:(i + 1) * b]) / b for i in range(k)]
-
-
-def welch_by_hand(base_batches, other_batches):
-    """(difference in % of base, beyond noise?) from two runs' batch means."""
-    mb, mo = statistics.fmean(base_batches), statistics.fmean(other_batches)
-    vb = statistics.variance(base_batches) / len(base_batches)
-    vo = statistics.variance(other_batches) / len(other_batches)
-    df = (vb + vo) ** 2 / (vb ** 2 / (len(base_batches) - 1) + vo ** 2 / (len(other_batches) - 1))
-    half = T_975[max(1, math.floor(df))] * math.sqrt(vb + vo)
-    return 100 * (mo - mb) / mb, abs(mo - mb) > half
-
-
-def samples(api, run):
-    return [s["tps"] for s in api.get(f"/api/v1/runs/{run.pk}/samples/").json()["results"] if not s["warmup"]]
+def printed_tps(run):
+    """The TPS sysbench printed in the run's log ('transactions: N (X per sec.)'), not the engine's summary."""
+    return float(re.findall(r"transactions:\s+\d+\s+\(([0-9.]+) per sec\.\)", run.log)[-1])
 
 
 @pytest.mark.slow
@@ -64,22 +45,19 @@ def test_compare_says_within_or_beyond_noise_and_warns_when_engines_and_tools_di
     two = launch(api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=6)
     pg = launch(api, targets["postgresql"], "pgbench-ro-quick", duration_s=6)
 
-    pct, beyond = welch_by_hand(batch_means(samples(api, one)), batch_means(samples(api, two)))
-    data = api.get(f"/api/v1/runs/compare/?run={one.pk}&run={two.pk}").json()
-    noise = {r["run"]: r["tps_noise"] for r in data["results"]}[two.pk]
-    assert noise["verdict"] == ("beyond_noise" if beyond else "within_noise")
-    # To the 0.1 % the answer prints: the run's stored interval keeps its mean to 0.01 TPS, so a hand figure a hair
-    # from a rounding edge (1.250068 here once) may print 1.2 or 1.3; within 0.06 either way, never another number.
-    assert abs(noise["difference"]["pct"] - pct) <= 0.06 and noise["difference"]["method"] == "Welch's t on batch means"
-    assert data["warnings"] == [] and data["noise_method"] == "Welch's t on batch means"
+    pct = 100 * (printed_tps(two) - printed_tps(one)) / printed_tps(one)
+    data = api.get(f"/api/v1/runs/compare/?run={one.pk}&run={two.pk}&base={one.pk}").json()
+    [comparison] = data["comparisons"]
+    assert comparison["verdict"] == "single-run" and comparison["ratio_ci_low"] is None and comparison["entry"] == f"run:{two.pk}"
+    assert abs(comparison["pct"] - pct) <= 0.06  # the % as printed, to its 0.1
+    assert [e["n"] for e in data["entries"]] == [1, 1] and data["warnings"] == []
+    # 6 s at 1 s reports: fewer than 10 samples, too short to judge a run's stability.
+    assert all(r["stability"] is None for r in data["results"])
     client.force_login(operator)
-    html = client.get(f"/runs/compare/?run={one.pk}&run={two.pk}").content.decode()
-    assert "Welch&#x27;s t on batch means" in html or "Welch's t on batch means" in html
+    html = client.get(f"/runs/compare/?run={one.pk}&run={two.pk}&base={one.pk}").content.decode()
     cell = re.search(rf'<tr data-run="{two.pk}".*?<td class="pct[^"]*"[^>]*>(.*?)</td>', html, re.S).group(1)
-    if beyond:
-        assert f"{pct:+.1f} %" in cell and "beyond noise" in cell
-    else:
-        assert "within noise" in cell and f"{pct:+.1f} %" not in re.sub(r'title="[^"]*"', "", cell)
+    assert 'data-verdict="single-run"' in cell and "n = 1: the spread between runs is unknown" in cell
+    assert f"{comparison['pct']:+.1f} %" in cell and "faster" not in cell and "slower" not in cell
 
     # MariaDB against PostgreSQL: said first; the settings only one server has are folded below the rest.
     data = api.get(f"/api/v1/runs/compare/?run={one.pk}&run={pg.pk}").json()
@@ -99,23 +77,40 @@ def test_compare_says_within_or_beyond_noise_and_warns_when_engines_and_tools_di
     assert len(shown_rows) == len([d for d in data["differences"] if d["group"] == "server_setting" and not d["folded"]])
 
 
+def prediction_by_hand(tps, earlier):
+    """(change %, detectable %, low, high) by the rule's formula; t(0.975, 4) = 2.776 from the tables."""
+    logs = [math.log(v) for v in earlier]
+    m, sd = statistics.fmean(logs), statistics.stdev(logs)
+    half = 2.776 * sd * math.sqrt(1 + 1 / len(logs))
+    return (round(100 * (tps / math.exp(m) - 1), 1), round(100 * (1 - math.exp(-half)), 1),
+            round(math.exp(m - half), 2), round(math.exp(m + half), 2))
+
+
 @pytest.mark.django_db
-def test_the_regression_check_says_within_noise_instead_of_a_percentage(client, operator_user, profiles):
+def test_the_regression_check_says_what_it_cannot_detect_instead_of_within_noise(client, operator_user, profiles):
     from .test_runs_trust import make_target
 
     quick = profiles["sysbench-oltp-rw-mysql-quick"]
-    target, params = make_target(), quick.resolve({})
-    for minutes, tps in ((30, 100.0), (20, 110.0), (10, 90.0)):
-        Run.objects.create(target=target, profile=quick, params=params, state=RunState.SUCCEEDED, summary={"tps": tps},
-                           finished_at=timezone.now() - timedelta(minutes=minutes))
-    run = Run.objects.create(target=target, profile=quick, params=params, state=RunState.CLEANING_UP)
-    assert actions.succeed(run, {"tps": 104.0})
-    run.refresh_from_db()
-    # Earlier 100, 110, 90: mean 100, sd 10, band 80-120; 104 is +4.0 % against the median 100, inside the band.
-    assert run.regression is False and run.trend["beyond_noise"] is False and run.trend["change_pct"] == 4.0
     client.force_login(operator_user)
-    page = client.get(f"/runs/{run.pk}/").content.decode()
-    assert "within noise: inside the band of the earlier runs (80.0–120.0 TPS" in page and "4.0 %" not in page
-    series = client.get(f"/runs/series/?target={target.pk}&profile={quick.pk}").content.decode()
-    row = re.search(rf'<tr data-run="{run.pk}">(.*?)</tr>', series, re.S).group(1)
-    assert "within noise" in row and ">+4.0 %<" not in row
+    for name, earlier, tps, shown in (
+            # Spread 8 %: the interval's lower half is about 21 % wide, so a smaller drop cannot be seen.
+            ("wide", (100.0, 110.0, 90.0, 105.0, 95.0), 104.0, "cannot detect a change under"),
+            # Spread 0.4 %: a change beyond 1.2 % would be seen; 100.3 lies inside the interval.
+            ("tight", (100.0, 100.5, 99.5, 100.2, 99.8), 100.3, "inside the 95 % prediction interval")):
+        target, params = make_target(name), quick.resolve({})
+        for minutes, value in zip((50, 40, 30, 20, 10), earlier):
+            Run.objects.create(target=target, profile=quick, params=params, state=RunState.SUCCEEDED, summary={"tps": value},
+                               finished_at=timezone.now() - timedelta(minutes=minutes))
+        run = Run.objects.create(target=target, profile=quick, params=params, state=RunState.CLEANING_UP)
+        assert actions.succeed(run, {"tps": tps})
+        run.refresh_from_db()
+        change, detectable, low, high = prediction_by_hand(tps, earlier)
+        assert run.regression is False and run.trend["change_pct"] == change and run.trend["interval"] == [low, high]
+        assert run.trend["detectable_pct"] == detectable and run.trend["cannot_detect"] is (detectable > 2.5)
+        page = client.get(f"/runs/{run.pk}/").content.decode()
+        assert shown in page and "within noise" not in page
+        if name == "wide":
+            assert f"cannot detect a change under {detectable} %" in page
+        series = client.get(f"/runs/series/?target={target.pk}&profile={quick.pk}").content.decode()
+        row = re.search(rf'<tr data-run="{run.pk}">(.*?)</tr>', series, re.S).group(1)
+        assert shown in row and f"{change:+.1f} %" in row
