@@ -222,7 +222,7 @@ def _values(entry, paired, threads=None):
     return [v for r in entry.runs if (v := _tps(r, threads)) is not None]
 
 
-SERIES_FIELDS = ("n", "mean_tps", "ci_low_tps", "ci_high_tps", "cv", "mean_qps", "counted_runs")
+SERIES_FIELDS = ("n", "mean_tps", "ci_low_tps", "ci_high_tps", "cv", "cv_pct", "mean_qps", "counted_runs")
 
 
 def series_figures(entry, threads=None):
@@ -235,6 +235,7 @@ def series_figures(entry, threads=None):
             "ci_low_tps": round(found.low, 2) if found and found.low is not None else None,
             "ci_high_tps": round(found.high, 2) if found and found.high is not None else None,
             "cv": round(found.cv, 4) if found and found.cv is not None else None,
+            "cv_pct": round(100 * found.cv, 1) if found and found.cv is not None else None,
             "mean_qps": round(sum(qps) / len(qps), 2) if qps else None, "counted_runs": [r.pk for r in counted]}
 
 

@@ -467,7 +467,9 @@ def record_context(run, result):
              "series": [{"label": _("step %(step)s · %(threads)s threads") % {"step": step, "threads": threads}, "points": pts}
                         for (step, threads), pts in points.items()],
              "summary": _("%(n)d interval samples of the tool, per step.") % {"n": sum(len(p) for p in points.values())}}
+    cv = ((result.measurement or {}).get("repeats") or {}).get("cv")
     return {"run": run, "result": result, "measurement": result.measurement or {},
+            "series_cv_pct": None if cv is None else round(100 * cv, 1),
             "setup": [(parameter_label(k), (_("on") if v else _("off")) if isinstance(v, bool) else v)
                       for k, v in measurement_setup(run).items()],
             "steps": [{**s, "evidence": evidence.get(s.get("step"), {})} for s in steps], "summary": summary,
