@@ -27,6 +27,12 @@ DEPRECATIONS = {
         what="Spec lookup answering several matching variants with 300 Multiple Choices (multiple_choices=true)",
         since=date(2026, 11, 23), sunset=date(2027, 3, 1),
         instead="409 Conflict, code 'ambiguous', the same candidates and disambiguate_by (the default since 2.0.0)"),
+    "runs-noise": Deprecation(
+        what="Run compare's tps_noise and noise_method, and a run's trend.median/mean/stdev/band/beyond_noise/noise_method "
+             "(verdicts from the noise inside one run, or a band of earlier results, instead of the spread between runs)",
+        since=date(2026, 11, 28), sunset=date(2027, 3, 1),
+        instead="compare's entries and comparisons (verdict, ratio and its interval over runs); trend.interval, "
+                "trend.regression and trend.cannot_detect (the prediction interval of earlier results)"),
 }
 MIN_NOTICE_DAYS = 90
 assert all((d.sunset - d.since).days >= MIN_NOTICE_DAYS for d in DEPRECATIONS.values())

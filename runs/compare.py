@@ -20,6 +20,7 @@ from .models import RepeatGroup, Run, RunState, Sample
 from .params import is_capacity, thread_steps
 
 MIN_RUNS, MAX_RUNS = 2, 6
+DEPRECATED_NOISE_METHOD = "deprecated: see comparisons[].method"
 
 # The run parameters, in the order they are shown (the same labels as the run page's table).
 PARAMETERS = {
@@ -239,6 +240,12 @@ def series_figures(entry, threads=None):
             "mean_qps": round(sum(qps) / len(qps), 2) if qps else None, "counted_runs": [r.pk for r in counted]}
 
 
+def deprecated_noise(value, base_value):
+    """`tps_noise` as API 2.x answered it, deprecated (sunset 2027-03-01): its verdict came from the noise inside one
+    run, which most of a benchmark's variation is not, so it now always says "unknown"; `comparison` is the verdict."""
+    return {"pct": pct(value, base_value), "difference": None, "verdict": "unknown"}
+
+
 def verdicts(entries, base_index):
     """Each entry's comparison against the baseline (None for the baseline), Holm-adjusted across them."""
     paired = _paired(entries)
@@ -272,6 +279,7 @@ def results(selection):
             "stability": (stability := (run.summary or {}).get("tps_ci") if entry.kind == "run" and _measured(run) else None),
             "tps_ci": stability,  # its old name (API 2.x)
             "comparison": comparison, "tps": figures["mean_tps"], "tps_pct": pct(figures["mean_tps"], base_figures["mean_tps"]),
+            "tps_noise": None if entry is base else deprecated_noise(figures["mean_tps"], base_figures["mean_tps"]),
             "qps": figures["mean_qps"], "qps_pct": pct(figures["mean_qps"], base_figures["mean_qps"]),
             "p95_ms": lat.get("p95_ms") if entry.kind == "run" else None,
             "p95_pct": pct(lat.get("p95_ms"), base_lat.get("p95_ms")) if entry.kind == "run" else None,
@@ -290,7 +298,8 @@ def results(selection):
         base_tps = figures[base_index]["mean_tps"]
         by_threads.append({"threads": t, "runs": [
             {"entry": e.key, "run": e.rep.pk, **{k: v for k, v in f.items() if k != "counted_runs"}, "tps": f["mean_tps"],
-             "tps_pct": pct(f["mean_tps"], base_tps), "comparison": verdict_of.get((t, i))}
+             "tps_pct": pct(f["mean_tps"], base_tps), "comparison": verdict_of.get((t, i)),
+             "tps_noise": None if i == base_index or f["mean_tps"] is None else deprecated_noise(f["mean_tps"], base_tps)}
             for i, (e, f) in enumerate(zip(entries, figures))]})
     return per_entry, by_threads
 
@@ -376,6 +385,7 @@ def compare(selection):
         "comparisons": [{"entry": row["entry"], "base": selection.entries[base_index].key, **row["comparison"]}
                         for row in per_entry if row["comparison"]],
         "rule": rule(),
+        "noise_method": DEPRECATED_NOISE_METHOD,
         "warnings": warnings(runs),
         "differences": [{"key": a.key, "group": a.group, "label": a.label, "values": a.values, "folded": a.folded}
                         for a in rows if a.differs],

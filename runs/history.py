@@ -31,6 +31,7 @@ from .models import FINAL_STATES, Run, RunState
 from .params import thread_steps
 
 log = logging.getLogger(__name__)
+DEPRECATED_BAND = "deprecated: band of the earlier results, mean +- 2 sample standard deviations (not the rule since API 2.6.0)"
 
 
 def series_runs(target_id, profile_id, params=None):
@@ -57,6 +58,14 @@ def judge(tps, earlier):
     if found.regression is None:
         return out
     detectable = round(found.detectable_pct, 1)
+    # Deprecated (API 2.6.0, sunset 2027-03-01): the earlier results described as before (median, mean, sample
+    # standard deviation, the band mean +- 2 sd and whether the result lies outside it). True of those results, but
+    # no longer the rule: `regression`, `interval` and `cannot_detect` are.
+    median, mean = statistics.median(window), statistics.fmean(window)
+    stdev = statistics.stdev(window)
+    out.update(median=round(median, 2), mean=round(mean, 2), stdev=round(stdev, 2),
+               band=[round(mean - 2 * stdev, 2), round(mean + 2 * stdev, 2)],
+               beyond_noise=not mean - 2 * stdev <= tps <= mean + 2 * stdev, noise_method=DEPRECATED_BAND)
     return {**out, "n": found.n, "center": round(found.center, 2), "interval": [round(found.low, 2), round(found.high, 2)],
             "change_pct": round(found.change_pct, 1), "outside": found.outside, "detectable_pct": detectable,
             # Where the interval's lower half is wider than the threshold, a smaller drop cannot be seen.

@@ -20,6 +20,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from config.api import ERROR, PARAMETER_ERRORS, error_body, error_component
+from config.deprecation import mark_deprecated
 from config.authentication import BearerOrTokenAuthentication
 from config.limits import MAX_ID, IdField, is_id
 from config.permissions import MethodIsAllowed
@@ -289,7 +290,7 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
             raise serializers.ValidationError(exc.message_dict) from None
         data = compare.compare(selection)
         data["samples"] = compare.samples(selection.runs)
-        return Response(data)
+        return mark_deprecated(Response(data), "runs-noise")  # tps_noise and noise_method, kept until their sunset
 
     @extend_schema(responses={200: RunSerializer(many=True), **READ_ERRORS})
     @action(detail=False, methods=["get"])
