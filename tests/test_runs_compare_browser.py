@@ -1,5 +1,5 @@
 """Compare, series and regressions as a new operator meets them, in Chromium at 1280 and 390 px, on real
-pgbench runs against the machine's PostgreSQL: three normal runs, one against a target slowed for the
+pgbench runs against the machine's PostgreSQL: five normal runs (a regression is judged from five earlier results), one against a target slowed for the
 test's role (index scans off, restored afterwards), one with another thread count, then a launch with
 two repeats. In the runs list the user ticks two runs, presses Compare and reads what differs; the series
 marks the regression and shows the repeat group's mean and standard deviation; the regressions page lists
@@ -40,7 +40,7 @@ def test_compare_series_and_regressions_in_a_browser(committed, worker, live_ser
     staff = make_user("compare-browser", staff=True)
     api = APIClient()
     api.force_authenticate(staff)
-    normal = [run(api, target) for _ in range(3)]
+    normal = [run(api, target) for _ in range(5)]
     throttle(True)
     try:
         slowed = run(api, target)
