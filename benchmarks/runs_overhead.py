@@ -60,7 +60,7 @@ from pathlib import Path
 import bootstrap  # noqa: E402  (the one Django set-up: benchmarks/bootstrap.py)
 
 ROOT = bootstrap.ROOT
-from benchmarks.stats import paired_ratio  # noqa: E402
+from benchmarks.stats import paired_ratio, paired_verdict  # noqa: E402
 os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdash_runs_bench")
 os.environ["REDIS_URL"] = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
 os.environ.setdefault("TEST_BENCH_DB", "perfdash_sb_overhead")  # its own target databases, apart from the tests'
@@ -333,10 +333,13 @@ def main():
         ratio = statistics.median(dash) / statistics.median(pooled)
         gmean, low, high = paired_ratio(pooled, dash)
         control, c_low, c_high = paired_ratio([a for a, _ in hand], [b for _, b in hand])
+        # The dashboard's verdict rule on the rounds as blocks, with the target's 3 % as the practical threshold.
+        verdict = paired_verdict(pooled, dash, threshold_pct=3.0)
         delays_ms = sorted(1000 * x for x in delays)
         print(f"{name:11s} median TPS by hand {statistics.median(pooled):9.2f}, dashboard {statistics.median(dash):9.2f}; "
               f"ratio of medians {ratio:.3f}; geometric mean of the paired ratios D/AB {gmean:.3f} (95 % CI {low:.3f}-{high:.3f}; "
-              f"target >= 0.97: {'met' if gmean >= 0.97 else 'NOT met'}); control B/A (by hand twice) {control:.3f} "
+              f"target >= 0.97: {'met' if gmean >= 0.97 else 'NOT met'}; verdict at 3 %, {verdict.method}: {verdict.verdict}"
+              f"{f', about {verdict.more_runs} more rounds would decide' if verdict.more_runs else ''}); control B/A (by hand twice) {control:.3f} "
               f"(95 % CI {c_low:.3f}-{c_high:.3f}); sample visible after median {statistics.median(delays_ms):.0f} ms, "
               f"max {delays_ms[-1]:.0f} ms")
     for name, values in shares.items():
