@@ -31,7 +31,7 @@ from .clients import client_rows
 from .forms import ProfileForm, RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT, OTHER_LOAD_TOLERANCE_PCT
 from .leftovers import drop_leftovers
-from .models import BenchmarkProfile, Run, RunState, Schedule, Target
+from .models import BenchmarkProfile, RepeatGroup, Run, RunState, Schedule, Target
 from .permissions import PROFILE_IS_METHODOLOGY, check_may_change_run, may_change_run, may_edit_profile, operator_required
 from .params import NAMES as PARAMETER_NAMES
 from .params import PARAMETERS, client_count, thread_steps
@@ -382,7 +382,10 @@ def _repeat_context(run):
     succeeded = [m for m in members if m.state == RunState.SUCCEEDED]
     return {"group": run.repeat_group, "runs": members, "complete": all(m.is_final for m in members),
             **history.stats([(m.summary or {}).get("tps") for m in succeeded]),
-            "compare_ids": [m.pk for m in succeeded] if 2 <= len(succeeded) <= compare.MAX_RUNS else None}
+            "compare_ids": [m.pk for m in succeeded] if 2 <= len(succeeded) <= compare.MAX_RUNS else None,
+            # An interleaved launch: its set-ups' groups, compared as series (paired on their blocks).
+            "interleaved": list(RepeatGroup.objects.filter(launch=run.repeat_group.launch).order_by("position", "pk")
+                                .values_list("pk", flat=True)) if run.repeat_group.launch else None}
 
 
 def run_parameters(run):
