@@ -340,6 +340,8 @@ KEPT_WORDS = {
     "TLS", "CA", "PEM", "disable", "require", "verify", "full",
     # The tools' open-loop options (pgbench -R, -L; sysbench --rate) stay as written: they are what is typed.
     "R", "L", "rate",
+    # Names of statistical methods (issue 46: Welch's t, Holm's adjustment) stay as written, like the tools' names.
+    "Welch", "Holm",
 }
 
 
