@@ -80,12 +80,15 @@ def stats(values):
     return {"n": len(values), "mean": round(statistics.fmean(values), 2) if values else None,
             "stdev": round(statistics.stdev(values), 2) if len(values) > 1 else None,
             "ci_low": round(interval.low, 2) if interval else None, "ci_high": round(interval.high, 2) if interval else None,
-            "cv": round(interval.cv, 4) if interval and interval.cv is not None else None}
+            "cv": round(interval.cv, 4) if interval and interval.cv is not None else None,
+            "cv_pct": round(100 * interval.cv, 1) if interval and interval.cv is not None else None}
 
 
 def group_spread(values, run_ids):
     """A repeat group's spread as a published row carries it: its runs, n, mean, standard deviation, interval."""
-    return {"runs": run_ids, **stats(values), "method": uncertainty.SERIES_T}
+    spread = stats(values)
+    spread.pop("cv_pct")  # shown on pages; the row keeps the fraction
+    return {"runs": run_ids, **spread, "method": uncertainty.SERIES_T}
 
 
 def earlier_results(run, until, exclude):

@@ -308,9 +308,9 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     @action(detail=False, methods=["get"])
     def series(self, request, version=None):
         """The succeeded runs of one target and profile, oldest first (id, finished_at, TPS, regression,
-        trend, repeat_group), the runs of each set-up (n, mean and standard deviation of TPS) and the repeat
-        groups (runs launched together: count launched, n succeeded, mean and standard deviation of TPS, the
-        group's verdict)."""
+        trend, repeat_group), the runs of each set-up (n, mean, standard deviation, 95 % interval over the runs and
+        coefficient of variation `cv` of TPS) and the repeat groups (runs launched together: count launched, n
+        succeeded, the same figures, the group's verdict)."""
         target_id, slug = request.query_params.get("target", ""), request.query_params.get("profile", "")
         errors = {}
         target = Target.objects.filter(pk=target_id).first() if is_id(target_id) else None
@@ -326,11 +326,11 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
                          "runs": [{"id": r.pk, "finished_at": r.finished_at, "tps": (r.summary or {}).get("tps"), "params": r.params,
                                    "regression": r.regression, "trend": r.trend, "repeat_group": r.repeat_group_id} for r in runs],
                          "setups": [{"params": g["params"], "runs": [r.pk for r in g["runs"]], "n": g["n"], "mean_tps": g["mean"],
-                                     "stdev_tps": g["stdev"], "ci_low_tps": g["ci_low"], "ci_high_tps": g["ci_high"]}
+                                     "stdev_tps": g["stdev"], "ci_low_tps": g["ci_low"], "ci_high_tps": g["ci_high"], "cv": g["cv"]}
                                     for g in groups],
                          "repeat_groups": [{"id": g["id"], "count": g["count"], "runs": [r.pk for r in g["runs"]], "n": g["n"],
                                             "mean_tps": g["mean"], "stdev_tps": g["stdev"], "ci_low_tps": g["ci_low"],
-                                            "ci_high_tps": g["ci_high"], "regression": g["regression"]}
+                                            "ci_high_tps": g["ci_high"], "cv": g["cv"], "regression": g["regression"]}
                                            for g in repeats]})
 
     @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND})
