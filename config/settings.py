@@ -330,6 +330,9 @@ WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", de
 WEBHOOK_PROXY = env("WEBHOOK_PROXY", default="")
 # The site's public address (https://perf.example.com), for absolute URLs in webhook payloads; empty: paths only.
 SITE_URL = env("SITE_URL", default="").rstrip("/")
+# A run whose client host's 1-minute load average per core exceeded this as it started is "disturbed" (runs/sampling.py):
+# left out of verdicts unless asked for, published only with an acknowledgement.
+RUNS_CLIENT_LOAD_LIMIT_PER_CORE = env.float("RUNS_CLIENT_LOAD_LIMIT_PER_CORE", default=1.0)
 # The verdicts' practical threshold (runs/stats.py): a change smaller than this % is not called faster, slower or a
 # regression, and a change inside it whose whole interval fits is "equivalent". HammerDB's CI uses 2.5 %.
 RUNS_PRACTICAL_THRESHOLD_PCT = env.float("RUNS_PRACTICAL_THRESHOLD_PCT", default=2.5)

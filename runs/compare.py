@@ -45,6 +45,17 @@ class Entry:
     runs: list
     launch: str = ""
     position: int | None = None  # its set-up's place in an interleaved launch (0: the baseline)
+    include_disturbed: bool = False
+
+    @property
+    def counted(self):
+        """The runs whose TPS counts: a run whose client host was loaded beyond its cores (Run.disturbed) only when
+        asked for (issue 46.6)."""
+        return [r for r in self.runs if self.include_disturbed or not r.disturbed]
+
+    @property
+    def disturbed(self):
+        return [r.pk for r in self.runs if r.disturbed]
 
     @property
     def rep(self):
@@ -59,6 +70,7 @@ class Entry:
 class Selection:
     entries: list
     base_index: int
+    include_disturbed: bool = False
 
     @property
     def runs(self):
@@ -76,11 +88,15 @@ def _ids(raw_values, name, errors):
     return ids
 
 
-def parse_selection(run_ids, base=None, group_ids=()):
+def parse_selection(run_ids, base=None, group_ids=(), include_disturbed=None):
     """The entries named by `run` and `group` (ids, 2 to 6 entries in all, runs first, each in the order given) and
     the index of the baseline among them (`base`: an entry's id, written `run:<id>` or `group:<id>` when both
-    kinds are compared; default the earliest entry). Raises ValidationError naming the parameter."""
+    kinds are compared; default the earliest entry); `include_disturbed` "true" counts the runs whose client host
+    was loaded beyond its cores (default "false"). Raises ValidationError naming the parameter."""
     errors = {}
+    if include_disturbed not in (None, "", "true", "false"):
+        errors["include_disturbed"] = [_("include_disturbed must be true or false.")]
+    include = include_disturbed == "true"
     run_ids, group_ids = _ids(run_ids, "run", errors), _ids(group_ids, "group", errors)
     count = len(run_ids) + len(group_ids)
     if not errors and not MIN_RUNS <= count <= MAX_RUNS:
@@ -98,8 +114,8 @@ def parse_selection(run_ids, base=None, group_ids=()):
                "group": [_("No repeat group %(id)s.") % {"id": i} for i in group_ids if i not in groups or i not in members]}
     if any(missing.values()):
         raise ValidationError({k: v for k, v in missing.items() if v})
-    entries = ([Entry("run", i, [runs[i]]) for i in run_ids]
-               + [Entry("group", i, members[i], groups[i].launch, groups[i].position) for i in group_ids])
+    entries = ([Entry("run", i, [runs[i]], include_disturbed=include) for i in run_ids]
+               + [Entry("group", i, members[i], groups[i].launch, groups[i].position, include) for i in group_ids])
     # Default baseline: the earliest entry (what the others changed from); in an interleaved launch its first set-up
     # (its blocks shuffle which set-up's run was created first).
     if _paired(entries):
@@ -115,7 +131,7 @@ def parse_selection(run_ids, base=None, group_ids=()):
             raise ValidationError({"base": [_("The baseline must be one of the compared entries (%(ids)s).") % {
                 "ids": ", ".join(e.key if len(kinds) > 1 else str(e.id) for e in entries)}]})
         base_index = matches[0]
-    return Selection(entries, base_index)
+    return Selection(entries, base_index, include)
 
 
 def _show(value):
@@ -219,8 +235,8 @@ def _paired(entries):
 
 def _values(entry, paired, threads=None):
     if paired:
-        return {r.block: v for r in entry.runs if r.block is not None and (v := _tps(r, threads)) is not None}
-    return [v for r in entry.runs if (v := _tps(r, threads)) is not None]
+        return {r.block: v for r in entry.counted if r.block is not None and (v := _tps(r, threads)) is not None}
+    return [v for r in entry.counted if (v := _tps(r, threads)) is not None]
 
 
 SERIES_FIELDS = ("n", "mean_tps", "ci_low_tps", "ci_high_tps", "cv", "cv_pct", "mean_qps", "counted_runs")
@@ -229,7 +245,7 @@ SERIES_FIELDS = ("n", "mean_tps", "ci_low_tps", "ci_high_tps", "cv", "cv_pct", "
 def series_figures(entry, threads=None):
     """An entry's series: n (counted runs), mean TPS with its 95 % interval over the runs (none with n = 1) and the
     coefficient of variation, and the runs counted."""
-    counted = [r for r in entry.runs if _tps(r, threads) is not None]
+    counted = [r for r in entry.counted if _tps(r, threads) is not None]
     found = stats.series([_tps(r, threads) for r in counted])
     qps = [q for r in counted if (q := (r.summary or {}).get("qps")) is not None] if threads is None else []
     return {"n": len(counted), "mean_tps": round(found.mean, 6) if found else None,  # a single run: exactly its TPS
@@ -284,9 +300,10 @@ def results(selection):
             "p95_ms": lat.get("p95_ms") if entry.kind == "run" else None,
             "p95_pct": pct(lat.get("p95_ms"), base_lat.get("p95_ms")) if entry.kind == "run" else None,
             "client_bound": any(r.client_bound for r in entry.runs), "latency_caveat": str(run.latency_caveat or ""),
+            "disturbed": entry.disturbed, "disturbed_counted": entry.include_disturbed and bool(entry.disturbed),
         })
     paired = _paired(entries)
-    counts = sorted({t for e in entries for r in e.runs if _measured(r) for t in _steps(r) if t is not None})
+    counts = sorted({t for e in entries for r in e.counted if _measured(r) for t in _steps(r) if t is not None})
     cells = [(t, i) for t in counts for i in range(len(entries)) if i != base_index]
     found = iter(stats.compare_pairs(
         [(_values(base, paired, t), _values(entries[i], paired, t)) for t, i in cells],
@@ -378,9 +395,10 @@ def compare(selection):
     return {
         "entries": [{"entry": e.key, "kind": e.kind, "id": e.id, "runs": [r.pk for r in e.runs], "target": e.rep.target.name,
                      "profile": e.rep.profile.slug, "state": e.rep.state, "finished_at": e.rep.finished_at,
-                     "threads": thread_steps(e.rep.params or {}), "interleaved": bool(e.launch),
+                     "threads": thread_steps(e.rep.params or {}), "interleaved": bool(e.launch), "disturbed": e.disturbed,
                      **{k: row[k] for k in SERIES_FIELDS}} for e, row in zip(selection.entries, per_entry)],
         "base": selection.entries[base_index].id, "base_entry": selection.entries[base_index].key,
+        "include_disturbed": selection.include_disturbed,
         "paired": _paired(selection.entries),
         "comparisons": [{"entry": row["entry"], "base": selection.entries[base_index].key, **row["comparison"]}
                         for row in per_entry if row["comparison"]],

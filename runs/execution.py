@@ -121,6 +121,7 @@ class Execution:
         self.tables_dropped = False  # the cleanup ran to its end (a tool step before it may have left tables)
         self.conn = None
         self.offered = {}  # a capacity search: the rate each step after the first offers, by step index
+        self.load_at_start = None  # the client host's load before the first step (the lead's host)
 
     # --- the run ---------------------------------------------------------------------------------------
     def execute(self):
@@ -167,8 +168,12 @@ class Execution:
                 round_trip = self.access.bounded(self.access.round_trip)
             except ConnectionFailed as exc:
                 raise SetupFailed(f"Cannot connect to {self.access.describe()}: {exc}") from None
+            # The client host's condition before any step (issue 46.6): a host already loaded beyond its cores
+            # disturbs the measurement, however the server fared.
+            self.load_at_start = sampling.client_load()
             self.with_database(run.beat, tool_version=tool_version, server_version=server, round_trip=round_trip,
-                               tls={"mode": self.access.tls.mode})
+                               tls={"mode": self.access.tls.mode}, client_load={"start": self.load_at_start},
+                               disturbed=sampling.disturbed(self.load_at_start, settings.RUNS_CLIENT_LOAD_LIMIT_PER_CORE))
             self.add_log(f"[dashboard] round trip to {self.access.describe()}: median {round_trip['median_ms']} ms "
                          f"of {round_trip['queries']} queries")
             self.record_fingerprint(version.stdout + version.stderr)
@@ -271,6 +276,8 @@ class Execution:
         self.tables_dropped = bool(cleanup) and not not_dropped
         remove_files(self.disk_files)
         self.flush(force=True)
+        if self.load_at_start is not None:  # shown beside the start; it includes the tool's own load
+            self.with_database(run.beat, client_load={"start": self.load_at_start, "end": sampling.client_load()})
         if self.cancelled or self.with_database(run.cancel_is_requested):
             during = self.cancelled_during or _("cleaning up")
             if not_dropped:

@@ -97,7 +97,9 @@ def earlier_results(run, until, exclude):
     mean over its succeeded runs (only once every run of the group has ended). `exclude`: a Q of the runs
     being judged (the run itself, or its whole group)."""
     # A result judged a regression stays out of the baseline: later results are judged against the set-up as it was.
+    # Nor do runs whose client host was loaded beyond its cores (Run.disturbed): they measured a busy client.
     rows = list(series_runs(run.target_id, run.profile_id, run.params).exclude(exclude).exclude(regression=True)
+                .exclude(disturbed=True)
                 .filter(finished_at__lte=until).values("id", "summary", "finished_at", "repeat_group_id"))
     members = {}
     for m in Run.objects.filter(repeat_group_id__in={r["repeat_group_id"] for r in rows if r["repeat_group_id"]}).values(
@@ -131,7 +133,10 @@ def record_judgement(run):
     and store it on the run. Never fails the run: an error is logged and the run stays unjudged."""
     try:
         with transaction.atomic():  # a savepoint inside actions' transaction: a failure here rolls back only this
-            verdict = _verdict((run.summary or {}).get("tps"), earlier_results(run, run.finished_at, Q(pk=run.pk)))
+            if run.disturbed:  # a busy client measured: not judged, and never a baseline (earlier_results)
+                verdict = {**judge(None, []), "tps": (run.summary or {}).get("tps"), "disturbed": True}
+            else:
+                verdict = _verdict((run.summary or {}).get("tps"), earlier_results(run, run.finished_at, Q(pk=run.pk)))
             Run.objects.filter(pk=run.pk).update(regression=verdict["regression"], trend=verdict)
         run.regression, run.trend = verdict["regression"], verdict
     except Exception:  # noqa: BLE001 - the judgement is extra: the measured run stands without it
@@ -147,7 +152,8 @@ def record_group_judgement(group_id):
             members = list(Run.objects.filter(repeat_group_id=group_id).order_by("repeat_index", "id"))
             if not members or any(m.state not in FINAL_STATES for m in members):
                 return None
-            succeeded = [m for m in members if m.state == RunState.SUCCEEDED and (m.summary or {}).get("tps") is not None]
+            succeeded = [m for m in members if m.state == RunState.SUCCEEDED and (m.summary or {}).get("tps") is not None
+                         and not m.disturbed]  # a busy client's runs stay out of the group's result
             if not succeeded:
                 return None
             values = [m.summary["tps"] for m in succeeded]

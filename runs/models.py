@@ -422,6 +422,12 @@ class Run(models.Model):
     repeat_group = models.ForeignKey(RepeatGroup, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs",
                                      help_text=_("The launch this run repeats with others (N runs of one set-up)."))
     repeat_index = models.PositiveIntegerField(null=True, blank=True, help_text=_("Which of the group's runs (from 1)."))
+    client_load = models.JSONField(default=dict, blank=True, help_text=_(
+        "The client host's load averages (1, 5, 15 minutes) and cores before the first step (start) and after the last "
+        "(end, which includes the tool's own load)."))
+    disturbed = models.BooleanField(null=True, blank=True, help_text=_(
+        "The client host was loaded beyond its cores as the run started (1-minute load average per core above 1): left "
+        "out of verdicts unless asked for, published only with an acknowledgement; null: not measured."))
     block = models.PositiveIntegerField(null=True, blank=True, help_text=_(
         "An interleaved comparison's block (from 1): each block ran every set-up once, in a shuffled order."))
     # A run whose server saw other load (runs.insight.other_load) is published only when someone says they

@@ -48,7 +48,7 @@ def publish_preview(run):
     target = run.target
     # A client-bound run stays flagged once published: the row links to the run (Run.published_result),
     # which carries client_bound into the API and the run page.
-    flag = {"client_bound": run.client_bound, "other_load": run.other_load}
+    flag = {"client_bound": run.client_bound, "other_load": run.other_load, "disturbed": disturbed_runs(run)}
     if target.flavor_id:
         return {**flag, "flavor": target.flavor, "under": _("the target's catalogue flavour")}
     if target.vcpus and target.memory_gb:
@@ -67,6 +67,11 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
     if run.other_load and not acknowledge_other_load:
         raise ValidationError({"acknowledge_other_load": [
             _("The server saw other load during this run: acknowledge it to publish the run anyway.")]})
+    busy = disturbed_runs(run)
+    if busy and not acknowledge_other_load:
+        raise ValidationError({"acknowledge_other_load": [
+            _("The client host was loaded beyond its cores as run %(ids)s started: acknowledge it to publish anyway.") % {
+                "ids": ", ".join(map(str, busy))}]})
     target, summary = run.target, run.summary
     if not (target.vcpus and target.memory_gb) and not target.flavor_id:
         raise ValidationError(_("Set the target's vCPUs and memory (or its catalogue flavour) before publishing."))
@@ -99,7 +104,7 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
     )
     run.published_result = result
     fields = ["published_result"]
-    if run.other_load:
+    if run.other_load or busy:
         run.other_load_acknowledged_at, run.other_load_acknowledged_by = timezone.now(), user
         fields += ["other_load_acknowledged_at", "other_load_acknowledged_by"]
     run.save(update_fields=fields)
@@ -107,6 +112,12 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
                                             "result_url": webhooks.absolute(f"{RESULTS_PATH}{result.pk}/"),
                                             "record_url": webhooks.absolute(result.run_record_url)})
     return result
+
+
+def disturbed_runs(run):
+    """The runs of what publishing this run would publish (its series) whose client host was loaded beyond its
+    cores as they started (Run.disturbed): published only with an acknowledgement, like other load."""
+    return [m.pk for m in series_members(run) if m.disturbed]
 
 
 def series_members(run):
@@ -253,6 +264,9 @@ def measurement_context(run, acknowledged_by=None):
         "n": 1, "tps_ci": None, "repeats": None,
         "stability": None if is_capacity(run.params) else summary.get("tps_ci"),
     }
+    busy = disturbed_runs(run)
+    context["disturbed"] = {"runs": busy, "acknowledged": True, "acknowledged_by": acknowledged_by.get_username()
+                            if acknowledged_by else ""} if busy else None
     found = summary.get("capacity") if is_capacity(run.params) else None
     if found:  # what the search found beside its sustained rate (the row's sustained_tps and latency_bound_ms)
         context["capacity"] = {k: found.get(k) for k in ("bound_ms", "budget_pct", "sustained_achieved_tps", "sustained_p95_ms",

@@ -23,6 +23,23 @@ MYSQL_STATUS = ("Com_commit", "Com_rollback", "Questions", "Threads_running", "I
 PG_DATABASE = ("xact_commit", "xact_rollback", "blks_hit", "blks_read", "deadlocks")
 
 
+
+
+def client_load(path="/proc/loadavg"):
+    """The client host's load averages (1, 5, 15 minutes) and its cores, as the kernel reports them."""
+    with open(path) as fh:
+        load = [float(v) for v in fh.read().split()[:3]]
+    return {"load": load, "cores": os.cpu_count() or 1}
+
+
+def disturbed(reading, limit_per_core):
+    """Whether a start reading of client_load shows the host loaded beyond `limit_per_core` (settings
+    RUNS_CLIENT_LOAD_LIMIT_PER_CORE, 1: more runnable work than cores before the tool began, so the tool competed
+    for the client's CPU; issue 46.6). Only the start counts: the end reading's averages include the tool's own
+    threads."""
+    return reading["load"][0] / reading["cores"] > limit_per_core
+
+
 def cpu_times(path="/proc/stat"):
     """(busy, total) jiffies of all the host's CPUs: busy excludes idle and iowait."""
     with open(path) as fh:

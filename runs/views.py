@@ -523,7 +523,7 @@ def run_publish(request, pk):
     try:
         result = publish_run(run.pk, user=request.user, acknowledge_other_load=request.POST.get("acknowledge_other_load") == "on")
     except ValidationError as exc:
-        if run.other_load and "acknowledge_other_load" in getattr(exc, "error_dict", {}):
+        if "acknowledge_other_load" in getattr(exc, "error_dict", {}):
             context = _run_context(run)
             context.update(action="publish", preview=publish_preview(run), acknowledge_error=" ".join(exc.messages))
             return render(request, "runs/run_confirm.html", context, status=400)
@@ -586,7 +586,8 @@ def run_compare(request):
     """2 to 6 runs side by side (?run=1&run=2[&base=1]): overlaid samples, TPS against threads, what
     differs, % against the baseline (runs/compare.py). Bad ids answer 400 naming the parameter."""
     try:
-        selection = compare.parse_selection(request.GET.getlist("run"), request.GET.get("base"), request.GET.getlist("group"))
+        selection = compare.parse_selection(request.GET.getlist("run"), request.GET.get("base"), request.GET.getlist("group"),
+                                            request.GET.get("include_disturbed"))
     except ValidationError as exc:
         return render(request, "runs/run_compare.html", {"errors": exc.message_dict, "selected": request.GET.getlist("run")},
                       status=400)
@@ -595,6 +596,7 @@ def run_compare(request):
     return render(request, "runs/run_compare.html", {
         "runs": runs, "data": data, "base": runs[selection.base_index], "rows": list(zip(runs, data["results"])),
         "selection_query": "&".join(f"{e.kind}={e.id}" for e in selection.entries),
+        "disturbed": sorted(pk for e in selection.entries for pk in e.disturbed),
         "folded_count": sum(d["folded"] for d in data["differences"]),
         "chart": {"samples": compare.samples(runs), "by_threads": data["by_threads"], "base": runs[selection.base_index].pk},
     })

@@ -230,7 +230,9 @@ APPENDED = ["id", "url", "tps_per_core", "statements_per_transaction", "origin",
             # issue 49.1: what the vendor's newest later edition printed otherwise (empty for the newest row)
             "superseded_by", "superseded_changes",
             # issue 46: the coefficient of variation of TPS over an internal row's runs
-            "tps_cv"]
+            "tps_cv",
+            # issue 46.6: the client host loaded beyond its cores (acknowledged when published)
+            "client_disturbed"]
 
 
 def csv_body(response):

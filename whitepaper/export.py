@@ -23,7 +23,7 @@ EXPORT_COLUMNS = [
     "id", "url", "tps_per_core", "statements_per_transaction", "origin",
     "qps_normalised", "memory_ratio_derived", "revised_from", "revised_changes",
     "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats_n", "repeats_stdev",
-    "sustained_tps", "latency_bound_ms", "superseded_by", "superseded_changes", "tps_cv",
+    "sustained_tps", "latency_bound_ms", "superseded_by", "superseded_changes", "tps_cv", "client_disturbed",
 ]
 CHUNK = 2000  # rows read at a time, each chunk's older editions in one query
 IOPS_ON_DISK_NOTE = "depends on disk"
@@ -109,6 +109,8 @@ COLUMN_INFO = {
     "repeats_n": ("integer", "runs", "Internal measurements: how many runs the row's figures are the mean of (1: a "
                   "single run); empty for a vendor's row."),
     "repeats_stdev": ("number", "transactions per second", "Their TPS's sample standard deviation; empty otherwise."),
+    "client_disturbed": (_TEXT, "", "Internal measurements: 'acknowledged' when the client host was loaded beyond its "
+                         "cores as a run of the row started (acknowledged when published); empty otherwise."),
     "tps_cv": ("number", "", "Internal measurements: the coefficient of variation of TPS over the runs (standard "
                "deviation / mean); empty for one run or a vendor's row."),
     "latency_bound_ms": ("number", "ms", "Internal capacity searches: the p95 bound sustained_tps was measured under; "
@@ -210,7 +212,7 @@ def _measurement_cells(result):
             "client_bound": "" if bound is None else str(bound).lower(),
             "other_load": "acknowledged" if m.get("other_load") else "", "latency_caveat": m.get("latency_caveat") or "",
             "repeats_n": _or_empty(result.runs_n), "repeats_stdev": _or_empty(repeats.get("stdev")),
-            "tps_cv": _or_empty(result.tps_cv),
+            "tps_cv": _or_empty(result.tps_cv), "client_disturbed": "acknowledged" if m.get("disturbed") else "",
             "latency_bound_ms": _or_empty(result.latency_bound_ms)}
 
 

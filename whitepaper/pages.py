@@ -240,6 +240,9 @@ def measurement_html(result):
         parts.append(format_html('<span class="flag" data-flag="client_bound">{}</span>', _("client-bound: may understate the target")))
     if m.get("other_load"):
         parts.append(format_html('<span class="flag" data-flag="other_load">{}</span>', _("the server saw other load (acknowledged)")))
+    if m.get("disturbed"):
+        parts.append(format_html('<span class="flag" data-flag="disturbed">{}</span>',
+                                 _("the client host was loaded beyond its cores (acknowledged)")))
     if m.get("latency_caveat"):
         parts.append(format_html('<span class="flag" data-flag="latency_caveat" title="{}">{}</span>', m["latency_caveat"],
                                  _("latency not to be trusted")))

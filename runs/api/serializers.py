@@ -241,6 +241,13 @@ class RunSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     interleaved = serializers.SerializerMethodField(help_text=(
         "A run of an interleaved comparison: its launch id and every set-up's repeat group (id, position: 0 is the "
         "baseline, target, profile, runs), and the address comparing them; null otherwise."))
+    client_load = serializers.JSONField(read_only=True, help_text=(
+        "The client host's condition: start (before the first step) and end (after the last, including the tool's own "
+        "load), each {load: [1, 5, 15-minute load averages], cores}."))
+    disturbed = serializers.BooleanField(read_only=True, allow_null=True, help_text=(
+        "true: the client host was loaded beyond its cores as the run started (1-minute load average per core above 1): "
+        "left out of verdicts unless compare is asked include_disturbed=true, published only with an acknowledgement; "
+        "null: not measured."))
     block = serializers.IntegerField(read_only=True, allow_null=True, help_text=(
         "A run of an interleaved comparison: its block (from 1); each block ran every set-up once."))
     repeats = RepeatsField(write_only=True, required=False, default=1, help_text="Launch this many runs of the same set-up, queued one after another on the "
@@ -281,7 +288,7 @@ class RunSerializer(RejectsUnknownFields, serializers.ModelSerializer):
                   "command_line", "loop", "summary", "reproduces", "published_result", "waiting_for", "retracted_at",
                   "retraction_reason", "client_bound", "client_bound_cause", "latency", "latency_caveat", "insight", "client_info", "server_settings_hash",
                   "regression", "trend", "repeats", "confirm", "repeat_group", "clients", "round_trip", "tls", "other_load",
-                  "leftover_tables", "leftover_cause", "interleave", "interleaved", "block"]
+                  "leftover_tables", "leftover_cause", "interleave", "interleaved", "block", "client_load", "disturbed"]
         read_only_fields = [f for f in fields if f not in ("target", "profile", "overrides", "repeats", "confirm", "reproduces",
                                                           "interleave")]
 

@@ -117,7 +117,7 @@ class OperatorAPIMixin:
     pagination_class = CatalogPagination  # {count, next, previous, results}; page, page_size (at most 500)
     filter_backends = [DjangoFilterBackend, StrictOrderingFilter]
     LISTS = ("list", "regressions")  # the actions that page and filter their queryset
-    ACTION_PARAMS = {"compare": {"run", "group", "base"}, "series": {"target", "profile"}, "samples": {"after"},
+    ACTION_PARAMS = {"compare": {"run", "group", "base", "include_disturbed"}, "series": {"target", "profile"}, "samples": {"after"},
                      "server_samples": {"after"}}
 
     def allowed_params(self):
@@ -263,7 +263,10 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
                                OpenApiParameter("group", int, many=True, description="Repeat group ids (a series of runs of one set-up); "
                                                 "`run` and `group` name 2 to 6 entries in all."),
                                OpenApiParameter("base", str, description="The baseline entry: its id, or `run:<id>` / `group:<id>` when both "
-                                                "kinds are compared (default the earliest).")],
+                                                "kinds are compared (default the earliest)."),
+                               OpenApiParameter("include_disturbed", str, enum=["true", "false"], description=(
+                                   "true: count the runs whose client host was loaded beyond its cores as they started "
+                                   "(Run.disturbed), left out by default."))],
                    responses={(200, "application/json"): OpenApiTypes.OBJECT, **READ_ERRORS})
     @action(detail=False, methods=["get"])
     def compare(self, request, version=None):
@@ -285,7 +288,7 @@ class RunViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         step's), `samples` (per run and step: [seconds since the step started, TPS, latency ms])."""
         try:
             selection = compare.parse_selection(request.query_params.getlist("run"), request.query_params.get("base"),
-                                                request.query_params.getlist("group"))
+                                                request.query_params.getlist("group"), request.query_params.get("include_disturbed"))
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
         data = compare.compare(selection)

@@ -5,7 +5,7 @@ from urllib.parse import quote, urlencode
 
 from django.utils.functional import cached_property
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.reverse import _reverse, reverse
 
@@ -521,6 +521,9 @@ class ResultSerializer(serializers.ModelSerializer):
     repeats = serializers.SerializerMethodField(help_text=(
         "Internal measurements from a repeat group: the group's runs, mean, standard deviation, interval and coefficient "
         "of variation; null otherwise."))
+    client_disturbed = serializers.SerializerMethodField(help_text=(
+        "Internal measurements: the runs of the row whose client host was loaded beyond its cores as they started, and who "
+        "acknowledged it when publishing (runs, acknowledged, acknowledged_by); null otherwise."))
     runs_n = serializers.SerializerMethodField(help_text=(
         "Internal measurements: how many runs the row's figures are the mean of (1: a single run, no interval); null for "
         "a vendor's row."))
@@ -533,7 +536,8 @@ class ResultSerializer(serializers.ModelSerializer):
                   *[m.name for m in METRICS], "latency_bound_ms", "iops_depends_on_disk", "tps_per_core", "qps_normalised",
                   "memory_ratio_derived", "updated_at", "printed", "revised_from", "superseded_by",
                   "document", "table", "position", "methodology",
-                  "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats", "runs_n", "tps_cv"]
+                  "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats", "runs_n", "tps_cv",
+                  "client_disturbed"]
         list_serializer_class = ResultListSerializer
 
     @extend_schema_field(RevisionSerializer(allow_null=True))
@@ -569,6 +573,12 @@ class ResultSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_tps_ci_high(self, obj):
         return obj.tps_interval[1]
+
+    @extend_schema_field(inline_serializer("ClientDisturbed", {
+        "runs": serializers.ListField(child=serializers.IntegerField()), "acknowledged": serializers.BooleanField(),
+        "acknowledged_by": serializers.CharField()}, allow_null=True))
+    def get_client_disturbed(self, obj):
+        return _measurement(obj).get("disturbed")
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_runs_n(self, obj):
