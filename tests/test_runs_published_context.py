@@ -193,3 +193,11 @@ def test_a_published_repeat_carries_its_groups_spread(client, staff_user, profil
     # Each run of the series has its public record, saying the published figure is the series' mean.
     record = APIClient().get(f"/runs/{runs[2].pk}/record/").content.decode()
     assert 'id="record-ci" data-n="3"' in record and "mean of a series of 3 runs" in record
+    # A second series of the same set-up (other round trips: measured, not chosen) joins the same table.
+    again = RepeatGroup.objects.create(count=2)
+    second = [Run.objects.create(target=target, profile=quick, params=quick.resolve({}), state=RunState.SUCCEEDED,
+                                 repeat_group=again, repeat_index=i, server_version="10.11.19-MariaDB", tool_version="1.0.20",
+                                 round_trip={"median_ms": rt}, summary={"tps": tps, "qps": tps * 20, "threads": 2})
+              for i, (tps, rt) in enumerate(((310.0, 0.4), (320.0, 3.1)), start=1)]
+    assert client.post(f"/runs/{second[0].pk}/publish/").status_code == 302
+    assert Run.objects.get(pk=second[0].pk).published_result.table_id == row.table_id
