@@ -98,7 +98,7 @@ def test_it_refuses_bad_schedules_naming_each_field_and_stores_nothing(setup):
         ({"profile": "hammerdb-tpcc-sqlserver"}, {"profile"}),
         ({"profile": "no-such-profile"}, {"profile"}),
         ({"repeats": 0}, {"repeats"}),
-        ({"repeats": 11}, {"repeats"}),
+        ({"repeats": 31}, {"repeats"}),  # at most 30 (issue 46.1)
         ({"name": ""}, {"name"}),
         ({"cron": "61 * * * *", "repeats": 0, "overrides": {"threads": 0}}, {"cron", "repeats", "overrides"}),
     ]
@@ -150,11 +150,11 @@ def test_the_schema_documents_schedules_and_the_version_is_the_changelogs(client
     assert "204" in paths["/api/v1/schedules/{id}/"]["delete"]["responses"]
     assert {"/api/v1/schedules/{id}/pause/", "/api/v1/schedules/{id}/resume/"} <= set(paths)
     schedule = schema["components"]["schemas"]["Schedule"]["properties"]
-    assert schedule["repeats"]["maximum"] == 10 and schedule["repeats"]["minimum"] == 1
+    assert schedule["repeats"]["maximum"] == 30 and schedule["repeats"]["minimum"] == 1
     # Since 2.5.0 (issue 52.5) a request body has its own component, the writable fields only: `repeats` (write-only)
     # is in RunRequest, never in the answer's Run.
     run_request = schema["components"]["schemas"]["RunRequest"]["properties"]
-    assert run_request["repeats"]["maximum"] == 10 and run_request["repeats"]["minimum"] == 1
+    assert run_request["repeats"]["maximum"] == 30 and run_request["repeats"]["minimum"] == 1
     run = schema["components"]["schemas"]["Run"]["properties"]
     assert "repeats" not in run and "repeat_group" not in run_request
     assert "repeat_group" in run
