@@ -53,7 +53,6 @@ def samples(api, run):
     return [s["tps"] for s in api.get(f"/api/v1/runs/{run.pk}/samples/").json()["results"] if not s["warmup"]]
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_compare_says_within_or_beyond_noise_and_warns_when_engines_and_tools_differ(committed, worker, client):
     operator = make_user("noise-op", operator=True)
