@@ -5,6 +5,8 @@ import os
 import pytest
 from django.core.management import call_command
 
+from .tiers import TIERS, Plan, changed_files, tier, tiers_of
+
 
 def import_catalogue():
     call_command("import_whitepapers", verbosity=0, stdout=open(os.devnull, "w"))
@@ -17,6 +19,20 @@ def django_db_setup(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         import_catalogue()
         catalogue_snapshot.take()
+    yield
+    with django_db_blocker.unblock():
+        end_other_sessions()
+
+
+def end_other_sessions():
+    """Before the test database is dropped: the sessions still on it are this process's own leftovers (a live
+    server's request thread that kept its connection for a browser's keep-alive; every worker and server of a
+    test's own has stopped by now). PostgreSQL would wait 5 s for them and then refuse to drop the database."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                       " WHERE datname = current_database() AND pid <> pg_backend_pid()")
 
 
 # --- The catalogue, kept for the tests that read it --------------------------------------------------
@@ -74,14 +90,45 @@ def is_transactional(item):
                 or {"transactional_db", "live_server"} & set(item.fixturenames))
 
 
+def pytest_addoption(parser):
+    parser.addoption("--changed", action="store_true",
+                     help="only the tests that load a file changed since main (tests/tiers.py, scripts/test.sh)")
+    parser.addoption("--one-case", action="store_true",
+                     help="each test function once: its first parameter set (scripts/test.sh --quick)")
+
+
+def pytest_sessionstart(session):
+    """--changed says what changed and what it needs, once (the xdist controller, or the one process)."""
+    if session.config.getoption("changed") and not hasattr(session.config, "workerinput"):
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter:
+            reporter.write_line(Plan(changed_files()).summary())
+
+
 def pytest_collection_modifyitems(config, items):
-    """Files with the most slow tests first, so that the suite's processes (-n, --dist loadfile: a file is one
+    """Markers from the fixtures a test uses (tests/tiers.py: `tool`, `fault`, `browser`, `fuzz`; each of them and
+    a fixture's own `slow` also `slow`, so the developers' loop `-m "not slow"` leaves them to the whole suite);
+    with --one-case, each test function's first parameter set only; with --changed, only the tests a change needs.
+    Then files with the most slow tests first, so that the suite's processes (-n, --dist loadfile: a file is one
     unit) end together rather than one finishing a long file alone; within a file, transactional tests after the
-    others (each group keeps its order). Browser tests count as slow: the developers' loop (-m "not slow") leaves
-    them to the whole suite."""
+    others (each group keeps its order)."""
+    item_tiers = {}
     for item in items:
-        if item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.slow)
+        item_tiers[item] = tiers_of(item) | {m.name for m in item.iter_markers() if m.name in TIERS}
+        for name in sorted(item_tiers[item] | ({"slow"} if item_tiers[item] else set())):
+            item.add_marker(getattr(pytest.mark, name))
+    if config.getoption("one_case"):
+        first = {}
+        for item in items:
+            first.setdefault(item.nodeid.split("[", 1)[0], item)  # the test function, without its parameters
+        keep = set(first.values())
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = [item for item in items if item in keep]
+    if config.getoption("changed"):
+        plan = Plan(changed_files())
+        wanted = {item for item in items if plan.wants(item, item_tiers[item])}
+        config.hook.pytest_deselected(items=[item for item in items if item not in wanted])
+        items[:] = [item for item in items if item in wanted]
     first_seen, slow = {}, {}
     for item in items:
         first_seen.setdefault(item.path, len(first_seen))
@@ -138,6 +185,7 @@ def server(catalogue_server):
 
 
 @pytest.fixture(scope="session")
+@tier("browser")
 def browser():
     """Debian's headless Chromium driven by Playwright (no browser download)."""
     from playwright.sync_api import sync_playwright
@@ -160,6 +208,16 @@ def page(browser):
     context.close()
 
 
+@pytest.fixture(scope="session")
+@tier("slow")
+def embedded_sqlite(tmp_path_factory):
+    """The embedded default (no configuration: SQLite), migrated and loaded with the bundled catalogue in a
+    subprocess, once per session process (tests/embedded.py); tests only read it."""
+    from .embedded import EmbeddedSQLite
+
+    return EmbeddedSQLite(tmp_path_factory.mktemp("embedded-sqlite"))
+
+
 # --- Runs: real database users, committed rows, one Celery worker for the session ----------------
 
 @pytest.fixture(scope="session")
@@ -178,6 +236,7 @@ def committed(transactional_db, bench_users):
 
 
 @pytest.fixture(scope="session")
+@tier("tool")
 def worker(django_db_setup, bench_users):
     """One benchmark worker (queues celery and benchmarks) for every test that needs one: it reads each
     run from the database, so tests share it; a test that kills a worker starts its own

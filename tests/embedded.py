@@ -44,7 +44,11 @@ class EmbeddedSQLite:
                     # the hostile requests come from one address: the rate limit is not what is tested
                     "API_ANON_RATE": "100000/minute", "API_AUTHENTICATED_RATE": "100000/minute"}
         for command in (["migrate", "--noinput", "-v0"], ["import_whitepapers"]):
-            self._run([sys.executable, "manage.py", *command])
+            self.manage(*command)
+
+    def manage(self, *command):
+        """A management command's output (it must succeed)."""
+        return self._run([sys.executable, "manage.py", *command])
 
     def _run(self, argv, stdin=None):
         proc = subprocess.run(argv, cwd=ROOT, env=self.env, input=stdin, capture_output=True, text=True)

@@ -14,7 +14,7 @@ from django.conf import settings
 from whitepaper.models import Document, Engine, EngineVersion, Flavor, Vendor
 from whitepaper.views import edition_links, vendor_coverage
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 AXE = Path(settings.NODE_MODULES) / "axe-core" / "axe.min.js"
 COMPARE = ("/compare/?sel=engine%3Dmysql%26version%3D5.7%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds"

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 
 def test_docs_page_renders_the_schema_with_swagger_ui(server, page):

@@ -20,7 +20,9 @@ import requests
 
 from tests.test_api_parquet import KEYS as HAND_READ_KEYS, ROWS as HAND_READ_ROWS
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+from .tiers import tier
+
+pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "rds_performance_whitepaper_api_client"  # from the schema's title
@@ -133,6 +135,7 @@ def run(argv, **kwargs):
 
 
 @pytest.fixture(scope="module")
+@tier("slow")
 def generated_client(catalogue_server, tmp_path_factory):
     """The suite's python with the package generated from the live schema on its path. The generator and the
     package's dependencies (httpx, attrs, python-dateutil) are pinned in requirements-dev.txt and installed at

@@ -26,7 +26,9 @@ from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db]  # schemathesis: hundreds of generated requests
+from .tiers import tier
+
+pytestmark = pytest.mark.django_db  # schemathesis: hundreds of generated requests
 
 SCHEMA_URL = "/api/v1/schema/?format=json"
 PARQUET = "application/vnd.apache.parquet"
@@ -36,6 +38,7 @@ EXAMPLES = {GenerationMode.POSITIVE: 15, GenerationMode.NEGATIVE: 8}
 
 
 @pytest.fixture
+@tier("fuzz")
 def api_schema(db, settings):
     # The fuzzer sends hundreds of anonymous requests: lift the anonymous throttle for this test only.
     settings.REST_FRAMEWORK = {**django_settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "100000/minute"}}

@@ -8,8 +8,6 @@ from urllib.parse import urlencode
 
 import pytest
 
-from .embedded import EmbeddedSQLite
-
 BIG = str(2**63)  # one past the largest bigint
 EARLY = "0001-01-01T00:00:00%2B14:00"  # 0000-12-31T10:00Z: before year 1 in UTC
 LATE = "9999-12-31T23:59:59-14:00"  # 10000-01-01T13:59:59Z: after year 9999 in UTC
@@ -79,16 +77,14 @@ def test_hostile_requests_are_400s_naming_the_field_on_postgresql(anonymous, sta
     check(answers)
 
 
-@pytest.mark.slow  # migrates and loads a fresh SQLite database in a subprocess
-def test_hostile_requests_are_400s_naming_the_field_on_the_embedded_sqlite_default(tmp_path):
-    check(EmbeddedSQLite(tmp_path).ask([r[:5] for r in HOSTILE]))
+def test_hostile_requests_are_400s_naming_the_field_on_the_embedded_sqlite_default(embedded_sqlite):
+    check(embedded_sqlite.ask([r[:5] for r in HOSTILE]))
 
 
-@pytest.mark.slow
-def test_the_embedded_default_still_answers_good_moments_and_ids(tmp_path):
+def test_the_embedded_default_still_answers_good_moments_and_ids(embedded_sqlite):
     """The range check refuses only what neither database can hold: year 1 and 9999 in UTC still answer (442
     rows: every published row of the bundled catalogue, as `manage.py export_results` counts them)."""
-    answers = EmbeddedSQLite(tmp_path).ask([
+    answers = embedded_sqlite.ask([
         ("anonymous", "get", "/api/v1/results/?updated_since=0001-01-01T00:00:00Z"),
         ("anonymous", "get", "/api/v1/results/?updated_since=9999-12-31T23:59:59Z"),
         ("staff", "get", f"/api/v1/runs/?target={2**63 - 1}"),

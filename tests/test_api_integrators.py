@@ -11,6 +11,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from .gunicorn_support import ROOT, gunicorn, server_env
+from .tiers import tier
 
 pytestmark = pytest.mark.django_db
 
@@ -237,6 +238,7 @@ def test_the_spec_lookup_hints_too(client):
 # --- Point 3: one rate-limit count per client, whatever process answers ------------------------------
 
 @pytest.fixture(params=["redis", "database"])
+@tier("slow")  # gunicorn processes of its own
 def two_servers(request, transactional_db, tmp_path):
     """Two gunicorn processes (config.gunicorn_conf, one worker each) on the test database: the rate limit's
     count in Redis (REDIS_URL set) or, on the embedded default's configuration (no REDIS_URL), in the database's

@@ -10,6 +10,7 @@ import pytest
 import requests
 
 from .gunicorn_support import gunicorn, server_env
+from .tiers import tier
 
 pytestmark = pytest.mark.django_db
 
@@ -55,6 +56,7 @@ def test_the_deprecated_300_has_the_one_error_shape(client):
 
 
 @pytest.fixture
+@tier("slow")  # gunicorn processes of its own
 def gunicorn_server(django_db_setup, tmp_path):
     """The dashboard's gunicorn command (config.gunicorn_conf) on the test database."""
     env = server_env(REDIS_URL=os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15"))

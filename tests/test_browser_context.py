@@ -8,7 +8,7 @@ Expected values from the data files: PostgreSQL 12 dedicated 64 vCPU / 256 GB, T
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 # The text of the cell of column `col` in the explorer's row containing `needle`, and whether it lies on screen.
 CELL = """([col, needle]) => {

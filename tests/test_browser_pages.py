@@ -7,7 +7,6 @@ would empty the session's catalogue for every later test."""
 
 import csv
 import io
-import os
 import re
 from pathlib import Path
 
@@ -17,10 +16,9 @@ from whitepaper.models import PublishedResult
 
 from .browser_support import rows_on_screen
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # django_db: so the test database is set up
+pytestmark = pytest.mark.django_db  # django_db: so the test database is set up
 
 MYSQL_2025 = "huawei-2025-10-21-mysql"
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 
 
 def wait_for_charts(page):
@@ -28,6 +26,7 @@ def wait_for_charts(page):
                            "document.querySelectorAll('figure[data-chart] canvas').length")
 
 
+@pytest.mark.quick  # the quick tier's browser page (scripts/test.sh --quick)
 def test_document_page_draws_one_chart_per_table_group_with_a_point_per_row(server, page):
     page.goto(f"{server}/documents/{MYSQL_2025}/")
     wait_for_charts(page)
@@ -108,40 +107,6 @@ def test_compare_selected_rows_shows_the_percent_difference(server, page):
     # Two single flavours: a bar each (not two one-point lines).
     assert page.evaluate("() => Chart.getChart(document.querySelector('figure[data-chart] canvas')).data.datasets"
                          ".map(d => d.data.length)") == [2]
-
-
-@pytest.mark.skipif(not os.environ.get("PERFDASH_SCREENSHOTS"), reason="set PERFDASH_SCREENSHOTS=1 to refresh docs/screenshots")
-def test_screenshots_of_the_main_pages(server, page):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    pages = {
-        "home": "/",
-        "document": f"/documents/{MYSQL_2025}/#table-6",
-        "engine-version": "/engines/mysql/5.7/",
-        "explorer": "/explore/?engine=mysql&version=8.0&sort=-tps",
-        "compare": "/compare/?sel=engine%3Dmysql%26version%3D5.7%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds"
-                   "&sel=engine%3Dmysql%26version%3D8.0%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds",
-        "sizing": "/sizing/?engine=mysql&version=8.0&metric=tps&target=3000",
-        "edition-diff": "/editions/huawei-2023-08-03-rds/huawei-2025-10-21-postgresql/",
-        "document-contents": "/documents/huawei-2023-08-03-rds/",
-        "explorer-qps": "/explore/?engine=mysql&version=5.7&cols=vendor&cols=document&cols=family&cols=memory_ratio"
-                        "&cols=flavor&cols=vcpus&cols=memory_gb&cols=tps&cols=qps&cols=qps_normalised",
-        # issue 49: an older edition's table saying what the newer one prints, a text search, sizing's data sizes,
-        # a flavour page by its readable address, Alibaba's tables as phone cards
-        "document-superseded": "/documents/huawei-2023-08-03-rds/#table-20",
-        "explorer-search": "/explore/?q=Kunpeng&latest=false",
-        "sizing-data-sizes": "/sizing/?engine=mysql&version=5.7&metric=tps&target=4000",
-        "flavor": "/flavors/alibaba/rds.ppas.st.h43/",
-        "document-alibaba": "/documents/alibaba-2019-06-18-rds/#table-3",
-    }
-    # home.png, home.zh-hans.png (1280 px wide) ... and home.390.png, home.390.zh-hans.png (a phone).
-    for width, size in ((1280, ""), (390, ".390")):
-        page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
-        for lang, suffix in (("en", ""), ("zh-hans", ".zh-hans")):
-            for name, path in pages.items():
-                url, _, fragment = path.partition("#")
-                page.goto(f"{server}{url}{'&' if '?' in url else '?'}lang={lang}{'#' + fragment if fragment else ''}")
-                wait_for_charts(page)
-                page.screenshot(path=str(SCREENSHOTS / f"{name}{size}{suffix}.png"))
 
 
 def test_explorer_internal_measurements_switch_lives_in_the_url(server, page):

@@ -12,7 +12,7 @@ from whitepaper.models import PublishedResult
 
 from .browser_support import rows_on_screen
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 
 def settled(page):

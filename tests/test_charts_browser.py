@@ -15,7 +15,7 @@ from whitepaper.models import PublishedResult
 from .test_browser_pages import wait_for_charts
 from .test_numbers_in_view_browser import COMPARE, COMPARE_LINES
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 UNIT = {"en": "transactions per second", "zh-hans": "每秒事务数"}
 CAVEAT = {"en": "The methodologies differ.", "zh-hans": "测试方法不同。"}

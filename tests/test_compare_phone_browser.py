@@ -8,7 +8,7 @@ import pytest
 
 from whitepaper.models import PublishedResult
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 
 def two_rows():

@@ -85,7 +85,6 @@ def test_bad_text_is_a_message_naming_the_line(staff):
     assert PublishedResult.objects.count() == before
 
 
-@pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("lang,heading,diff", [("en", "Draft a whitepaper from its text", "2 changed, 1 new, 1 gone"),

@@ -8,7 +8,7 @@ import pytest
 
 from .browser_support import rows_on_screen
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 
 def test_next_previous_back_forward_and_a_shared_link_keep_their_rows(server, page, browser):

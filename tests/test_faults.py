@@ -25,7 +25,9 @@ from testbed.runs_support import (
     PASSWORD, make_targets, make_user, run_processes, tool_processes, wait_for,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+from .tiers import tier
+
+pytestmark = pytest.mark.django_db(transaction=True)
 
 REDIS_PORT = free_port()  # this module's own Redis: a free port, never one another process may hold
 
@@ -36,6 +38,7 @@ def database_url():
 
 
 @pytest.fixture(scope="module")
+@tier("fault")
 def stack(django_db_setup, django_db_blocker, bench_users, tmp_path_factory):
     stack = Stack(database_url(), REDIS_PORT, tmp_path_factory.mktemp("faults"))
     try:

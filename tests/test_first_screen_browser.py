@@ -11,7 +11,7 @@ import pytest
 
 from whitepaper.models import Document, ResultTable
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 FIRST_ROW = """() => { const row = document.querySelector('.result-table tbody tr, table.explorer tbody tr');
   const box = row.getBoundingClientRect(); return {top: box.top + window.scrollY, bottom: box.bottom + window.scrollY}; }"""

@@ -5,16 +5,12 @@ and every document page the first row's key number (TPS, else the table's first 
 lies on screen without scrolling sideways, no page is wider than the screen, and every chart series has
 a legend entry outside the plot. Read-only pages over the session's catalogue (see test_browser_pages)."""
 
-import os
-from pathlib import Path
-
 import pytest
 
 from whitepaper.models import Document
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 COMPARE = ("/compare/?sel=engine%3Dmysql%26version%3D5.7%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds"
            "&sel=engine%3Dmysql%26version%3D8.0%26family%3Ddedicated%26memory_ratio%3D1%3A4%26document%3Dhuawei-2023-08-03-rds")
 # A series of every Huawei MySQL 5.7 line against Alibaba's: many lines, sizes that ask which (issue 21.3).
@@ -188,29 +184,3 @@ def test_it_offers_a_skip_link_and_names_every_control(server, page):
     assert len(names) > 3 and len(set(names)) == len(names)  # each checkbox named after its own row
     first = page.evaluate("() => document.querySelector('#results tbody tr td:nth-child(2)').textContent.trim()")
     assert names[0].startswith("Compare ") and first.split()[0] in names[0]
-
-
-@pytest.mark.skipif(not os.environ.get("PERFDASH_SCREENSHOTS"), reason="set PERFDASH_SCREENSHOTS=1 to refresh docs/screenshots")
-def test_screenshots_of_the_answers(server, page):
-    shots = {"sqlserver-chart": "/engines/sqlserver/2014/", "explorer-default": "/explore/"}
-    for width, size in ((1280, ""), (390, ".390")):
-        page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
-        for lang, suffix in (("en", ""), ("zh-hans", ".zh-hans")):
-            for name, path in shots.items():
-                open_page(page, server, path, lang)
-                page.screenshot(path=str(SCREENSHOTS / f"{name}{size}{suffix}.png"))
-            # the answers themselves, below the forms: explorer rows, the compare chart with its legend and table, sizing
-            open_page(page, server, "/explore/", lang)
-            page.locator("#results .table-scroll").screenshot(path=str(SCREENSHOTS / f"explorer-rows{size}{suffix}.png"))
-            open_page(page, server, COMPARE, lang)
-            page.locator("figure[data-chart]").screenshot(path=str(SCREENSHOTS / f"compare-chart{size}{suffix}.png"))
-            page.locator(".compare-table").screenshot(path=str(SCREENSHOTS / f"compare-table{size}{suffix}.png"))
-            open_page(page, server, SIZING, lang)
-            page.locator("table.sizing").screenshot(path=str(SCREENSHOTS / f"sizing-answer{size}{suffix}.png"))
-            open_page(page, server, SIZING_PPAS, lang)
-            page.locator("table.sizing").screenshot(path=str(SCREENSHOTS / f"sizing-ppas-ro-qps{size}{suffix}.png"))
-            open_page(page, server, COMPARE_LINES, lang)
-            page.locator("figure[data-chart]").screenshot(path=str(SCREENSHOTS / f"compare-lines-chart{size}{suffix}.png"))
-            page.locator(".compare-table").screenshot(path=str(SCREENSHOTS / f"compare-lines-table{size}{suffix}.png"))
-            open_page(page, server, "/engines/postgresql/12/", lang)
-            page.screenshot(path=str(SCREENSHOTS / f"engine-newest{size}{suffix}.png"))

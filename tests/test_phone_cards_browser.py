@@ -8,7 +8,7 @@ import pytest
 
 from whitepaper.models import Flavor
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 # Every token of the visible card cells (a run of characters without a space or a CJK character, between which lines
 # may break; a hyphenated word's parts) that spans more than one line box.

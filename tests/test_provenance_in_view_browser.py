@@ -7,7 +7,7 @@ import pytest
 
 from whitepaper.models import Flavor, PublishedResult
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 # [(the table's first header cells, scroll width, box width)] of every table box on the page.
 BOXES = """() => [...document.querySelectorAll('.table-scroll')].filter(b => b.offsetParent).map(b => ({

@@ -12,7 +12,7 @@ from testbed.runs_support import (
 )
 
 HTMX_SETTLED = "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_create_a_run_watch_samples_arrive_and_see_it_succeed(committed, worker, live_server, page):

@@ -100,7 +100,6 @@ def test_bad_capacity_parameters_are_refused_naming_the_field(operator_api, prof
     assert any(words in m for m in response.json()["errors"][field]), response.json()
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_search_with_pgbench_converges_and_reports_its_capacity(worker, operator_api, committed):
     target = make_targets()["postgresql"]

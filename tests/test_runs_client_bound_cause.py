@@ -71,7 +71,6 @@ def test_which_addresses_are_this_hosts_own():
     assert on_this_host("db.example") is None  # a name that did not resolve: cannot be told
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_target_at_the_hosts_own_interface_address_measures_the_shared_host(worker, committed, operator_api, client, staff_user):
     """33.7 for a non-loopback address: the machine's MariaDB reached through the machine's own interface address (a

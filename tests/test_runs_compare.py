@@ -34,7 +34,6 @@ def finish(run_id, worker):
     return run
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_two_real_runs_of_different_thread_counts_list_exactly_what_differs(committed, worker, client):
     operator = make_user("compare-op", operator=True)

@@ -21,14 +21,14 @@ from testbed.runs_support import (
 )
 from .test_runs_history import throttle
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 NO_OVERFLOW = "() => document.documentElement.scrollWidth <= window.innerWidth"
 
 
 def run(api, target, **overrides):
     response = api.post("/api/v1/runs/", {"target": target.pk, "profile": "pgbench-ro-quick",
-                                          "overrides": {"duration_s": 4, **overrides}}, format="json")
+                                          "overrides": {"duration_s": 3, **overrides}}, format="json")
     assert response.status_code == 201, response.content
     done = wait_final(response.json()["id"], timeout=180)
     assert done.state == RunState.SUCCEEDED, done.reason
@@ -49,7 +49,7 @@ def test_compare_series_and_regressions_in_a_browser(committed, worker, live_ser
     other = run(api, target, threads=1)
     slowed.refresh_from_db()
     assert slowed.regression is True
-    launched = api.post("/api/v1/runs/", {"target": target.pk, "profile": "pgbench-ro-quick", "overrides": {"duration_s": 4},
+    launched = api.post("/api/v1/runs/", {"target": target.pk, "profile": "pgbench-ro-quick", "overrides": {"duration_s": 3},
                                           "repeats": 2}, format="json").json()
     repeats = [wait_final(r.pk, timeout=180) for r in Run.objects.filter(repeat_group_id=launched["repeat_group"]["id"])
                .order_by("repeat_index")]

@@ -23,7 +23,9 @@ from runs.models import Run, RunState, Sample, Target
 
 from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, private_tmp, queue_worker, run_processes, wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+from .tiers import tier
+
+pytestmark = pytest.mark.django_db(transaction=True)
 
 PROFILE = "sysbench-oltp-rw-mysql-quick"
 GRACE_QUEUE = "db-grace-test"
@@ -117,6 +119,7 @@ def test_twenty_blips_over_several_runs_lose_nothing(worker, committed, operator
 
 
 @pytest.fixture
+@tier("fault")
 def grace_worker(django_db_setup, bench_users, tmp_path_factory):
     tmp = private_tmp(tmp_path_factory, "db-grace-worker")
     with queue_worker(GRACE_QUEUE, "runs-db-grace", tmp, concurrency=1,

@@ -33,7 +33,6 @@ def loadavg():
 LOAD_QUEUE = "load-test"
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_real_run_records_its_client_hosts_load_and_the_worker_applies_its_limit(committed, worker, tmp_path):
     from testbed.runs_support import queue_worker

@@ -22,11 +22,13 @@ from testbed.runs_support import (
 )
 
 PROFILE = "pgbench-ro-quick"
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def launch_and_finish(api, target):
-    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": PROFILE, "overrides": {"duration_s": 5}}, format="json")
+    # 3 s, as the quick profile: the planted regression (index scans off) costs the run most of its TPS, and the repeat
+    # is judged against a band that holds the slowed run, so neither verdict rests on a long window.
+    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": PROFILE, "overrides": {"duration_s": 3}}, format="json")
     assert response.status_code == 201, response.content
     run = wait_final(response.json()["id"], timeout=180)
     assert run.state == RunState.SUCCEEDED, run.reason

@@ -25,7 +25,7 @@ from testbed.runs_support import (
     PASSWORD, PG_DB, make_targets, wait_final,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture

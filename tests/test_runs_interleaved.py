@@ -98,7 +98,6 @@ def finish_all(ids, timeout=600):
     return runs
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_real_interleaved_comparisons_say_what_the_runs_show(committed, worker, client):
     api = api_for("interleave-real")

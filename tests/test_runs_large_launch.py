@@ -96,7 +96,6 @@ WIDEST = """() => Array.from(document.querySelectorAll('body *')).filter(e => e.
   .slice(0, 5).map(e => e.tagName + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right))"""
 
 
-@pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("lang", ["en", "zh-hans"])

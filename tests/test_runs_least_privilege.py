@@ -43,7 +43,6 @@ def test_the_bench_user_has_those_rights_and_no_more(bench_users):
     assert member_of == {"pg_read_all_stats", "pg_read_all_settings"}
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("engine, profile", [("mysql", "sysbench-oltp-rw-mysql-quick"),
                                              ("postgresql", "sysbench-oltp-rw-postgresql-quick"),

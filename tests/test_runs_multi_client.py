@@ -27,7 +27,9 @@ from testbed.runs_support import (
     wait_for, worker_env,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+from .tiers import tier
+
+pytestmark = pytest.mark.django_db(transaction=True)
 QUEUE = "multi-test"
 HOSTS = ("client-a", "client-b")
 WORKER_ENV = {"RUNS_CLIENT_ARRIVAL_SECONDS": "8", "RUNS_CLIENT_LOST_SECONDS": "4", "RUNS_HEARTBEAT_SECONDS": "1"}
@@ -36,6 +38,7 @@ TPS_RE = r"^\s*transactions:\s+\d+\s+\(([\d.]+) per sec\.\)"
 
 
 @pytest.fixture
+@tier("tool")
 def clients_workers(django_db_setup, bench_users):
     """Two benchmark workers (-c 1) on the pool queue, each naming itself as another client host."""
     purge_queues()
@@ -90,7 +93,6 @@ def both_running(run_id):
     return len(rows) == 2 and all(ClientSample.objects.filter(client=c).exists() for c in rows)
 
 
-@pytest.mark.browser
 def test_two_clients_drive_one_run(clients_workers, operator_api, target, client, operator_user, live_server, browser):
     run_id = launch(operator_api, target, threads=4, duration_s=4, client_hosts=2)
     run = wait_final(run_id, timeout=120)

@@ -34,7 +34,6 @@ def printed_tps(run):
     return float(re.findall(r"transactions:\s+\d+\s+\(([0-9.]+) per sec\.\)", run.log)[-1])
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_compare_says_within_or_beyond_noise_and_warns_when_engines_and_tools_differ(committed, worker, client):
     operator = make_user("noise-op", operator=True)

@@ -14,7 +14,7 @@ from runs.models import Run, RunState
 from testbed.runs_support import make_targets, make_user
 from .test_runs_open_loop import recorded_open_loop_summary
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 NO_OVERFLOW = "() => document.documentElement.scrollWidth <= window.innerWidth"
 CAPACITY = {"rate_tps": 500, "capacity_bound_ms": 50, "capacity_factor": 8, "capacity_max_tps": 1_000_000}

@@ -21,7 +21,7 @@ from runs.models import RunState
 
 from testbed.runs_support import DB_USER, PASSWORD, PG_DB, keep_step_logs, make_targets, wait_final, wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True),
+pytestmark = [pytest.mark.django_db(transaction=True),
               pytest.mark.skipif(not (shutil.which("pgbench") and shutil.which("sysbench")), reason="tools not installed")]
 
 RATE, SECONDS = 1_500, 20

@@ -15,7 +15,7 @@ from testbed.runs_support import (
     PG_DB, make_targets, make_user, wait_final,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def other_client(tmp_path):

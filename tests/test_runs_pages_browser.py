@@ -17,7 +17,7 @@ from runs.models import BenchmarkProfile, Run, RunState, Sample, ServerSample, T
 
 from testbed.runs_support import PASSWORD, make_user
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 NO_OVERFLOW = "() => document.documentElement.scrollWidth <= window.innerWidth"
 # Per table box: the table's width against its box's, and where the first two header cells lie.

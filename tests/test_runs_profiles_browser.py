@@ -14,7 +14,7 @@ from testbed.runs_support import make_user
 
 from .test_runs_pages_browser import SCREENSHOTS, login, measure
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-hans"])

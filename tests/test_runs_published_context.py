@@ -45,7 +45,6 @@ def methodology_block(html, slug):
     return facts
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_each_published_row_describes_its_own_run_with_flags_interval_and_record(committed, worker, client):
     staff = make_user("context-staff", staff=True)

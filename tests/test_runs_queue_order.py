@@ -8,7 +8,7 @@ from runs.models import Run, RunState, Target
 
 from testbed.runs_support import make_targets, wait_final, wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 PROFILE = "sysbench-oltp-rw-mysql-quick"
 

@@ -18,7 +18,7 @@ from runs.models import BenchmarkProfile, Run, RunState, Sample, Target
 
 from testbed.runs_support import PASSWORD, make_user
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 RECORDED = Path(__file__).parent / "recorded" / "sysbench-1.0.20-mysql-oltp_read_write-30s.stdout.txt"
 NO_OVERFLOW = "() => document.documentElement.scrollWidth <= window.innerWidth"

@@ -27,7 +27,9 @@ from testbed.runs_support import (
 )
 from testbed.tls_servers import PG_BIN
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+from .tiers import tier
+
+pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent
 NAMESPACE = f"perfdash-rt-{os.getpid()}"
 HOST_SIDE, NS_SIDE = f"pdrt{os.getpid() % 100000}h", f"pdrt{os.getpid() % 100000}n"
@@ -116,6 +118,7 @@ def worker_tmp(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+@tier("tool")
 def remote_worker(django_db_setup, bench_users, remote_target_host, worker_tmp):
     purge_queues()
     proc = start_worker(queues="remote-test", name="runs-remote", env={"TMPDIR": str(worker_tmp)})

@@ -45,7 +45,6 @@ def group_runs(api, answer):
     return sorted(r["id"] for r in listing)
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_repeats_are_one_result_with_mean_and_standard_deviation(committed, worker, client):
     operator = make_user("repeat-op", operator=True)
@@ -145,7 +144,6 @@ def test_repeats_are_one_result_with_mean_and_standard_deviation(committed, work
     assert record["origin"] == {"schedule": None, "requested_by": "repeat-op", "reproduces": None}
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_the_form_launches_sysbench_repeats_and_the_run_page_shows_their_mean(committed, worker, client):
     operator = make_user("repeat-form-op", operator=True)

@@ -29,7 +29,6 @@ def start_beat():
         cwd=ROOT, env=worker_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_schedule_due_in_the_window_starts_a_run_through_celery_beat(committed, worker, client):
     staff = make_user("sched-staff", staff=True)
@@ -93,7 +92,6 @@ def test_a_schedule_whose_runs_keep_failing_says_so_and_only_staff_schedule(clie
     assert "keeps-failing" in page  # the last 3 all failed
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_schedule_whose_real_runs_keep_failing_says_so_everywhere(committed, worker, client):
     """Three due times (the task beat fires, sent through the broker to the real worker) of a schedule whose

@@ -17,12 +17,15 @@ from runs.models import Run, RunState, Sample, Target
 from testbed.runs_support import private_tmp, queue_worker, start_worker, stop_worker, tool_processes, wait_final, wait_for
 from testbed.tls_servers import DATABASE, MAX_CONNECTIONS, PASSWORD, USER, running_servers
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+from .tiers import tier
+
+pytestmark = pytest.mark.django_db(transaction=True)
 QUEUE = "target-faults"
 PGBENCH_TABLES = ["pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history"]  # pgbench -i makes these
 
 
 @pytest.fixture(scope="module")
+@tier("fault")
 def servers():
     with running_servers("perfdash-fault-servers-") as started:
         yield started
@@ -34,6 +37,7 @@ def worker_tmp(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+@tier("fault")
 def fault_worker(django_db_setup, bench_users, servers, worker_tmp):
     with queue_worker(QUEUE, "runs-faults", worker_tmp, concurrency=1) as proc:
         yield proc

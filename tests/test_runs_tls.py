@@ -19,11 +19,14 @@ from runs.models import Run, RunState, Target
 from testbed.runs_support import private_tmp, queue_worker, tool_processes, wait_final, wait_for
 from testbed.tls_servers import DATABASE, PASSWORD, USER, running_servers
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+from .tiers import tier
+
+pytestmark = pytest.mark.django_db(transaction=True)
 QUEUE = "tls-test"  # its own worker (its own TMPDIR), never the session's
 
 
 @pytest.fixture(scope="module")
+@tier("tool")
 def servers():
     with running_servers("perfdash-tls-servers-") as started:
         yield started
@@ -35,6 +38,7 @@ def worker_tmp(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+@tier("tool")
 def tls_worker(django_db_setup, bench_users, servers, worker_tmp):
     with queue_worker("tls-test", "runs-tls", worker_tmp, RUNS_ERROR_GRACE_SECONDS="3") as proc:
         yield proc
@@ -173,7 +177,6 @@ def test_runs_over_tls_succeed_and_the_server_saw_tls(tls_runs, servers, worker_
     assert leftovers(worker_tmp, servers) == []
 
 
-@pytest.mark.browser
 def test_an_operator_sees_the_tls_in_the_browser(tls_runs, servers, operator_user, live_server, browser):
     """As a new user would: the targets page's 'Test connection' says encrypted and verified, the run page shows
     the cipher the server saw; at 1280 and 390 px, in English and Chinese, nothing wider than the screen."""

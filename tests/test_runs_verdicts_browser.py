@@ -17,7 +17,7 @@ from django.test import Client
 
 from runs.models import RepeatGroup, Run, RunState
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True)]
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 NO_OVERFLOW = "() => document.documentElement.scrollWidth <= window.innerWidth"
 BASE = [1000.0, 1100.0, 950.0, 1050.0, 1020.0]  # the baseline's TPS in blocks 1-5

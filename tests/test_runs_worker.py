@@ -17,7 +17,7 @@ from testbed.runs_support import (
     MYSQL_DB, PASSWORD, make_targets, run_processes, start_worker, stop_worker, wait_final, wait_for,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
@@ -43,6 +43,7 @@ def assert_secret_absent(*texts):
         assert "s3cr3t" not in text  # not even a fragment
 
 
+@pytest.mark.quick  # the quick tier's real sysbench run (scripts/test.sh --quick)
 def test_sysbench_against_mariadb_through_the_api(worker, operator_api, targets, client, operator_user):
     body = launch(operator_api, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=3, threads=2)
     assert body["state"] == "queued"
@@ -113,6 +114,7 @@ def server_commits(database):
         return pg.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = %s", [database]).fetchone()[0]
 
 
+@pytest.mark.quick  # the quick tier's real pgbench run
 def test_pgbench_read_only_script_against_postgresql(worker, operator_api, targets):
     before = server_commits(targets["postgresql"].database)
     body = launch(operator_api, targets["postgresql"], "pgbench-ro-quick", duration_s=3, threads=2)

@@ -93,7 +93,6 @@ def test_it_refuses_to_launch_a_stored_invalid_profile_through_the_api_and_the_f
     assert not Run.objects.exists()
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_the_worker_never_gives_the_tool_a_stored_invalid_workload(committed, worker, operator_user):
     tmp_path = Path(tempfile.mkdtemp(prefix="pd", dir="/tmp"))  # short (not the xdist TMPDIR): the field holds 40 characters

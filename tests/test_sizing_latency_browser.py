@@ -13,7 +13,7 @@ from runs.models import BenchmarkProfile, Run, RunState
 from testbed.runs_support import make_user
 from .test_runs_trust import make_target
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 NO_OVERFLOW = "() => document.documentElement.scrollWidth <= window.innerWidth"
 SEARCH = {"rate_tps": 1000, "capacity_bound_ms": 20, "capacity_factor": 2, "capacity_max_tps": 100_000}

@@ -27,6 +27,8 @@ from whitepaper import webhook_rules, webhooks
 from whitepaper.importer import import_files
 from whitepaper.models import Webhook, WebhookDelivery
 
+from .tiers import tier
+
 ROOT = Path(__file__).resolve().parent.parent
 # Failed deliveries in a row that disable a hook, attempts per delivery: every suite worker's (testbed WEBHOOK_ENV).
 DISABLE_AFTER, ATTEMPTS = WEBHOOK_DISABLE_AFTER, WEBHOOK_ATTEMPTS
@@ -65,6 +67,7 @@ class Receiver:
 
 
 @pytest.fixture(scope="module")
+@tier("slow")
 def worker(django_db_setup, django_db_blocker):
     purge_queues()
     proc = start_worker(queues="celery", concurrency=2, name="webhooks-test")
@@ -127,7 +130,6 @@ def signed(secret, request):
     return hmac.compare_digest(expected, request["headers"]["X-Perfdash-Signature"])
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_an_edition_a_finished_regressed_run_and_its_publishing_arrive_signed_after_two_500s(
         worker, receivers, settings, tmp_path):
@@ -175,7 +177,6 @@ def test_an_edition_a_finished_regressed_run_and_its_publishing_arrive_signed_af
     assert hook.active and hook.consecutive_failures == 0  # the successes reset the count
 
 
-@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_receiver_that_keeps_failing_is_disabled_with_the_reason(worker, receivers, settings):
     down = receivers([500])
