@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from whitepaper.models import PublishedResult
+
 from .test_browser_pages import MYSQL_2025, wait_for_charts
 from .test_numbers_in_view_browser import COMPARE, COMPARE_LINES, SIZING, SIZING_PPAS, open_page
 
@@ -36,6 +38,14 @@ def test_screenshots_of_the_main_pages(server, page):
         "sizing-data-sizes": "/sizing/?engine=mysql&version=5.7&metric=tps&target=4000",
         "flavor": "/flavors/alibaba/rds.ppas.st.h43/",
         "document-alibaba": "/documents/alibaba-2019-06-18-rds/#table-3",
+        # issue 49.6-49.8: compare of single rows (bars named under them, a card per row on a phone), a document's
+        # engine link landing on its tables, a flavour's and a sizing answer's provenance columns
+        "compare-rows": "/compare/?" + "&".join(f"sel={r.pk}" for r in PublishedResult.objects.filter(
+            table__document__slug=MYSQL_2025, engine_version__version="8.0", flavor__family__slug="dedicated",
+            flavor__vcpus=8).order_by("pk")[:2]),
+        "document-engine-link": "/documents/huawei-2023-08-03-rds/#table-26-heading",
+        "flavor-ppas": "/flavors/alibaba/ppas.x8.2xlarge.2/",
+        "sizing-sqlserver": "/sizing/?engine=sqlserver&metric=tps&target=1000",
     }
     # home.png, home.zh-hans.png (1280 px wide) ... and home.390.png, home.390.zh-hans.png (a phone).
     for width, size in ((1280, ""), (390, ".390")):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from whitepaper.models import Document, Engine, EngineVersion, Flavor, Vendor
+from whitepaper.models import Document, Engine, EngineVersion, Flavor, PublishedResult, Vendor
 from whitepaper.views import edition_links, vendor_coverage
 
 pytestmark = pytest.mark.django_db
@@ -35,6 +35,10 @@ def customer_pages():
              "/sizing/?engine=ppas&metric=ro_qps&target=100000",
              # issue 49: a text search, a notice of a page past the end, sizing's data-size note
              "/explore/?q=Kunpeng&latest=false", "/explore/?page=99", "/sizing/?engine=mysql&version=5.7&metric=tps&target=4000"]
+    # issue 49.6: compare of single rows (a bar chart, a Source column, a card per row on a phone)
+    rows = PublishedResult.objects.filter(table__document__slug="huawei-2025-10-21-mysql", engine_version__version="8.0",
+                                          flavor__family__slug="dedicated", flavor__vcpus=8).order_by("pk")[:2]
+    pages.append("/compare/?" + "&".join(f"sel={r.pk}" for r in rows))
     pages += [d.get_absolute_url() for d in Document.objects.order_by("slug")]
     pages += [f"/engines/{e.slug}/" for e in Engine.objects.order_by("slug")]
     pages += [v.get_absolute_url() for v in EngineVersion.objects.select_related("engine").filter(results__isnull=False)

@@ -73,8 +73,8 @@ def test_the_csv_link_writes_the_columns_the_screen_shows(client):
 def test_sizing_shows_and_filters_sql_servers_edition_and_deployment(client):
     url = "/sizing/?engine=sqlserver&version=2014&metric=tpm&target=1500000&lang=en"
     html = client.get(url).content.decode()
-    assert '<th scope="col">Edition</th>' in html and '<th scope="col">Deployment</th>' in html
-    assert '<th scope="col">Family</th>' not in html and '<th scope="col">Spec code</th>' not in html
+    assert '<th scope="col" class="text">Edition</th>' in html and '<th scope="col" class="text">Deployment</th>' in html
+    assert ">Family</th>" not in html and ">Spec code</th>" not in html
     assert 'data-col="edition">Web</td>' in html and 'data-col="edition">Enterprise + Standard</td>' in html
     web = client.get(url + "&edition=web&deployment=single").content.decode()
     assert 'data-col="edition">Web</td>' in web and "Enterprise + Standard</td>" not in web

@@ -125,9 +125,12 @@ def document_sections(document):
         # Tables of many columns (Alibaba's pgbench tables: spec, size, storage, capacity, data, hot data, both QPS)
         # take the page's width, the chart below them: beside it their key columns would scroll out of view.
         wide = any(len(t.columns) > WIDE_TABLE_COLUMNS for t in group_tables)
+        new_heading = bool(first.heading) and first.heading != previous_heading
+        # The heading above the group's tables (its chapter's where it opens one, else its section's): where the
+        # summary's link to an engine version lands (document_summary).
         groups.append({"section": section, "tables": group_tables, "chart": chart, "wide": wide,
                        "chart_rows": charts.chart_rows(chart), "methodology": group_tables[0].methodology,
-                       "heading": first.heading, "new_heading": bool(first.heading) and first.heading != previous_heading})
+                       "heading": first.heading, "new_heading": new_heading, "heading_id": f"{first.anchor}-heading"})
         previous_heading = first.heading
     return groups
 
@@ -142,11 +145,27 @@ def contents(groups):
     return chapters
 
 
+# A document's contents (every table by its printed number) is shown open up to this many tables; a longer one folds,
+# the summary's engine links above it, so the first table stays on a 1280 x 800 screen (issue 49.7: the 2023
+# document's 36 tables took 340 px and put its first row at 899 px; 20 tables take 161-181 px).
+CONTENTS_OPEN_TABLES = 24
+
+
 def document_summary(groups):
-    """What a document page opens with: how many tables and results, and the engine versions they cover."""
+    """What a document page opens with: how many tables and results, and the engine versions they cover, each a link
+    to the heading above its first tables (a reader who came for one version reaches it in one step, issue 49.7)."""
     results = [r for g in groups for t in g["tables"] for r in t.rows]
-    return {"tables": sum(len(g["tables"]) for g in groups), "results": len(results),
-            "engines": charts.caption(results, "")}
+    first_group = {}
+    for group in groups:
+        for t in group["tables"]:
+            for r in t.rows:
+                first_group.setdefault(r.engine_version, group)
+    versions = sorted(first_group, key=lambda v: (v.engine.name, version_sort_key(v.version)))  # as charts.caption
+    engines = format_html_join(pgettext("list separator", ", "), '<a class="engine-link" href="#{}">{}</a>',
+                               ((first_group[v]["heading_id"], str(v)) for v in versions))
+    tables = sum(len(g["tables"]) for g in groups)
+    return {"tables": tables, "results": len(results), "engines": engines,
+            "contents_open": tables <= CONTENTS_OPEN_TABLES}
 
 
 @catalogue_page

@@ -101,6 +101,76 @@
     };
   }
 
+  // The names under the bars (issue 49.6). A series' full name ("MySQL 8.0 · Dedicated · 8 vCPU / 32 GB (Huawei Cloud
+  // 2025)") rotated under a narrow chart took the canvas and left no room for the bars. Under each bar: only the parts
+  // of its name that tell it from the others (the parts every name shares become the axis' title), level, wrapped in
+  // words to its share of the width, at most MAX_NAME_LINES lines; where that does not fit (six bars on a phone) every
+  // bar is numbered and the legend, which names each series in full, numbered alike.
+  const MAX_NAME_LINES = 4;
+  const NAME_GAP = 6;  // pixels between the names of neighbouring bars
+
+  function sharedParts(names) {
+    const split = names.map(function (name) { return name.split(" · "); });
+    return split[0].filter(function (part) {
+      return split.length > 1 && split.every(function (parts) { return parts.indexOf(part) >= 0; });
+    });
+  }
+
+  // Words of `text` in lines no wider than `width` (measure: text -> pixels); null when a word alone is wider.
+  function wrapWords(parts, width, measure) {
+    const lines = [];
+    let line = "";
+    parts.forEach(function (part, i) {
+      part.split(" ").forEach(function (word, j) {
+        const glue = line ? (j === 0 && i > 0 ? " · " : " ") : "";
+        if (line && measure(line + glue + word) <= width) { line += glue + word; return; }
+        if (line) lines.push(line + (j === 0 && i > 0 ? " ·" : ""));
+        line = word;
+      });
+    });
+    if (line) lines.push(line);
+    return lines.every(function (l) { return measure(l) <= width; }) ? lines : null;
+  }
+
+  // The names under the bars for a scale `width` pixels wide: [[line, ...], ...], or numbers (numbered: true).
+  function barNames(names, width, font) {
+    const shared = sharedParts(names);
+    const ctx = barNames.ctx || (barNames.ctx = document.createElement("canvas").getContext("2d"));
+    ctx.font = font;
+    const measure = function (text) { return ctx.measureText(text).width; };
+    const room = width / names.length - NAME_GAP;
+    const lines = names.map(function (name) {
+      const own = name.split(" · ").filter(function (part) { return shared.indexOf(part) < 0; });
+      return wrapWords(own.length ? own : [name], room, measure);
+    });
+    if (lines.every(function (l) { return l && l.length <= MAX_NAME_LINES; })) return {lines: lines, shared: shared, numbered: false};
+    return {lines: names.map(function (_, i) { return [String(i + 1)]; }), shared: shared, numbered: true};
+  }
+
+  // A bar chart's x scale: level names, all of them (wrapped to fit: barNames), never rotated over the plot nor skipped.
+  function barScale(figure, names) {
+    const shared = sharedParts(names).join(" · ");
+    return {
+      type: "category",
+      title: {display: !!shared, text: shared},
+      ticks: {autoSkip: false, maxRotation: 0, minRotation: 0, callback: function (value, index) {
+        const key = this.chart.data.labels.join("\n") + "|" + Math.round(this.width);
+        if (this.perfdashNamesKey !== key) {
+          this.perfdashNamesKey = key;
+          this.perfdashNames = barNames(this.chart.data.labels, this.width, Chart.helpers.toFont(this.options.ticks.font).string);
+          numberLegend(figure, this.perfdashNames.numbered);
+        }
+        return this.perfdashNames.lines[index];
+      }},
+    };
+  }
+
+  // Bars named by number: the legend numbers its entries alike (CSS counters: the entries' text stays the names).
+  function numberLegend(figure, numbered) {
+    const legend = figure.querySelector(".chart-legend");
+    if (legend) legend.classList.toggle("numbered", numbered);
+  }
+
   function metricLabel(spec, metric, perCore) {
     const m = spec.metrics.find(function (m) { return m.name === metric; });
     return (m ? m.label : metric) + (perCore ? " " + spec.per_core_label : "");
@@ -113,9 +183,10 @@
   }
 
   // A tooltip's lines: on a narrow chart (a phone) each part on its own line, so the box fits the chart.
+  // Without a point (raw null): the name's lines only.
   function tooltipLines(name, raw, x, spec, narrow) {
-    const value = raw.y.toLocaleString();
-    const size = x + " " + spec.x_label + " / " + raw.memory_gb + " GB";
+    const value = raw ? raw.y.toLocaleString() : "";
+    const size = raw ? x + " " + spec.x_label + " / " + raw.memory_gb + " GB" : "";
     if (!narrow) return (name ? name + ": " : "") + value + " @ " + size + (raw.flavor ? " (" + raw.flavor + ")" : "");
     const lines = [];
     // a long series name wraps at about 34 characters a line
@@ -123,6 +194,7 @@
       const last = lines.length - 1;
       if (last >= 0 && (lines[last] + " · " + part).length <= 34) lines[last] += " · " + part; else lines.push(part);
     });
+    if (!raw) return lines;
     lines.push(value, "@ " + size);
     if (raw.flavor) lines.push(raw.flavor);
     return lines.filter(function (l) { return l; });
@@ -170,7 +242,7 @@
         interaction: {mode: "nearest", intersect: false},
         layout: {padding: {top: 8, right: 10}},  // room for the markers drawn unclipped at the plot's edge
         scales: {
-          x: bar ? {type: "category"} : {type: "linear", title: {display: true, text: spec.x_label}, beginAtZero: true},
+          x: bar ? barScale(figure, spec.series.map(function (s) { return s.label; })) : {type: "linear", title: {display: true, text: spec.x_label}, beginAtZero: true},
           y: {beginAtZero: true, title: {display: true, text: axisLabel(spec, state.metric, state.perCore)}},
         },
         // A point (a bar) opens its flavour's page (/flavors/<id>/); the chart's data table links there too.
@@ -185,7 +257,11 @@
         },
         plugins: {
           legend: {display: false},  // drawn outside the canvas by buildLegend
-          tooltip: {callbacks: {label: function (ctx) {
+          tooltip: {callbacks: {title: function (items) {
+            // a bar's full name (its own title), wrapped on a narrow chart like a line's name
+            const name = items.length ? String(items[0].label) : "";
+            return bar && chart.width < 520 ? tooltipLines(name, null, null, spec, true) : name;
+          }, label: function (ctx) {
             const raw = ctx.raw;
             const narrow = chart.width < 520;
             return tooltipLines(bar ? "" : ctx.dataset.label, raw, bar ? raw.vcpus : raw.x, spec, narrow);
@@ -195,6 +271,7 @@
     });
     charts.set(id, chart);
     buildLegend(figure, chart, spec, bar, state);
+    if (bar) numberLegend(figure, !!(chart.scales.x.perfdashNames && chart.scales.x.perfdashNames.numbered));
     figure.querySelectorAll("[data-per-core]").forEach(function (box) { box.checked = state.perCore; });
     function update() {
       if (bar) chart.data = bars(spec, state.metric, state.perCore);

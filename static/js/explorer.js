@@ -39,3 +39,11 @@ document.addEventListener("DOMContentLoaded", () => {
   const fold = document.getElementById("filters-fold");
   if (fold && window.matchMedia("(max-width: 600px)").matches) fold.open = false;
 });
+
+// A GET form whose values are the question the page answers (sizing; compare's "Add a series" with its metric,
+// marked data-url-state) shows the question of the page on screen. Back, Forward and a restored page otherwise bring
+// back what was last chosen before leaving: a TPM 100000 question over the TPS 1000 answer (issue 49.8). Its
+// defaults are the values the server rendered from the URL.
+window.addEventListener("pageshow", () => {
+  document.querySelectorAll("form[data-url-state]").forEach((form) => form.reset());
+});
