@@ -31,8 +31,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from whitepaper.export import EXPORT_COLUMNS
-
 from .embedded import EmbeddedSQLite
 
 API = "/api/v1"
