@@ -111,3 +111,16 @@ def test_credentials_and_conditional_requests_take_the_full_stack(client, staff,
     assert staff.get(url).status_code == 200  # a session
     assert client.get(url, HTTP_AUTHORIZATION="Bearer nonsense").status_code == 401
     assert len(dispatched) == 3
+
+
+def test_finished_answers_stay_within_their_bytes():
+    from whitepaper.api.caching import FinishedAnswers
+
+    kept = FinishedAnswers(size=10, max_bytes=800)
+    for i in range(10):
+        kept.set(i, (200, b"x" * 100, [], False))
+    assert len(kept.items) == 8 and kept.held == 800 and kept.get(0) is None and kept.get(9) is not None
+    kept.set("large", (200, b"x" * 101, [], False))  # over an eighth of the budget: not kept here
+    assert kept.get("large") is None
+    kept.set(9, (200, b"x" * 50, [], False))  # replaced: its old size given back
+    assert kept.held == 750

@@ -161,7 +161,33 @@ class CatalogueCaching:
 # pages: the catalogue stamp is read (one query) and the rate limit counted (config.throttling.judge_anonymous) as
 # on the full path, so a write anywhere and the limit apply alike.
 
-finished_answers = LocalPages(256)
+class FinishedAnswers(LocalPages):
+    """LocalPages bounded by the bytes it holds too: each finished answer's body is kept (the DRF-level
+    local_answers may have let the same bytes go), so the process's memory stays within FINISHED_BYTES."""
+
+    def __init__(self, size, max_bytes):
+        super().__init__(size)
+        self.max_bytes, self.held = max_bytes, 0
+
+    def set(self, key, value):
+        if len(value[1]) > self.max_bytes // 8:  # one large CSV would push out many answers: the full stack's cache
+            return
+        with self.lock:
+            old = self.items.pop(key, None)
+            self.held += len(value[1]) - (len(old[1]) if old else 0)
+            self.items[key] = value
+            while len(self.items) > self.size or self.held > self.max_bytes:
+                _key, dropped = self.items.popitem(last=False)
+                self.held -= len(dropped[1])
+
+    def clear(self):
+        with self.lock:
+            self.items.clear()
+            self.held = 0
+
+
+FINISHED_BYTES = 64 * 1024 * 1024
+finished_answers = FinishedAnswers(256, FINISHED_BYTES)
 # Set on each answer by the middleware around this one, or per request: never replayed.
 PER_REQUEST = {"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "date", "x-request-id"}
 
