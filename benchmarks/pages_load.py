@@ -80,11 +80,11 @@ def cleanup(database, env):
     shutil.rmtree(env["STATIC_ROOT"], ignore_errors=True)
 
 
-def start_gunicorn(env, port, workers):
+def start_gunicorn(env, port, workers, stderr=None):
     proc = subprocess.Popen(
         [str(Path(PYTHON).parent / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
          "--workers", str(workers), "--log-level", "warning"],
-        cwd=ROOT, env=env, start_new_session=True)
+        cwd=ROOT, env=env, start_new_session=True, stderr=stderr)
     for _ in range(100):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1)

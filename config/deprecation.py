@@ -33,6 +33,12 @@ DEPRECATIONS = {
         since=date(2026, 11, 28), sunset=date(2027, 3, 1),
         instead="compare's entries and comparisons (verdict, ratio and its interval over runs); trend.interval, "
                 "trend.regression and trend.cannot_detect (the prediction interval of earlier results)"),
+    "csv-printed-cells": Deprecation(
+        what="The results CSV's cells as printed (printed_cells=true): numbers as the document printed them (494, "
+             "8839.4) and version without the engine's name (10)",
+        since=date(2026, 11, 28), sunset=date(2027, 3, 1),
+        instead="the default cells since 3.0.0: numbers with their decimals (494.00, 8839.40) and version with the "
+                "engine's name ('PostgreSQL 10'), typed right by pandas, polars and DuckDB with no options"),
 }
 MIN_NOTICE_DAYS = 90
 assert all((d.sunset - d.since).days >= MIN_NOTICE_DAYS for d in DEPRECATIONS.values())

@@ -58,6 +58,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # ?lang= in a URL: taken out of request.GET and remembered in the cookie (config/language.py).
     "config.language.LanguageParamMiddleware",
+    # Repeated anonymous catalogue API answers from memory, counted by the rate limit (whitepaper/api/caching.py).
+    "whitepaper.api.caching.AnswerMiddleware",
     # Repeated anonymous catalogue pages from memory, like WhiteNoise for static files (whitepaper/pages.py).
     "whitepaper.pages.CataloguePageMiddleware",
     "whitepaper.pages.PageGZipMiddleware",  # inside the page memory: it keeps the gzipped bytes it sends
@@ -118,6 +120,13 @@ else:
 API_RATE_LIMIT_CACHE = "default" if REDIS_URL else "rate_limit"
 if not REDIS_URL:
     CACHES["rate_limit"] = {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "api_rate_limit"}
+# On SQLite without Redis (the embedded default) the count is kept in a small SQLite file of its own beside the
+# database instead (config/rate_counter.py: one atomic statement, WAL, not synced on each commit; the cache table
+# cost a synced write transaction of the main database per request). Empty: the cache above.
+_sqlite_name = str(DATABASES["default"]["NAME"]) if DATABASES["default"]["ENGINE"].endswith("sqlite3") else ""
+API_RATE_LIMIT_FILE = env("API_RATE_LIMIT_FILE", default="" if REDIS_URL or not _sqlite_name else (
+    f"{_sqlite_name}-rate-limit" if _sqlite_name not in ("", ":memory:") and not _sqlite_name.startswith("file:")
+    else str(VAR_DIR / "rate-limit.sqlite3")))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -208,7 +217,7 @@ SPECTACULAR_SETTINGS = {
     "(the web pages also exist in Chinese).",
     # Semantic version of this schema (bumped on every change; see docs/API-CHANGELOG.md). The URL's
     # /api/v1/ changes only with an incompatible API.
-    "VERSION": "2.6.0",
+    "VERSION": "3.0.0",
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_postprocess",
                            "whitepaper.api.views.partial_results_schema", "config.api_docs.schema_docs",
                            "whitepaper.api.examples.schema_examples"],

@@ -157,10 +157,11 @@ def pytest_runtest_teardown(item):
 def _clear_cache():
     from django.core.cache import cache
 
-    from whitepaper.api.caching import local_answers
+    from whitepaper.api.caching import finished_answers, local_answers
 
     cache.clear()
     local_answers.clear()  # the API's answers kept in this process (keyed by the stamp, which a rollback returns)
+    finished_answers.clear()  # and the finished answers (AnswerMiddleware)
     yield
 
 

@@ -2,6 +2,7 @@
 caching and rate-limit headers, the analysts' CSV. Runs on the bundled catalogue."""
 
 import re
+from decimal import Decimal
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -246,10 +247,15 @@ def test_csv_keeps_the_contract_and_appends_its_columns_identical_to_export_resu
     assert body == out.getvalue().encode()
     rows = list(csv.DictReader(io.StringIO(body.decode())))
     assert list(rows[0]) == CONTRACT + APPENDED
-    # A hand-checked row: Huawei 2023-08-03, MySQL 8.0 general-purpose 2 vCPUs 4 GB (tps as printed).
+    # A hand-checked row: Huawei 2023-08-03, MySQL 8.0 general-purpose 2 vCPUs 4 GB (tps with its two decimals since
+    # 3.0.0, issue 52.10: the printed figure's value; as printed with the deprecated printed_cells=true).
     row = next(r for r in rows if r["document"] == "huawei-2023-08-03-rds" and r["tps"])
     result = get(client, f"{API}{row['url'].removeprefix('/api/v1')}").json()
-    assert result["id"] == int(row["id"]) and result["printed"]["tps"] == row["tps"]
+    assert result["id"] == int(row["id"]) and row["tps"] == f"{Decimal(result['printed']['tps']):.2f}"
+    assert row["version"] == f"MySQL {result['version']}"
+    printed = list(csv.DictReader(io.StringIO(csv_body(get(client, f"{API}/results/?format=csv&printed_cells=true")).decode())))
+    same_row = next(r for r in printed if r["id"] == row["id"])
+    assert same_row["tps"] == result["printed"]["tps"] and same_row["version"] == result["version"]
     assert row["statements_per_transaction"] == "20" and row["origin"] == "vendor"
     assert row["tps_per_core"] == f"{float(row['tps']) / int(row['vcpus']):.2f}"
 
@@ -281,8 +287,8 @@ def test_pandas_reads_the_csv_with_the_documented_options(client, catalogue_serv
     assert str(frame["vcpus"].dtype) == "Int64" and str(frame["max_connections"].dtype) == "Int64"
     assert str(frame["tps"].dtype) == "float64" and str(frame["published"].dtype).startswith("datetime64")
     versions = set(frame["version"])
-    assert {"5.7", "8.0", "2008 R2"} <= versions and all(isinstance(v, str) for v in versions)
-    assert "10" in versions or "11" in versions, versions  # PostgreSQL majors stay text, not 10.0
+    assert {"MySQL 5.7", "MySQL 8.0", "SQL Server 2008 R2"} <= versions and all(isinstance(v, str) for v in versions)
+    assert "PostgreSQL 10" in versions, versions  # PostgreSQL majors stay text, not 10.0 (no options needed since 3.0.0)
     assert frame["tps"].isna().any() and (frame["family"] == "").any()  # missing numbers NaN, texts ''
     assert frame["id"].is_unique
 

@@ -237,30 +237,48 @@ def test_the_spec_lookup_hints_too(client):
 
 # --- Point 3: one rate-limit count per client, whatever process answers ------------------------------
 
-@pytest.fixture(params=["redis", "database"])
+TOKENS_IN_SQLITE = """
+from django.contrib.auth.models import User
+from rest_framework.authtoken.models import Token
+for name in ("operator-a", "operator-b"):
+    print(Token.objects.create(user=User.objects.create_user(name)).key)
+"""
+
+
+@pytest.fixture(params=["redis", "database", "sqlite"])
 @tier("slow")  # gunicorn processes of its own
-def two_servers(request, transactional_db, tmp_path):
-    """Two gunicorn processes (config.gunicorn_conf, one worker each) on the test database: the rate limit's
-    count in Redis (REDIS_URL set) or, on the embedded default's configuration (no REDIS_URL), in the database's
-    cache table (`migrate` creates it under that configuration; the test database was migrated with Redis, so the
-    same command the migration runs creates it here)."""
+def two_servers(request, transactional_db, tmp_path, operator_user, staff_user):
+    """Two gunicorn processes (config.gunicorn_conf, one worker each): the rate limit's count in Redis (REDIS_URL
+    set), on PostgreSQL without Redis in the database's cache table (`migrate` creates it under that configuration;
+    the test database was migrated with Redis, so the same command the migration runs creates it here), or on the
+    embedded default (SQLite, no Redis: issue 52.14) in its SQLite file beside the database (config/rate_counter.py),
+    repeated answers coming from AnswerMiddleware's memory. Yields both URLs and two tokens of the servers' database."""
     env = server_env(API_ANON_RATE="10/hour", API_AUTHENTICATED_RATE="20/hour")
     if request.param == "redis":
         env["REDIS_URL"] = os.environ["REDIS_URL"]  # the test's own Redis database, cleared before each test
     else:
         env.pop("REDIS_URL", None)
         env.pop("CELERY_BROKER_URL", None)
-        subprocess.run([sys.executable, "manage.py", "createcachetable"], cwd=ROOT, env=env, check=True)
-        with connection.cursor() as cursor:
-            cursor.execute("DELETE FROM api_rate_limit")  # counts of an earlier run of this test
+    if request.param == "sqlite":
+        env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True,
+                       capture_output=True)
+        tokens = subprocess.run([sys.executable, "manage.py", "shell", "-c", TOKENS_IN_SQLITE], cwd=ROOT, env=env,
+                                check=True, capture_output=True, text=True).stdout.split()[-2:]
+    else:
+        if request.param == "database":
+            subprocess.run([sys.executable, "manage.py", "createcachetable"], cwd=ROOT, env=env, check=True)
+            with connection.cursor() as cursor:
+                cursor.execute("DELETE FROM api_rate_limit")  # counts of an earlier run of this test
+        tokens = [Token.objects.create(user=operator_user).key, Token.objects.create(user=staff_user).key]
     with gunicorn(env, tmp_path / "gunicorn-a.log") as a, gunicorn(env, tmp_path / "gunicorn-b.log") as b:
-        yield a, b
+        yield a, b, tokens
 
 
-def test_the_rate_limit_is_one_count_per_client_across_processes(two_servers, operator_user, staff_user):
+def test_the_rate_limit_is_one_count_per_client_across_processes(two_servers):
     import requests
 
-    a, b = two_servers
+    a, b, (first, second) = two_servers
     anonymous = [requests.get(f"{(a, b)[i % 2]}{API}/vendors/", timeout=30) for i in range(6)]
     assert [r.status_code for r in anonymous] == [200] * 6
     assert {r.headers["X-RateLimit-Limit"] for r in anonymous} == {"10"}
@@ -269,7 +287,6 @@ def test_the_rate_limit_is_one_count_per_client_across_processes(two_servers, op
     assert all(0 < int(r.headers["X-RateLimit-Reset"]) <= 3600 for r in anonymous)
 
     # A token is a client of its own (its own count, its own rate), however it is sent.
-    first, second = Token.objects.create(user=operator_user).key, Token.objects.create(user=staff_user).key
     token_answers = [requests.get(f"{url}{API}/vendors/", headers={"Authorization": f"{scheme} {first}"}, timeout=30)
                      for url, scheme in ((a, "Bearer"), (b, "Token"), (a, "Token"))]
     assert [(r.headers["X-RateLimit-Limit"], r.headers["X-RateLimit-Remaining"]) for r in token_answers] == [

@@ -46,3 +46,14 @@ def test_it_answers_a_page_with_a_503_and_retry_after(operator, profiles):
     assert response["Retry-After"] == "5"
     assert "try again in 5 seconds" in response.content.decode()
     assert operator.get("/runs/").status_code == 200
+
+
+def test_an_anonymous_catalogue_answer_is_a_json_503_too(client):
+    """The catalogue stamp read before the stack (whitepaper.api.caching.AnswerMiddleware, issue 52.14) on a
+    terminated connection: the full stack answers, with its 503, not a 500."""
+    assert client.get("/api/v1/vendors/").status_code == 200  # kept: the repeat is answered before the stack
+    with connection_terminated_before("whitepaper_document") as done:
+        response = client.get("/api/v1/vendors/")
+    assert done
+    assert response.status_code == 503 and response.json()["code"] == "database_unavailable"
+    assert client.get("/api/v1/vendors/").status_code == 200

@@ -61,9 +61,9 @@ def write(tmp_path, text, name="doc.yaml", encoding="utf-8"):
     return path
 
 
-def export_csv():
+def export_csv(*options):
     out = io.StringIO()
-    call_command("export_results", stdout=out)
+    call_command("export_results", *options, stdout=out, stderr=io.StringIO())
     return out.getvalue()
 
 
@@ -90,9 +90,15 @@ def test_good_file_imports_and_keeps_numbers_as_printed(tmp_path):
     assert rows[0].display("qps") == "16860.2"
     assert rows[0].iops is None and rows[0].iops_depends_on_disk
     assert rows[1].iops == 3000
+    # The CSV's cells since 3.0.0 (issue 52.10): numbers with their two decimals, version with its engine's name ...
     line = next(l for l in export_csv().splitlines() if l.startswith("huawei,test-doc,"))
-    assert line.split(",")[:17] == ["huawei", "test-doc", "2024-01-02", "mysql", "8.0", "general", "1:2", "", "",
-                                    "", "2", "4", "", "1500", "", "843.00", "16860.2"]
+    assert line.split(",")[:17] == ["huawei", "test-doc", "2024-01-02", "mysql", "MySQL 8.0", "general", "1:2", "", "",
+                                    "", "2", "4", "", "1500", "", "843.00", "16860.20"]
+    # ... and as printed with the deprecated --printed-cells (the API's printed_cells=true) until its Sunset.
+    printed = next(l for l in export_csv("--printed-cells").splitlines() if l.startswith("huawei,test-doc,"))
+    assert printed.split(",")[:17] == ["huawei", "test-doc", "2024-01-02", "mysql", "8.0", "general", "1:2", "", "",
+                                       "", "2", "4", "", "1500", "", "843.00", "16860.2"]
+    assert printed.split(",")[17:] == line.split(",")[17:]  # the rest alike (tps_per_core etc. are computed)
     cells = line.split(",")
     assert cells[26] == "depends on disk"  # iops_note, the last contract column
     # Appended columns: id, url, tps_per_core (843.00 / 2 vCPUs), statements_per_transaction, origin,

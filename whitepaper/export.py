@@ -52,14 +52,17 @@ def _metric_cell(result, metric):
 
 # The column dictionary (a Frictionless table schema, https://specs.frictionlessdata.io/table-schema/):
 # type, unit and meaning of every column, served by the API at /api/v1/results/columns/. Empty cells are
-# "not given by the document". Read `version` as text (pandas: dtype={"version": str}): 10 is not 10.0.
+# "not given by the document". The descriptions are of the CSV's typed cells (typed_cells); with the deprecated
+# `printed_cells=true` numbers are as printed and `version` is bare (read it as text there: 10 is not 10.0).
 _TEXT = "string"
 COLUMN_INFO = {
     "vendor": (_TEXT, "", "Vendor slug (see /api/v1/vendors/)."),
     "document": (_TEXT, "", "Document slug (see /api/v1/documents/)."),
     "published": ("date", "", "The document's publication date (ISO 8601)."),
     "engine": (_TEXT, "", "Engine slug: mysql, postgresql, sqlserver, ppas."),
-    "version": (_TEXT, "", "Engine version as the document names it (text: 10 is not 10.0); empty when not stated."),
+    "version": (_TEXT, "", "Engine and version as the document names them ('PostgreSQL 10', 'MySQL 8.0', 'SQL Server "
+                "2008 R2'; text in every reader, 10 is not 10.0); empty when the version is not stated. The bare version "
+                "('10') is the JSON's and the Parquet's `version`, and the `version` filter's value."),
     "family": (_TEXT, "", "Instance family slug; empty when the document names none."),
     "memory_ratio": (_TEXT, "", "Memory ratio as the document groups it, 1:N = N GB per vCPU."),
     "flavor": (_TEXT, "", "Spec code as the document prints it."),
@@ -69,7 +72,8 @@ COLUMN_INFO = {
     "memory_gb": ("integer", "GB", "Memory of the flavour."),
     "storage": (_TEXT, "", "Storage as the document prints it."),
     **{m.name: ("integer" if m.kind in ("int", "rows") else "number", m.unit,
-                str(m.description or m.label) + (" As printed (843.00 stays 843.00)." if m.kind == "decimal" else ""))
+                str(m.description or m.label) + (" Always two decimals (494 printed is 494.00, the same value; as "
+                                                 "printed in the JSON's `printed`)." if m.kind == "decimal" else ""))
        for m in METRICS},
     "table": (_TEXT, "", "The table's label as printed (Chinese)."),
     "section": (_TEXT, "", "The document section of the table, as printed."),
@@ -167,7 +171,9 @@ def superseded_cells(result):
     return {"superseded_by": newer.document.slug, "superseded_changes": changes_text(newer.changes, result, newer.newer)}
 
 
-def result_row(result, columns=None):
+def result_row(result, columns=None, typed=False):
+    """A row's cells as text. `typed`: the CSV's cells (3.0.0, typed_cells); otherwise the cells as the
+    document printed them (the Parquet file's source and the deprecated `printed_cells=true` CSV)."""
     document, flavor = result.table.document, result.flavor
     row = {
         "vendor": document.vendor.slug,
@@ -199,7 +205,38 @@ def result_row(result, columns=None):
         **_measurement_cells(result),
     }
     row.update({m.name: _metric_cell(result, m) for m in METRICS})
+    if typed:
+        typed_cells(row, result)
     return [row[c] for c in columns or EXPORT_COLUMNS]
+
+
+# The CSV's cells (API 3.0.0, issue 52.10): a CSV carries no types, so pandas, polars and DuckDB type each column
+# from its text. Every column typed `number` is written with a decimal point, so that no reader takes it for a
+# whole number (polars typed TPS from the first 100 rows, 494, and failed on 172.88): the decimal columns with
+# their two stored decimals (494 printed is 494.00, 8839.4 is 8839.40: the same value, the Parquet's decimal), the
+# float columns as stored, with ".0" added to a whole number (12.5, 50.00, 0.0). `version` carries the engine's name, as the
+# documents and the site name a version ("PostgreSQL 10", "MySQL 8.0", "SQL Server 2008 R2"): a bare "10" is a
+# number to every reader (10.0 in pandas), whatever its quoting. The cells as printed stay in the JSON's `printed`
+# and, until its Sunset, in the CSV with `printed_cells=true` (config.deprecation "csv-printed-cells").
+_FLOAT_COLUMNS = [name for name, info in COLUMN_INFO.items() if info[0] == "number" and name not in
+                  {m.name for m in METRICS if m.kind == "decimal"} | {"tps_per_core", "qps_normalised"}]
+_TWO_DECIMAL_COLUMNS = [m.name for m in METRICS if m.kind == "decimal"] + ["tps_per_core", "qps_normalised"]
+
+
+def version_label(engine_version):
+    """'PostgreSQL 10': the engine's name and the version as the document names it; '' when not stated."""
+    return f"{engine_version.engine.name} {engine_version.version}" if engine_version.version else ""
+
+
+def typed_cells(row, result):
+    """Turn `row` (result_row's cells as printed) into the CSV's cells, in place."""
+    row["version"] = version_label(result.engine_version)
+    for name in _TWO_DECIMAL_COLUMNS:
+        if row[name]:
+            row[name] = f"{Decimal(row[name]):.2f}"
+    for name in _FLOAT_COLUMNS:
+        if row[name] and not set(row[name]) & set(".eE"):
+            row[name] += ".0"  # a whole number stored in a float (a stdev of 0): 0.0
 
 
 def _measurement_cells(result):
@@ -216,35 +253,37 @@ def _measurement_cells(result):
             "latency_bound_ms": _or_empty(result.latency_bound_ms)}
 
 
-def iter_rows(queryset, columns=None):
-    """Every row of the export (result_row's cells, text as the CSV writes them), read CHUNK at a time."""
+def iter_rows(queryset, columns=None, typed=False):
+    """Every row of the export (result_row's cells: as printed, or `typed` as the CSV writes them), read CHUNK
+    at a time."""
     revised = columns is None or {"revised_from", "revised_changes", "superseded_by", "superseded_changes"} & set(columns)
     chunk = []
     for result in export_queryset(queryset).iterator(chunk_size=CHUNK):
         chunk.append(result)
         if len(chunk) == CHUNK:
-            yield from _chunk_rows(chunk, columns, revised)
+            yield from _chunk_rows(chunk, columns, revised, typed)
             chunk = []
-    yield from _chunk_rows(chunk, columns, revised)
+    yield from _chunk_rows(chunk, columns, revised, typed)
 
 
-def _chunk_rows(results, columns, revised):
+def _chunk_rows(results, columns, revised, typed):
     if revised and results:
         attach_revisions(results, PublishedResult.objects.all())  # revised_from and superseded
     for result in results:
-        yield result_row(result, columns)
+        yield result_row(result, columns, typed)
 
 
-def iter_csv_lines(queryset, bom=False, columns=None):
+def iter_csv_lines(queryset, bom=False, columns=None, printed=False):
     """Yield CSV text line by line (for streaming responses and stdout); `bom`: a UTF-8 byte order
-    mark first (spreadsheets then read the Chinese labels right); `columns`: only these, in this order."""
+    mark first (spreadsheets then read the Chinese labels right); `columns`: only these, in this order;
+    `printed`: the cells as printed (deprecated, `printed_cells=true`) instead of typed_cells'."""
     if bom:
         yield "\ufeff"
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns or EXPORT_COLUMNS)
     yield buffer.getvalue()
-    for row in iter_rows(queryset, columns):
+    for row in iter_rows(queryset, columns, typed=not printed):
         buffer.seek(0)
         buffer.truncate()
         writer.writerow(row)

@@ -10,8 +10,7 @@ Bulk `QuerySet.update()` sends no signal: code that uses it calls `touch()` itse
 import time
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Count, Max
+from django.db import connections, router, transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
@@ -45,10 +44,33 @@ def catalogue_stamp(request, fresh=False):
         now = time.monotonic()
         request._catalogue_stamp_read = ttl <= 0 or now - _stamp["read_at"] >= ttl
         if request._catalogue_stamp_read:
-            row = Document.objects.aggregate(changed=Max("changed_at"), n=Count("pk"))
-            _stamp.update(value=(row["changed"], row["n"]), read_at=now)
+            _stamp.update(value=read_stamp(), read_at=now)
         request._catalogue_stamp = _stamp["value"]
     return request._catalogue_stamp
+
+
+def read_stamp():
+    """(newest changed_at, number of documents) by one statement, the SQL the ORM writes for
+    `Document.objects.aggregate(Max("changed_at"), Count("pk"))`, compiled once per database: read on every
+    anonymous API request, the ORM's building of it cost more than the query (issue 52.14, a third of a cached
+    answer's time)."""
+    connection = connections[router.db_for_read(Document)]
+    sql = _STAMP_SQL.get(connection.alias)
+    if sql is None:
+        table = connection.ops.quote_name(Document._meta.db_table)
+        column = f"{table}.{connection.ops.quote_name(Document._meta.get_field('changed_at').column)}"
+        pk = f"{table}.{connection.ops.quote_name(Document._meta.pk.column)}"
+        sql = _STAMP_SQL[connection.alias] = f"SELECT MAX({column}), COUNT({pk}) FROM {table}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        changed, n = cursor.fetchone()
+    convert = getattr(connection.ops, "convert_datetimefield_value", None)  # SQLite answers text
+    if convert is not None and changed is not None:
+        changed = convert(changed, None, connection)
+    return changed, n
+
+
+_STAMP_SQL = {}
 
 
 def _documents_of(instance):

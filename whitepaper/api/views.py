@@ -13,6 +13,7 @@ from rest_framework.decorators import action
 from rest_framework.renderers import JSONRenderer
 
 from config.api import COMMON_ERRORS, THROTTLED, ContentCaching
+from config.deprecation import mark_deprecated
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework.exceptions import ValidationError
 from rest_framework.filters import BaseFilterBackend
@@ -147,8 +148,10 @@ class FlavorViewSet(CatalogueViewSet):
 CSV_RESPONSE = OpenApiResponse(OpenApiTypes.STR, description="With format=csv (or Accept: text/csv): every matching "
                                "row, not one page, with the columns of `manage.py export_results` (byte-identical). "
                                "Column dictionary (types, units; a Frictionless table schema): /api/v1/results/columns/, "
-                               "also in the Link header (rel=describedby). pandas: read_csv(url, dtype={\"version\": str}, "
-                               "keep_default_na=False, na_values={<numeric column>: [\"\"]}).")
+                               "also in the Link header (rel=describedby). pandas.read_csv, polars.read_csv and DuckDB's "
+                               "read_csv type it with no options (numbers always with their decimals, 494.00; version "
+                               "with the engine's name, 'PostgreSQL 10'); the dictionary's `pandas` options add "
+                               "nullable integers, booleans and dates.")
 PARQUET_DESCRIPTION = ("Every matching row, not one page, with the CSV's columns in its order (`fields` chooses columns) "
                        "as an Apache Parquet file, each column typed: integers int64; the printed metrics (tps, qps, "
                        "tpm, ro_qps, rw_qps) and tps_per_core, qps_normalised decimal(16, 2), exact (494 and 172.88 "
@@ -179,6 +182,25 @@ class CSVOptions(BaseFilterBackend):
     def get_schema_operation_parameters(self, view):
         return [{"name": self.param, "required": False, "in": "query", "schema": {"type": "boolean"},
                  "description": "With format=csv: start with a UTF-8 byte order mark (spreadsheets); default false."}]
+
+
+class PrintedCells(CSVOptions):
+    """`printed_cells=true` (deprecated in 3.0.0, config.deprecation "csv-printed-cells"): the CSV's cells as 2.x
+    wrote them, numbers as the document printed them (494, 8839.4) and `version` bare (10), instead of the typed
+    cells every reader types right with no options (whitepaper.export.typed_cells). Answers that use it carry
+    Deprecation and Sunset headers."""
+
+    param = "printed_cells"
+    not_for = ("parquet", "json")  # only the CSV has cells to print: an unknown parameter elsewhere
+    deprecation = "csv-printed-cells"
+
+    def get_schema_operation_parameters(self, view):
+        return [{"name": self.param, "required": False, "in": "query", "schema": {"type": "boolean"},
+                 "deprecated": True,
+                 "description": "Deprecated (Sunset: see the Sunset header and the API changelog, 3.0.0). With "
+                                "format=csv: true writes the cells as before 3.0.0, numbers as the document printed "
+                                "them (494, 8839.4) and `version` without the engine's name (10, which CSV readers "
+                                "type as a number), instead of 494.00, 8839.40 and 'PostgreSQL 10'; default false."}]
 
 
 class FieldsParam(BaseFilterBackend):
@@ -277,7 +299,7 @@ class ResultViewSet(CatalogueViewSet):
     serializer_class = s.ResultSerializer
     pagination_class = ResultPagination
     filterset_class = APIResultFilter
-    filter_backends = [StrictQueryBackend, ResultOrdering, CSVOptions, FieldsParam]
+    filter_backends = [StrictQueryBackend, ResultOrdering, CSVOptions, PrintedCells, FieldsParam]
     renderer_classes = [JSONRenderer, ResultCSVRenderer, ResultParquetRenderer]
     FILE_RENDERERS = {"csv": ResultCSVRenderer, "parquet": ResultParquetRenderer}  # action: its one renderer
 
@@ -293,6 +315,12 @@ class ResultViewSet(CatalogueViewSet):
             renderer = self.FILE_RENDERERS[self.action]
             return renderer(), renderer.media_type
         return super().perform_content_negotiation(request, force)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if PrintedCells.param in request.query_params:  # every use of the deprecated parameter, whatever the answer
+            mark_deprecated(response, PrintedCells.deprecation)
+        return response
 
     def list(self, request, *args, **kwargs):
         if request.accepted_renderer.format == "csv":
@@ -318,7 +346,8 @@ class ResultViewSet(CatalogueViewSet):
         queryset = self.filter_queryset(self.get_queryset())  # validates every parameter first
         columns = FieldsParam.check(request.query_params, "csv") or None
         response = StreamingHttpResponse(iter_csv_lines(queryset, bom=CSVOptions.check(request.query_params),
-                                                        columns=columns),
+                                                        columns=columns,
+                                                        printed=PrintedCells.check(request.query_params)),
                                          content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="published-results.csv"'
         response["Link"] = f'<{request.build_absolute_uri(reverse("v1:results-columns"))}>; rel="describedby"'
