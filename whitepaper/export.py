@@ -214,13 +214,14 @@ def result_row(result, columns=None, typed=False):
 # from its text. Every column typed `number` is written with a decimal point, so that no reader takes it for a
 # whole number (polars typed TPS from the first 100 rows, 494, and failed on 172.88): the decimal columns with
 # their two stored decimals (494 printed is 494.00, 8839.4 is 8839.40: the same value, the Parquet's decimal), the
-# float columns as stored, with ".0" added to a whole number (12.5, 50.00, 0.0). `version` carries the engine's name, as the
-# documents and the site name a version ("PostgreSQL 10", "MySQL 8.0", "SQL Server 2008 R2"): a bare "10" is a
+# float columns as stored, with ".0" added to a whole number (12.5, 50.00, 0.0). `version` carries the engine's
+# name, as the documents and the site name a version ("PostgreSQL 10", "MySQL 8.0", "SQL Server 2008 R2"): a bare "10" is a
 # number to every reader (10.0 in pandas), whatever its quoting. The cells as printed stay in the JSON's `printed`
 # and, until its Sunset, in the CSV with `printed_cells=true` (config.deprecation "csv-printed-cells").
 _FLOAT_COLUMNS = [name for name, info in COLUMN_INFO.items() if info[0] == "number" and name not in
                   {m.name for m in METRICS if m.kind == "decimal"} | {"tps_per_core", "qps_normalised"}]
 _TWO_DECIMAL_COLUMNS = [m.name for m in METRICS if m.kind == "decimal"] + ["tps_per_core", "qps_normalised"]
+_STORED_DECIMALS = {m.name for m in METRICS if m.kind == "decimal"}  # cells of a model DecimalField of that name
 
 
 def version_label(engine_version):
@@ -232,8 +233,9 @@ def typed_cells(row, result):
     """Turn `row` (result_row's cells as printed) into the CSV's cells, in place."""
     row["version"] = version_label(result.engine_version)
     for name in _TWO_DECIMAL_COLUMNS:
-        if row[name]:
-            row[name] = f"{Decimal(row[name]):.2f}"
+        if row[name]:  # the stored value (the printed one, 494, parsed on import) with its two decimals
+            value = getattr(result, name) if name in _STORED_DECIMALS else Decimal(row[name])
+            row[name] = f"{value:.2f}"
     for name in _FLOAT_COLUMNS:
         if row[name] and not set(row[name]) & set(".eE"):
             row[name] += ".0"  # a whole number stored in a float (a stdev of 0): 0.0
