@@ -575,8 +575,9 @@ class ResultSerializer(serializers.ModelSerializer):
         return obj.tps_interval[1]
 
     @extend_schema_field(inline_serializer("ClientDisturbed", {
-        "runs": serializers.ListField(child=serializers.IntegerField()), "acknowledged": serializers.BooleanField(),
-        "acknowledged_by": serializers.CharField()}, allow_null=True))
+        "runs": serializers.ListField(child=serializers.IntegerField(), help_text="The row's runs that started on a busy client."),
+        "acknowledged": serializers.BooleanField(help_text="Always true: a disturbed run is published only when acknowledged."),
+        "acknowledged_by": serializers.CharField(help_text="Who acknowledged it (username).")}, allow_null=True))
     def get_client_disturbed(self, obj):
         return _measurement(obj).get("disturbed")
 
