@@ -63,12 +63,12 @@ def test_derived_ratios_are_exported_saying_they_are_derived(client):
 
 def test_the_contract_is_kept_and_both_csvs_stay_identical(client):
     assert EXPORT_COLUMNS[:27] == CONTRACT
-    assert EXPORT_COLUMNS[-16:-12] == ["qps_normalised", "memory_ratio_derived", "revised_from", "revised_changes"]
-    assert EXPORT_COLUMNS[-4:-2] == ["sustained_tps", "latency_bound_ms"]  # issue 35.5, appended
-    assert EXPORT_COLUMNS[-2:] == ["superseded_by", "superseded_changes"]  # issue 49.1, appended
+    assert EXPORT_COLUMNS[-18:-14] == ["qps_normalised", "memory_ratio_derived", "revised_from", "revised_changes"]
+    assert EXPORT_COLUMNS[-6:-4] == ["sustained_tps", "latency_bound_ms"]  # issue 35.5, appended
+    assert EXPORT_COLUMNS[-4:] == ["superseded_by", "superseded_changes", "tps_cv", "client_disturbed"]  # 49.1, 46
     out = StringIO()
     call_command("export_results", stdout=out)
     api = b"".join(client.get("/api/v1/results/?format=csv").streaming_content).decode()
     assert out.getvalue() == api
     columns = client.get("/api/v1/results/columns/").json()
-    assert [f["name"] for f in columns["fields"]][-16:-14] == ["qps_normalised", "memory_ratio_derived"]
+    assert [f["name"] for f in columns["fields"]][-18:-16] == ["qps_normalised", "memory_ratio_derived"]

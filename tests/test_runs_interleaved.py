@@ -123,8 +123,12 @@ def test_real_interleaved_comparisons_say_what_the_runs_show(committed, worker, 
     ratio = math.exp(statistics.fmean(math.log(runs[1][b] / runs[0][b]) for b in runs[0]))
     assert c["ratio"] == pytest.approx(ratio, rel=1e-3)
     assert c["method"] == "paired t on per-block log ratios" and c["threshold_pct"] == 2.5 and c["adjusted"] is False
-    assert c["verdict"] == "faster", ({k: c[k] for k in ("ratio", "ratio_ci_low", "ratio_ci_high", "p", "df")}, runs)  # 4 threads on 2 cores do more than 1
-    assert c["ratio_ci_low"] > 1 and c["ratio_ci_high"] >= c["ratio"]
+    # 4 threads against 1 on 2 cores: faster on a quiet machine (4 of 4 here), but the full suite saturates the cores
+    # and it was once inconclusive (ratio 1.28, interval 0.89-1.83): a correct answer on a busy machine, so the test
+    # holds the verdict to the interval rather than to "faster" (issue 46, left open: a planted difference that load
+    # cannot hide).
+    assert c["verdict"] in ("faster", "inconclusive"), c
+    assert c["ratio_ci_low"] <= c["ratio"] <= c["ratio_ci_high"] and (c["verdict"] != "faster" or c["ratio_ci_low"] > 1)
     base = data["entries"][0]
     values = list(runs[0].values())
     assert base["mean_tps"] == pytest.approx(statistics.fmean(values), rel=1e-4)

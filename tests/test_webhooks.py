@@ -107,8 +107,9 @@ def new_edition(tmp_path):
 
 
 def regressed_run():
-    """A run of a series whose three earlier runs measured 1000, 1010 and 990 TPS, finishing at 500 TPS: more than 5 %
-    below their median (1000) and below their band (1000 - 2 x 10): a regression by the rule in docs/runs.md."""
+    """A run of a series whose five earlier runs measured 1000, 1010, 990, 1005 and 995 TPS, finishing at 500 TPS: far
+    below their 95 % prediction interval and more than 2.5 % below their geometric mean: a regression by the rule in
+    docs/measurements.md (issue 46; its median 1000 is still in the trend, deprecated)."""
     call_command("seed_profiles", stdout=io.StringIO())
     user = User.objects.create_user("hooks-37", is_staff=True)
     target = Target(name="hooks-target", engine="mysql", host="127.0.0.1", port=3306, database="sbtest", user="bench",
@@ -116,8 +117,8 @@ def regressed_run():
     target.set_password("x-unused-secret-37")
     target.save()
     profile = BenchmarkProfile.objects.get(slug="sysbench-oltp-rw-mysql-quick")
-    earlier = timezone.now() - datetime.timedelta(hours=3)
-    for hours, tps in enumerate([1000, 1010, 990]):
+    earlier = timezone.now() - datetime.timedelta(hours=6)
+    for hours, tps in enumerate([1000, 1010, 990, 1005, 995]):
         Run.objects.create(target=target, profile=profile, params={}, requested_by=user, state=RunState.SUCCEEDED,
                            summary={"tps": tps, "qps": tps * 20}, finished_at=earlier + datetime.timedelta(hours=hours))
     run = Run.objects.create(target=target, profile=profile, params={}, requested_by=user, state=RunState.CLEANING_UP,
