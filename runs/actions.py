@@ -52,7 +52,7 @@ def with_intervals(run, summary):
         per_step.setdefault(step, []).append(tps)
 
     def interval(step):
-        found = stats.batch_means(per_step.get(step or 1, []))
+        found = stats.stability(per_step.get(step or 1, []))
         return found.as_dict() if found else None
 
     summary = {**summary, "tps_ci": interval(summary.get("step"))}

@@ -131,9 +131,6 @@ def stability(samples):
     return _mean_interval(means, BATCH_MEANS, batch_size=b, lag1=r1, stability=verdict)
 
 
-# The old name of the within-run figure (runs/actions.py stores it as a step's `tps_ci`).
-batch_means = stability
-
 
 @dataclass(frozen=True)
 class Comparison:
