@@ -106,10 +106,10 @@ def test_repeats_are_one_result_with_mean_and_standard_deviation(committed, work
     # The series: every run, and each group's n, mean and standard deviation (by hand, as shown: 2 decimals).
     series = api.get(f"/api/v1/runs/series/?target={target.pk}&profile={PROFILE}").json()
     assert [r["id"] for r in series["runs"]] == [r.pk for r in singles + normal + slowed]
-    # With the mean's 95 % interval (issue 33.3): mean +- t(0.975, n - 1) sd / sqrt(n), t from the tables (6 decimals:
+    # With the mean's 95 % interval (issue 33.3): mean +- t(0.975, n - 1) sd / sqrt(n), t from the tables (9 decimals:
     # the figures run to tens of thousands of TPS, printed to 0.01) and the coefficient of variation (issue 46).
-    normal_half = 4.302653 * normal_sd / 3 ** 0.5
-    slowed_half = 12.706205 * statistics.stdev(slowed_tps) / 2 ** 0.5
+    normal_half = 4.302652730 * normal_sd / 3 ** 0.5
+    slowed_half = 12.706204736 * statistics.stdev(slowed_tps) / 2 ** 0.5
     assert series["repeat_groups"] == [
         {"id": normal[0].repeat_group_id, "count": 3, "runs": [r.pk for r in normal], "n": 3,
          "mean_tps": round(normal_mean, 2), "stdev_tps": round(normal_sd, 2), "ci_low_tps": round(normal_mean - normal_half, 2),
