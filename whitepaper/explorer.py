@@ -32,6 +32,7 @@ from .metrics import METRIC_NAMES, QPS_PUBLISHED_LABEL, metric_label, qps_defini
 from .models import Document, PublishedResult
 from .pages import catalogue_page, cell, column_label
 from .queries import SORTS, field_value, keyset_fields
+from .result_query import ResultQuery
 
 # The explorer's columns (key -> label), in the order the picker lists them and the table shows them: key figures
 # first (the flavour's family and size, its metrics and the data size they were measured at), then what tells rows
@@ -138,19 +139,35 @@ def unknown_columns(params):
     return [c for c in requested_columns(params) if c not in EXPLORER_COLUMNS]
 
 
-def explorer_state(request):
-    """The filters, the matching rows sorted, the columns, `sort` as given and the sort terms applied."""
-    params = explorer_params(request.GET)
-    cols = chosen_columns(params) or DEFAULT_COLUMNS
+def explorer_query(params):
+    """What the explorer's query string asks, read once (the page and its CSV read this, never `params` again): the
+    filters (`latest` defaulted: explorer_params), the sort (`sort`, one column that sorts; any other value: document
+    order), the page number and the Next / Previous cursors (`after` / `before`, used past page 1). Forgiving: a page
+    that is no number is page 1 and a cursor that cannot be read is none, each kept to be said (explorer_page)."""
+    params = explorer_params(params)
     sort = params.get("sort", "")
     sort_key = sort.lstrip("-")
     terms = [sort] if sort_key in SORTS and sort_key in EXPLORER_COLUMNS and sort_key not in UNSORTED else []
-    filterset = ExplorerFilter(params, queryset=PublishedResult.objects.with_provenance())
-    if filterset.is_valid():
-        queryset = filterset.qs.keyset_sorted(terms)
-    else:
-        queryset = PublishedResult.objects.none()
-    return filterset, queryset, cols, sort, terms
+    raw = params.get("page")
+    number, valid = page_number(raw)
+    decoded = {key: cursors.decode(params[key], terms) for key in ("after", "before") if params.get(key)}
+    return ResultQuery(filterset=ExplorerFilter(params, queryset=PublishedResult.objects.with_provenance()),
+                       terms=terms, page=number, page_size=EXPLORER_PAGE_SIZE,
+                       after=decoded.get("after") if number > 1 else None,
+                       before=decoded.get("before") if number > 1 else None,
+                       page_unread=None if valid else raw, cursor_unread=any(v is None for v in decoded.values()))
+
+
+def explorer_rows_of(query):
+    """The rows the explorer's query matches, in its sort (a total order: the keyset pages' and the CSV's)."""
+    return query.matching().keyset_sorted(query.terms)
+
+
+def explorer_state(request, query=None):
+    """The filters, the matching rows sorted, the columns, `sort` as given and the sort terms applied."""
+    query = query or explorer_query(request.GET)
+    cols = chosen_columns(request.GET) or DEFAULT_COLUMNS
+    return query.filterset, explorer_rows_of(query), cols, request.GET.get("sort", ""), query.terms
 
 
 def other_editions(results, internal):
@@ -308,7 +325,7 @@ def page_number(raw):
     return (number, True) if number >= 1 else (1, False)
 
 
-def explorer_page(queryset, terms, params):
+def explorer_page(queryset, query):
     """One page of the explorer's rows (EXPLORER_PAGE_SIZE, `page` from 1) in one query, and how many follow it
     (one count query, capped: EXPLORER_COUNT_AHEAD): the same queries on every page.
 
@@ -320,15 +337,13 @@ def explorer_page(queryset, terms, params):
     Never a silent change of what was asked (issue 49.10): a page past the last one is answered with the last page
     (counting every row is then worth it), a page that is not a number with page 1, a cursor that cannot be read
     by the page's number; `notice` says which."""
-    raw = params.get("page")
-    number, valid = page_number(raw)
-    notice = None if valid else _("“%(page)s” is not a page number (pages are numbered from 1): page 1 is shown.") % {"page": raw[:40]}
-    cursors_given = {key: params[key] for key in ("after", "before") if params.get(key)}
-    decoded = {key: cursors.decode(token, terms) for key, token in cursors_given.items()}
-    if any(value is None for value in decoded.values()) and notice is None:
+    terms, number = query.terms, query.page
+    notice = None if query.page_unread is None else _(
+        "“%(page)s” is not a page number (pages are numbered from 1): page 1 is shown.") % {"page": query.page_unread[:40]}
+    if query.cursor_unread and notice is None:
         notice = _("The position in this link could not be read (it belongs to another sort or was changed): "
                    "page %(page)s is shown by its number.") % {"page": number}
-    page = read_page(queryset, terms, number, *((decoded.get(key) if number > 1 else None) for key in ("after", "before")))
+    page = read_page(queryset, terms, number, query.after, query.before)
     if not page["results"] and number > 1:
         last = max(1, -(-queryset.count() // EXPLORER_PAGE_SIZE))
         page = read_page(queryset, terms, last, None, None)
@@ -407,8 +422,9 @@ def explore(request):
         # A form submitted without JavaScript: the same view at its canonical URL (no empty parameters).
         query = canonical_query(request.GET)
         return redirect(request.path + (f"?{query}" if query else ""))
-    filterset, queryset, cols, sort, terms = explorer_state(request)
-    page = explorer_page(queryset, terms, request.GET)
+    query = explorer_query(request.GET)
+    filterset, queryset, cols, sort, _terms = explorer_state(request, query)
+    page = explorer_page(queryset, query)
     results = page["results"]
     same = other_editions(results, include_internal(request.GET))
     shown, empty = shown_columns(cols, bool(chosen_columns(request.GET)), results)
@@ -495,7 +511,7 @@ def explore_csv(request):
     """The explorer's rows as CSV: every matching row (not one page), the visible columns (as export
     columns; `columns=all`: every column of the export). `bom=true` starts it with a UTF-8 byte order
     mark, for spreadsheets that otherwise read UTF-8 (亿, 独享型) as another encoding."""
-    filterset, queryset, cols, _sort, _terms = explorer_state(request)
+    _filterset, queryset, cols, _sort, _terms = explorer_state(request)
     columns = None if request.GET.get("columns") == "all" else csv_columns(cols)
     lines = iter_csv_lines(queryset, columns=columns)
     if request.GET.get("bom") == "true":
