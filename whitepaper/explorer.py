@@ -426,9 +426,10 @@ def explore(request):
     filterset, queryset, cols, sort, _terms = explorer_state(request, query)
     page = explorer_page(queryset, query)
     results = page["results"]
-    same = other_editions(results, include_internal(request.GET))
+    internal = include_internal(request.GET)
+    same = other_editions(results, internal)
     shown, empty = shown_columns(cols, bool(chosen_columns(request.GET)), results)
-    choices = catalogue_facets(request, include_internal(request.GET), request.GET.get("engine") or None)
+    choices = catalogue_facets(request, internal, request.GET.get("engine") or None)
     rows = explorer_rows(results, shown, same, choices["document_covers"])
     query = canonical_query(request.GET)
     context = {
