@@ -18,10 +18,10 @@ from django.utils.translation import gettext as _
 from config.limits import is_id
 
 from . import display
-from .charts import percent_difference
+
 from .editions import attach_older_editions
 from .filters import ExplorerFilter
-from .metrics import qps_definitions
+from .metrics import percent_difference, qps_definitions
 from .models import PublishedResult
 from .pages import family_name, origin_name
 from .queries import to_param

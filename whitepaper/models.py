@@ -14,8 +14,9 @@ from django.utils.translation import gettext_lazy as _
 from .choices import Architecture, Deployment, Origin  # noqa: F401  (the models' vocabularies, named from here too)
 from . import webhook_rules
 from .metrics import METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
-from .queries import (DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, EDITIONS_HOT_ROWS, DocumentQuerySet, PublishedResultQuerySet,
+from .queries import (DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, DocumentQuerySet, PublishedResultQuerySet,
                       version_order_key)
+from .variants import EDITIONS_HOT_ROWS
 
 MEMORY_RATIO_RE = re.compile(r"^1:[1-9][0-9]*$")
 

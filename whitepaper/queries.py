@@ -5,7 +5,7 @@
 - origin: vendor-published unless asked (`visible`); the rule itself is `Vendor.origin` (models.py)
 - document order (`DOCUMENT_ORDER`, `document_order`)
 - the sort vocabulary, missing numbers last in both directions (`SORTS`, `sorted_by`)
-- the variant key, "the same flavour" (`VARIANT_FIELDS`), and its series part (`SERIES_FIELDS`)
+- the newest edition of a variant ("the same flavour": variants.py's `VARIANT_FIELDS`, `newest_rank`)
 - the newest document's row per variant (`newest_per_variant`)
 - the smallest flavour reaching a target (`smallest_reaching`)
 - the values a filter can choose from (`facets`)
@@ -15,17 +15,17 @@ This module imports no model (models.py imports it): the queryset reaches the mo
 `self.model` and its relations.
 """
 
-import functools
 import re
 
 from django.db import connections, models
 from django.db.models import BooleanField, Count, Expression, F, Q, Subquery, Window
 from django.db.models import CharField, OuterRef, Value
-from django.db.models.functions import Cast, Coalesce, Concat, LPad, Rank
+from django.db.models.functions import Cast, Concat, LPad, Rank
 from django.utils.translation import gettext as _
 
 from . import display  # the facets' labels in the reader's language (display imports no model)
 from .choices import Origin
+from .variants import VARIANT_FIELDS, field_value, series_key, variant_key  # noqa: F401  (field_value: views, cursors)
 
 # --- "Not stated" -------------------------------------------------------------------------------
 
@@ -125,11 +125,6 @@ class NotDistinct(Expression):
         return f"({lhs_sql} IS NOT DISTINCT FROM {rhs_sql})", (*lhs_params, *rhs_params)
 
 
-# Hot rows as the index of older editions holds them (PublishedResult's result_editions): missing as -1, so that
-# "the same hot rows" (missing in both, or equal) is an equality that an index walk starts at.
-EDITIONS_HOT_ROWS = Coalesce(F("hot_rows"), Value(-1))
-
-
 def document_key_prefix(document):
     """What every stored document-order key (`document_order_key`) of a document's rows starts with, in SQL:
     its date and slug, then a space. `document`: the path to the document of the outer query's row
@@ -163,48 +158,7 @@ def unknown_sort_terms(terms):
 
 
 # --- Variants and series ------------------------------------------------------------------------
-
-# What stays the same along one line of a chart (one document's rows of it differ only in size):
-# parameter name -> field. Also what sizing answers one flavour for, per document.
-SERIES_FIELDS = {
-    "engine_version": "engine_version",
-    "vendor": "table__document__vendor",
-    "family": "flavor__family",
-    "memory_ratio": "flavor__memory_ratio",
-    "deployment": "deployment",
-    "edition": "edition",
-}
-# "The same flavour": a series plus the size. Two documents publishing one variant are two editions of
-# the same number (`newest_per_variant`); two variants of a spec lookup are told apart by these parameters.
-VARIANT_FIELDS = {
-    **SERIES_FIELDS,
-    "vcpus": "flavor__vcpus",
-    "memory_gb": "flavor__memory_gb",
-    "flavor": "flavor__spec_code",
-}
-
-
-@functools.cache
-def _path_parts(path):
-    return tuple(path.split("__"))
-
-
-def field_value(result, path):
-    """The value of a `__` path on a loaded result (None past a missing relation)."""
-    value = result
-    for part in _path_parts(path):  # split once per path: editions compare rows by their keys hundreds of times a page
-        if value is None:
-            return None
-        value = getattr(value, part)
-    return value
-
-
-def series_key(result):
-    return tuple(field_value(result, path) for path in SERIES_FIELDS.values())
-
-
-def variant_key(result):
-    return tuple(field_value(result, path) for path in VARIANT_FIELDS.values())
+# "The same flavour across editions" is defined once, in variants.py (VARIANT_FIELDS, SERIES_FIELDS).
 
 
 def newest_rank():
@@ -432,24 +386,24 @@ class PublishedResultQuerySet(models.QuerySet):
                 .alias(_best=Window(Rank(), partition_by=partition, order_by=order)).filter(_best=1))
 
     def smallest_reaching(self, metric, target):
-        """Per document, series (SERIES_FIELDS) and data size (hot rows: Alibaba's PostgreSQL and PPAS tables
-        print each flavour at several): the smallest flavour whose `metric` reaches `target`; smallest
+        """Per document and series (SERIES_FIELDS, with its data size: Alibaba's PostgreSQL and PPAS tables
+        print each flavour at several hot-row counts): the smallest flavour whose `metric` reaches `target`; smallest
         first, then the higher number, then the newer document."""
         best = {}
         rows = self.filter(**{f"{metric}__gte": target}).with_provenance().order_by(
             "flavor__vcpus", "flavor__memory_gb", metric, "id")
         for r in rows:
-            best.setdefault((r.table.document_id, *series_key(r), r.hot_rows), r)
+            best.setdefault((r.table.document_id, *series_key(r)), r)
         return _smallest_first(best.values(), metric)
 
     def smallest_reaching_once(self, metric, target):
-        """`smallest_reaching`, each flavour of a series listed once: when several documents (editions)
+        """`smallest_reaching`, each variant (VARIANT_FIELDS) listed once: when several documents (editions)
         print the same flavour, the newest document's row answers and the others are kept on it as
         `also` (each with its own printed number)."""
         merged = {}
         for r in sorted(self.smallest_reaching(metric, target), key=lambda r: document_newness(r.table.document),
                         reverse=True):
-            key = (*series_key(r), r.hot_rows, r.flavor.vcpus, r.flavor.memory_gb, r.flavor.spec_code)
+            key = variant_key(r)
             if key in merged:
                 merged[key].also.append(r)
             else:
