@@ -8,7 +8,7 @@
 - the newest edition of a variant ("the same flavour": variants.py's `VARIANT_FIELDS`, `newest_rank`)
 - the newest document's row per variant (`newest_per_variant`)
 - the smallest flavour reaching a target (`smallest_reaching`)
-- the values a filter can choose from (`facets`)
+- the values a filter can choose from (`facet_values`; display.facets labels them)
 - "not stated" in parameters and URLs (`NOT_STATED`, `from_param`, `to_param`)
 
 This module imports no model (models.py imports it): the queryset reaches the models through
@@ -21,9 +21,7 @@ from django.db import connections, models
 from django.db.models import BooleanField, Count, Expression, F, Q, Subquery, Window
 from django.db.models import CharField, OuterRef, Value
 from django.db.models.functions import Cast, Concat, LPad, Rank
-from django.utils.translation import gettext as _
 
-from . import display  # the facets' labels in the reader's language (display imports no model)
 from .choices import Origin
 from .variants import VARIANT_FIELDS, field_value, series_key, variant_key  # noqa: F401  (field_value: views, cursors)
 
@@ -422,10 +420,13 @@ class PublishedResultQuerySet(models.QuerySet):
         counts = rows.aggregate(**{m: Count(m) for m in metrics})
         return [m for m in metrics if counts[m]]
 
-    def facets(self, engine=None):
-        """The values each filter can choose from among these results, from one query, labelled in the
-        reader's language: {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio",
-        "deployment", "edition", "hot_rows"}."""
+    def facet_values(self):
+        """The values each filter can choose from among these results, from one query, unlabelled (display.facets
+        labels and orders them in the reader's language): {"vendors": {slug: (name, name_zh)}, "documents": {slug:
+        (published, title_en, title, vendor slug)}, "engines": {slug: name}, "versions": {(engine, version)},
+        "example_versions": {(engine, version)} named only as an example (Alibaba's "PPAS 10"), "families": {slug:
+        (name, name_zh)}, "memory_ratios", "deployments", "editions", "hot_rows" (sets, none empty or missing),
+        "covers": {document slug: {engine names}}}."""
         rows = (self.order_by().values_list(
             "table__document__vendor__slug", "table__document__vendor__name", "table__document__vendor__name_zh",
             "table__document__slug", "table__document__title_en", "table__document__title",
@@ -433,52 +434,26 @@ class PublishedResultQuerySet(models.QuerySet):
             "engine_version__version", "flavor__family__slug", "flavor__family__name", "flavor__family__name_zh",
             "flavor__memory_ratio", "deployment", "edition", "hot_rows", "table__version_example")
             .distinct())
-        vendors, documents, engines, versions, families, ratios = {}, {}, {}, {}, {}, set()
-        deployments, editions, hot_rows = set(), set(), set()
+        values = {"vendors": {}, "documents": {}, "engines": {}, "versions": set(), "families": {},
+                  "memory_ratios": set(), "deployments": set(), "editions": set(), "hot_rows": set(), "covers": {}}
         stated, example = set(), set()  # (engine, version) named as tested / only as an example
-        by_engine, covers = {}, {}
         for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio, deployment, edition, hot, is_example) in rows:
             (example if is_example else stated).add((e, ver))
-            deployments.add(deployment)
-            editions.add(edition)
-            hot_rows.add(hot)
+            values["vendors"][v] = (vn, vzh)
+            values["documents"][d] = (dp, dt, dzh, v)
+            values["engines"][e] = en
+            values["covers"].setdefault(d, set()).add(en)
             if ver:
-                by_engine.setdefault(e, set()).add(ver)
-            vendors[v] = display.plain(vn, vzh)
-            documents[d] = (dp, _("%(vendor)s: %(title)s, %(date)s") % {
-                "vendor": vendors[v], "title": display.plain(dt, dzh) or d, "date": display.date(dp)})
-            engines[e] = en
-            covers.setdefault(d, set()).add(en)
-            if ver and (not engine or e == engine):
-                versions[ver] = ver
+                values["versions"].add((e, ver))
             if f:
-                families[f] = display.plain(fn, fzh)
-            if ratio:
-                ratios.add(ratio)
-        # A title may name one engine and the document cover others (Alibaba's "RDS for MySQL" has PPAS and
-        # PostgreSQL chapters): the document's label says what it covers beside its printed title.
-        covers = {d: display.covers(names) for d, names in covers.items()}
-        documents = {d: (dp, f"{label} ({covers[d]})" if covers[d] else label) for d, (dp, label) in documents.items()}
-        return {
-            "vendor": sorted(vendors.items(), key=lambda kv: kv[1]),
-            "document": [(slug, label) for slug, (_date, label) in  # newest first (`document_newness`)
-                         sorted(documents.items(), key=lambda kv: (kv[1][0], kv[0]), reverse=True)],
-            "engine": sorted(engines.items(), key=lambda kv: kv[1]),
-            "version": [(v, _("%(version)s (example version)") % {"version": label}
-                         if engine and (engine, v) in example - stated else label)
-                        for v, label in sorted(versions.items(), key=lambda kv: version_sort_key(kv[0]))],
-            # "engine:version" of versions every document names only as an example (Alibaba's "PPAS 10")
-            "example_versions": {f"{e}:{ver}" for e, ver in example - stated},
-            # Per engine (in the engines' order), its versions in version order: PostgreSQL 10 and PPAS 10 stay apart.
-            "engine_versions": [(e, engines[e], sorted(by_engine.get(e, ()), key=version_sort_key))
-                                for e, _name in sorted(engines.items(), key=lambda kv: kv[1])],
-            "family": sorted(families.items(), key=lambda kv: kv[1]),
-            "document_covers": covers,  # {document slug: "covers MySQL, PPAS, PostgreSQL" or ''}
-            "memory_ratio": [(r, r) for r in sorted(ratios, key=lambda r: int(r.split(":")[1]))],
-            "deployment": [(d, display.deployment_name(d)) for d in sorted(deployments - {""})],
-            "edition": [(e, display.edition_name(e)) for e in sorted(editions - {""})],
-            "hot_rows": [(str(n), display.row_count(n)) for n in sorted(hot_rows - {None})],
-        }
+                values["families"][f] = (fn, fzh)
+            for name, value, stated_value in (("memory_ratios", ratio, bool(ratio)), ("deployments", deployment,
+                                              deployment != ""), ("editions", edition, edition != ""),
+                                              ("hot_rows", hot, hot is not None)):
+                if stated_value:
+                    values[name].add(value)
+        values["example_versions"] = example - stated
+        return values
 
 
 def _smallest_first(rows, metric):

@@ -704,7 +704,7 @@ def catalogue_facets(request, internal, engine):
     key = f"facets:{changed.isoformat() if changed else '-'}:{n}:{internal}:{engine}:{get_language()}"
     facets = cache.get(key)
     if facets is None:
-        facets = PublishedResult.objects.visible(internal).facets(engine=engine)
+        facets = display.facets(PublishedResult.objects.visible(internal), engine=engine)
         cache.set(key, facets, 3600)
     return facets
 
@@ -901,7 +901,7 @@ def compare(request):
         "qps_normalised_url": _compare_url(sel, baseline, "qps_normalised", internal),
         "newest_only": newest_only, "every_edition_url": _compare_url(every_edition, result["baseline"], metric, internal),
         "too_many": len(sel) > MAX_SELECTIONS, "sel": sel,
-        "choices": PublishedResult.objects.visible(toggle["include_internal"]).facets(),
+        "choices": display.facets(PublishedResult.objects.visible(toggle["include_internal"])),
         "max_selections": MAX_SELECTIONS, **toggle,
     })
 
