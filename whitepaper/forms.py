@@ -6,7 +6,13 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
+from . import display
+from .choices import Origin
 from .display import edition_name
+from .filters import include_internal
+from .models import Document, Engine, EngineVersion, PublishedResult
+from .queries import version_sort_key
+from .sizing import SIZING_METRICS
 
 
 class FigureField(forms.DecimalField):
@@ -18,18 +24,6 @@ class FigureField(forms.DecimalField):
         if value is not None and value.is_finite() and value > largest:
             raise forms.ValidationError(_("Too large: at most %(max)s.") % {"max": f"{largest:,}"}, code="max_value")
         super().run_validators(value)
-from .metrics import QPS_PUBLISHED_LABEL, metric_label
-from .models import EngineVersion, PublishedResult
-from .queries import version_sort_key
-
-# Every metric a document publishes for an engine can be sized for, named as the export's columns (tps, qps,
-# tpm, ro_qps, rw_qps): PPAS and Alibaba PostgreSQL print read-only and read-write QPS only.
-# Read-only and read-write QPS name their export column too (English pages): readers match them with the CSV.
-SIZING_COLUMN_LABELS = {"ro_qps": _("Read-only QPS (ro_qps)"), "rw_qps": _("Read-write QPS (rw_qps)")}
-SIZING_METRICS = [(name, SIZING_COLUMN_LABELS.get(name) or metric_label(name)) for name in ("tps", "qps", "tpm", "ro_qps", "rw_qps")]
-# Compare shows QPS as published beside QPS normalised: the published one says so.
-COMPARE_METRICS = [(name, QPS_PUBLISHED_LABEL if name == "qps" else metric_label(name))
-                   for name in ("tps", "qps", "qps_normalised", "tps_per_core", "tpm", "ro_qps", "rw_qps")]
 
 
 class SizingForm(forms.Form):
@@ -105,3 +99,16 @@ class SizingForm(forms.Form):
                     "metric": labels[metric],
                     "known": pgettext("list separator", ", ").join(str(labels[m]) for m in published) or "-"})
         return data
+
+
+def sizing_form(params):
+    """The sizing question as a bound SizingForm (engines: those with published results)."""
+    engines = list(Engine.objects.filter(versions__results__isnull=False).distinct())
+    editions = sorted(PublishedResult.objects.exclude(edition="").order_by().values_list("edition", flat=True).distinct())
+    documents = Document.objects.select_related("vendor").newest_first()
+    if not include_internal(params or {}):  # the menus name internal measurements only where the answer may use them
+        documents = documents.exclude(vendor__origin=Origin.INTERNAL)
+    vendors = {d.vendor.slug: display.vendor_name(d.vendor) for d in documents}
+    return SizingForm(params or None, engines=engines, editions=editions, vendors=sorted(vendors.items()),
+                      documents=[(d.slug, f"{display.vendor_name(d.vendor)}: {display.document_short_title(d)}")
+                                 for d in documents])

@@ -14,26 +14,18 @@ only published capacity searches answer (LATENCY_METRIC, their bound at or below
 nature; a closed-loop TPS never does, and when no figure states a latency the answer is empty and says so."""
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from .editions import attach_older_editions
-from .filters import ResultFilter, include_internal
-from .forms import SizingForm
-from . import display
-from .choices import Origin
-from .models import Document, Engine, PublishedResult
+from .filters import ResultFilter
+from .metrics import metric_label
+from .models import PublishedResult
 
-
-def sizing_form(params):
-    """The sizing question as a bound SizingForm (engines: those with published results)."""
-    engines = list(Engine.objects.filter(versions__results__isnull=False).distinct())
-    editions = sorted(PublishedResult.objects.exclude(edition="").order_by().values_list("edition", flat=True).distinct())
-    documents = Document.objects.select_related("vendor").newest_first()
-    if not include_internal(params or {}):  # the menus name internal measurements only where the answer may use them
-        documents = documents.exclude(vendor__origin=Origin.INTERNAL)
-    vendors = {d.vendor.slug: display.vendor_name(d.vendor) for d in documents}
-    return SizingForm(params or None, engines=engines, editions=editions, vendors=sorted(vendors.items()),
-                      documents=[(d.slug, f"{display.vendor_name(d.vendor)}: {display.document_short_title(d)}")
-                                 for d in documents])
+# Every metric a document publishes for an engine can be sized for, named as the export's columns (tps, qps,
+# tpm, ro_qps, rw_qps): PPAS and Alibaba PostgreSQL print read-only and read-write QPS only.
+# Read-only and read-write QPS name their export column too (English pages): readers match them with the CSV.
+SIZING_COLUMN_LABELS = {"ro_qps": gettext_lazy("Read-only QPS (ro_qps)"), "rw_qps": gettext_lazy("Read-write QPS (rw_qps)")}
+SIZING_METRICS = [(name, SIZING_COLUMN_LABELS.get(name) or metric_label(name)) for name in ("tps", "qps", "tpm", "ro_qps", "rw_qps")]
 
 
 def sizing_filter(data):
@@ -76,17 +68,6 @@ def smallest_flavours(data):
     answers = results.newest_per_variant().smallest_reaching_once(metric, data["target"])
     attach_older_editions(answers, metric, results)
     return answers
-
-
-def data_sizes(answers):
-    """[(data size, how many answers)] when the answers were measured on different data sizes (display.data_size:
-    hot rows, rows of test data, or tables x rows), [] when on one: a figure on ten times less data is no like
-    figure (Huawei's 2018 MySQL runs: 8 tables x 1,000,000 rows; 2023: 64 x 10,000,000)."""
-    counts = {}
-    for r in answers:
-        size = display.data_size(r) or _("not stated")
-        counts[size] = counts.get(size, 0) + 1
-    return list(counts.items()) if len(counts) > 1 else []
 
 
 def latency_note(data, answers):

@@ -25,15 +25,17 @@ from config.htmx import wants_partial
 from . import charts, cursors, display, editions
 from .export import iter_csv_lines
 from .filters import ExplorerFilter, ResultFilter, include_internal
-from .forms import COMPARE_METRICS, SIZING_METRICS, SizingForm
+from .forms import SizingForm, sizing_form
 from .metrics import METRIC_NAMES, QPS_PUBLISHED_LABEL, metric_label, qps_definitions
 from .freshness import catalogue_stamp
 from .flavors import flavour_sheet
 from .models import Document, Engine, EngineVersion, Flavor, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, measurement_html
-from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison, methodology_differences_data
+from .compare import COMPARE_METRICS, MAX_SELECTIONS, SERIES_KEYS
+from .compare_labels import comparison, methodology_differences_data
 from .queries import SORTS, document_newness, field_value, keyset_fields, version_sort_key
-from .sizing import LATENCY_METRIC, asked_metric, data_sizes, latency_note, sizing_form, smallest_flavours
+from .display import data_sizes
+from .sizing import LATENCY_METRIC, SIZING_METRICS, asked_metric, latency_note, smallest_flavours
 
 
 def _origin_toggle(request):

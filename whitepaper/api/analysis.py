@@ -14,14 +14,15 @@ from rest_framework.views import APIView
 from config.api import COMMON_ERRORS, PARAMETER_ERRORS, THROTTLED
 from config.pagination import ASCII_WHOLE_NUMBER
 
-from ..compare import MAX_SELECTIONS, METHODOLOGY_DIFFERENCE_FIELDS, SERIES_KEYS, comparison
+from ..compare import COMPARE_METRICS, MAX_SELECTIONS, METHODOLOGY_DIFFERENCE_FIELDS, SERIES_KEYS
+from ..compare_labels import comparison
 from ..display import data_size
 from ..editions import attach_revisions
 from ..filters import ASCII_DECIMAL, StrictBooleanField
-from ..forms import COMPARE_METRICS, SIZING_METRICS
+from ..forms import sizing_form
 from ..metrics import METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
 from ..models import PublishedResult
-from ..sizing import LATENCY_METRIC, asked_metric, latency_note, sizing_filter, sizing_form, smallest_flavours
+from ..sizing import LATENCY_METRIC, SIZING_METRICS, asked_metric, latency_note, sizing_filter, smallest_flavours
 from . import serializers as s
 from .caching import CatalogueCaching
 from config.pagination import CatalogPagination
