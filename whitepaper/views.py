@@ -700,7 +700,7 @@ def read_page(queryset, terms, number, after, before):
 
 
 def catalogue_facets(request, internal, engine):
-    """The filters' choices (queries.facets), kept in the cache under the catalogue stamp and language:
+    """The filters' choices (display.facets), kept in the cache under the catalogue stamp and language:
     they change only with the catalogue, and reading them walks every result."""
     changed, n = catalogue_stamp(request)
     key = f"facets:{changed.isoformat() if changed else '-'}:{n}:{internal}:{engine}:{get_language()}"
