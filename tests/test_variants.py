@@ -9,7 +9,7 @@ from django.contrib.postgres.aggregates import ArrayAgg
 from django.db.models import Subquery
 
 from whitepaper import editions, variants
-from whitepaper.models import Document, PublishedResult
+from whitepaper.models import PublishedResult
 
 pytestmark = pytest.mark.django_db
 
