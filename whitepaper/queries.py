@@ -5,8 +5,8 @@
 - origin: vendor-published unless asked (`visible`); the rule itself is `Vendor.origin` (models.py)
 - document order (`DOCUMENT_ORDER`, `document_order`)
 - the sort vocabulary, missing numbers last in both directions (`SORTS`, `sorted_by`)
-- the newest edition of a variant ("the same flavour": variants.py's `VARIANT_FIELDS`, `newest_rank`)
-- the newest document's row per variant (`newest_per_variant`)
+- the newest document's row per variant ("the same flavour", defined in variants.py: `newest_rank`,
+  `newest_per_variant`), the best per variant (`best_per_variant`)
 - the smallest flavour reaching a target (`smallest_reaching`)
 - the values a filter can choose from (`facet_values`; display.facets labels them)
 - "not stated" in parameters and URLs (`NOT_STATED`, `from_param`, `to_param`)
