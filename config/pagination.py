@@ -45,8 +45,12 @@ class CatalogPagination(PageNumberPagination):
         return positive_int_param(request.query_params, self.page_size_query_param, self.max_page_size) or self.page_size
 
     def paginate_queryset(self, queryset, request, view=None):
-        page_number = positive_int_param(request.query_params, self.page_query_param) or 1
-        page_size = self.get_page_size(request)
+        read = getattr(view, "result_query", None)  # page and size read already, with the list's other parameters
+        if read is not None:
+            page_number, page_size = read.page, read.page_size or self.page_size
+        else:
+            page_number = positive_int_param(request.query_params, self.page_query_param) or 1
+            page_size = self.get_page_size(request)
         paginator = self.make_paginator(queryset, page_size, request)
         try:
             self.page = paginator.page(page_number)

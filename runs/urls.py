@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.run_list, name="run-list"),
     path("new/", views.run_new, name="run-new"),
     path("compare/", views.run_compare, name="run-compare"),
+    path("compare/interleave/", views.run_compare_interleave, name="run-compare-interleave"),
     path("series/", views.run_series, name="series"),
     path("regressions/", views.run_regressions, name="regressions"),
     path("<int:pk>/", views.run_detail, name="run-detail"),

@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadhandler import MemoryFileUploadHandler
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -31,7 +32,7 @@ from .clients import client_rows
 from .forms import ProfileForm, RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT, OTHER_LOAD_TOLERANCE_PCT
 from .leftovers import drop_leftovers
-from .models import BenchmarkProfile, RepeatGroup, Run, RunState, Schedule, Target
+from .models import DEFAULT_INTERLEAVED_REPEATS, BenchmarkProfile, RepeatGroup, Run, RunState, Schedule, Target
 from .permissions import PROFILE_IS_METHODOLOGY, check_may_change_run, may_change_run, may_edit_profile, operator_required
 from .params import NAMES as PARAMETER_NAMES
 from .params import PARAMETERS, client_count, thread_steps
@@ -44,7 +45,7 @@ from .reproduce import (
     reproduced_result,
 )
 from .schedules import delete_schedule, save_schedule
-from .services import launch_run, profile_in_use
+from .services import launch_interleaved, launch_run, profile_in_use
 
 
 # --- targets ---------------------------------------------------------------------------------------
@@ -585,21 +586,56 @@ def target_archive(request, pk):
 def run_compare(request):
     """2 to 6 runs side by side (?run=1&run=2[&base=1]): overlaid samples, TPS against threads, what
     differs, % against the baseline (runs/compare.py). Bad ids answer 400 naming the parameter."""
+    return _compare_page(request, request.GET)
+
+
+def _compare_page(request, query, launch_errors=None, status=200):
     try:
-        selection = compare.parse_selection(request.GET.getlist("run"), request.GET.get("base"), request.GET.getlist("group"),
-                                            request.GET.get("include_disturbed"))
+        selection = compare.parse_selection(query.getlist("run"), query.get("base"), query.getlist("group"),
+                                            query.get("include_disturbed"))
     except ValidationError as exc:
-        return render(request, "runs/run_compare.html", {"errors": exc.message_dict, "selected": request.GET.getlist("run")},
+        return render(request, "runs/run_compare.html", {"errors": exc.message_dict, "selected": query.getlist("run")},
                       status=400)
     data = compare.compare(selection)
     runs = selection.runs
     return render(request, "runs/run_compare.html", {
         "runs": runs, "data": data, "base": runs[selection.base_index], "rows": list(zip(runs, data["results"])),
         "selection_query": "&".join(f"{e.kind}={e.id}" for e in selection.entries),
+        "interleave_entries": [selection.entries[selection.base_index].key]
+                              + [e.key for i, e in enumerate(selection.entries) if i != selection.base_index],
+        "interleave_repeats": query.get("repeats") or DEFAULT_INTERLEAVED_REPEATS, "launch_errors": launch_errors,
         "disturbed": sorted(pk for e in selection.entries for pk in e.disturbed),
         "folded_count": sum(d["folded"] for d in data["differences"]),
         "chart": {"samples": compare.samples(runs), "by_threads": data["by_threads"], "base": runs[selection.base_index].pk},
-    })
+    }, status=status)
+
+
+@operator_required
+@require_POST
+def run_compare_interleave(request):
+    """The compared set-ups measured again as an interleaved comparison (issue 46.2): each entry's target, profile
+    and overrides, the baseline first, `repeats` runs each in randomized blocks (runs/services.py). Then the
+    compare page of the new repeat groups; a refused launch shows the compare page again with the errors, each
+    naming its field as the API does (the baseline's by name, a further set-up's as interleave.<i>.<field>)."""
+    query = request.POST.copy()
+    query.setlist("run", [key.partition(":")[2] for key in request.POST.getlist("entry") if key.startswith("run:")])
+    query.setlist("group", [key.partition(":")[2] for key in request.POST.getlist("entry") if key.startswith("group:")])
+    try:
+        selection = compare.parse_selection(query.getlist("run"), None, query.getlist("group"))
+    except ValidationError as exc:
+        return render(request, "runs/run_compare.html", {"errors": exc.message_dict}, status=400)
+    by_key = {e.key: e for e in selection.entries}
+    setups = [{"target": by_key[key].rep.target, "profile": by_key[key].rep.profile, "overrides": by_key[key].rep.overrides}
+              for key in request.POST.getlist("entry") if key in by_key]
+    try:
+        groups = launch_interleaved(setups, user=request.user, repeats=request.POST.get("repeats") or DEFAULT_INTERLEAVED_REPEATS,
+                                    confirm=request.POST.get("confirm") == "on")
+    except ValidationError as exc:
+        query["base"] = request.POST.getlist("entry")[0]
+        return _compare_page(request, query, launch_errors=exc.message_dict, status=400)
+    messages.info(request, _("%(n)d set-ups launched interleaved, %(repeats)d runs each: this page fills in as they finish.")
+                  % {"n": len(groups), "repeats": groups[0].count})
+    return redirect(reverse("runs:run-compare") + "?" + urlencode([("group", g.pk) for g in groups]))
 
 
 # --- history and regressions ------------------------------------------------------------------------

@@ -7,6 +7,7 @@ again before the next test that reads it. The fixtures (bench_users, committed, 
 one definition for every module."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -260,3 +261,21 @@ def keep_step_logs(run_id, into):
                     pass  # read and removed between the glob and the link: the step is over
         return Run.objects.get(pk=run_id).is_final
     return poll
+
+
+def logged_steps(log):
+    """The run log cut at each tool command the engine logged ('$ <argv>'): [(command line, what the tool printed
+    after it)], in order. A warm-up is a step of its own (sysbench's `run` or pgbench with a shorter -T) before the
+    measured one."""
+    steps = []
+    for line in log.splitlines():
+        if line.startswith("$ "):
+            steps.append([line, []])
+        elif steps:
+            steps[-1][1].append(line)
+    return [(command, "\n".join(lines)) for command, lines in steps]
+
+
+def printed_intervals(text):
+    """The seconds of sysbench's interval lines ('[ 3s ] thds: ...') in a step's output."""
+    return [float(m) for m in re.findall(r"^\[ (\d+)s \] thds:", text, re.M)]

@@ -27,12 +27,19 @@ def django_db_setup(django_db_setup, django_db_blocker):
 def end_other_sessions():
     """Before the test database is dropped: the sessions still on it are this process's own leftovers (a live
     server's request thread that kept its connection for a browser's keep-alive; every worker and server of a
-    test's own has stopped by now). PostgreSQL would wait 5 s for them and then refuse to drop the database."""
-    from django.db import connection
+    test's own has stopped by now). PostgreSQL would wait 5 s for them and then refuse to drop the database.
+    From a connection of its own to the server's maintenance database: this process's Django connection may
+    itself have been ended by the last fault drill (they terminate every session on the test database), and
+    Django checks a connection's health only at a request's start."""
+    import psycopg
+    from django.db import connection, connections
 
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                       " WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    db = connection.settings_dict
+    connections.close_all()
+    with psycopg.connect(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"],
+                         password=db["PASSWORD"] or None, dbname="postgres", autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                      [db["NAME"]])
 
 
 # --- The catalogue, kept for the tests that read it --------------------------------------------------

@@ -136,10 +136,10 @@ def test_past_a_cap_it_says_more_than_and_the_last_pages_count_exactly(client, m
     any catalogue size), and says so ("of more than"); near the end it is exact. The total is the API's count."""
     from django.core.cache import cache
 
-    from whitepaper import views
+    from whitepaper import explorer
     from whitepaper.pages import local_pages
 
-    monkeypatch.setattr(views, "EXPLORER_COUNT_AHEAD", 50)
+    monkeypatch.setattr(explorer, "EXPLORER_COUNT_AHEAD", 50)
     cache.clear()  # pages rendered with the usual cap by the tests before
     local_pages.clear()
     total = client.get("/api/v1/results/?latest=true&page_size=1").json()["count"]

@@ -21,8 +21,8 @@ LAYER = {package: index for index, package in enumerate(PACKAGES)}
 # Each app's presentation modules (a name covers the package's modules under it); everything else is a rule.
 # config is the project's plumbing (settings, the URL root, API-wide pieces): contract 1 places it below both apps.
 PRESENTATION = {
-    "whitepaper": ["views", "forms", "templatetags", "display", "charts", "pages", "compare_labels", "flavors", "feeds",
-                   "api", "admin", "urls", "converters", "drafting.views", "management"],
+    "whitepaper": ["views", "explorer", "forms", "templatetags", "display", "charts", "pages", "compare_labels",
+                   "flavors", "feeds", "api", "admin", "urls", "converters", "drafting.views", "management"],
     "runs": ["views", "forms", "api", "admin", "urls", "context_processors", "management"],
 }
 

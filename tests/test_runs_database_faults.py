@@ -10,7 +10,6 @@ connections, ALLOW_CONNECTIONS false), from a connection to another database.
   crashed writing the failure and the run stayed "running" until a reconciler called the living worker dead."""
 
 import random
-import re
 import time
 
 import psycopg
@@ -21,7 +20,8 @@ from django.db import InterfaceError, OperationalError, connection
 
 from runs.models import Run, RunState, Sample, Target
 
-from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, private_tmp, queue_worker, run_processes, wait_for
+from testbed.runs_support import (DB_USER, MYSQL_DB, PASSWORD, logged_steps, printed_intervals, private_tmp, queue_worker,
+                                  run_processes, wait_for)
 
 from .tiers import tier
 
@@ -106,14 +106,15 @@ def test_twenty_blips_over_several_runs_lose_nothing(worker, committed, operator
         # Every interval sysbench printed is stored, none twice: the samples against the tool's own lines in the log,
         # which reach the database by another write (a lost log chunk would show as a gap, a lost sample as a miss);
         # the log goes on to the tool's final report. sysbench prints 5 or 6 lines in 6 s (its last may fall after --time).
-        printed = [float(m) for m in re.findall(r"^\[ (\d+)s \] thds:", run.log, re.M)]
+        steps = logged_steps(run.log)
+        printed = printed_intervals(steps[-2][1])  # the measured step: the last before cleanup
         assert printed == [float(s) for s in range(1, len(printed) + 1)] and len(printed) >= duration - 1, (run_id, printed)
         assert "transactions:" in run.log
         seconds = sorted(survive(lambda: list(Sample.objects.filter(run_id=run_id, warmup=False).values_list("t", flat=True))))
         assert seconds == printed, (run_id, seconds, printed)
-        # reset (tables left behind), prepare, run, cleanup: each step's command logged once, none lost or written twice
-        assert [line.split()[-1] for line in run.log.splitlines() if line.startswith("$ sysbench")] == [
-            "cleanup", "prepare", "run", "cleanup"], run.log
+        # reset (tables left behind), prepare, the warm-up, the measured run, cleanup: each step's command logged once,
+        # none lost or written twice
+        assert [command.split()[-1] for command, _ in steps] == ["cleanup", "prepare", "run", "run", "cleanup"], run.log
     assert any("reconnected, nothing lost" in survive(lambda: Run.objects.get(pk=r).log) for r in blips)
     assert mariadb_tables() == []  # every cleanup ran
 

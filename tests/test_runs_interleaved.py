@@ -84,6 +84,55 @@ def test_bad_interleaved_launches_name_the_field_and_store_nothing(profiles):
     assert Run.objects.count() == before
 
 
+def launch_one(api, target, profile, overrides):
+    response = api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": overrides}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+@pytest.mark.django_db
+def test_the_compare_page_launches_its_set_ups_again_interleaved(profiles, client):
+    """From the compare page (issue 46.2 in the browser's reach): the compared set-ups, the page's baseline first,
+    each with its own target, profile and overrides, `repeats` runs each in randomized blocks; then the compare
+    page of the new groups. A refused launch stores nothing and names the field on the page."""
+    operator = make_user("interleave-page", operator=True)
+    api = api_for("interleave-page-api")
+    mysql = make_targets()["mysql"]
+    one = launch_one(api, mysql, SYSBENCH, {"threads": 1})
+    two = launch_one(api, mysql, SYSBENCH, {"threads": 4, "duration_s": 2})
+    client.force_login(operator)
+    page = client.get(f"/runs/compare/?run={one}&run={two}&base={two}").content.decode()
+    assert 'id="interleave-form"' in page and 'value="run:%d"' % two in page
+    # The baseline (#two) first, as the page shows it.
+    assert page.index('value="run:%d"' % two) < page.index('value="run:%d"' % one)
+
+    before = Run.objects.count()
+    refused = client.post("/runs/compare/interleave/", {"entry": [f"run:{two}", f"run:{one}"], "repeats": "1"})
+    assert refused.status_code == 400 and Run.objects.count() == before
+    assert 'data-field="repeats"' in refused.content.decode() and 'id="compare-results"' in refused.content.decode()
+
+    answer = client.post("/runs/compare/interleave/", {"entry": [f"run:{two}", f"run:{one}"], "repeats": "3"})
+    assert answer.status_code == 302
+    new_runs = list(Run.objects.filter(pk__gt=max(one, two)).order_by("pk"))
+    groups = sorted({r.repeat_group_id for r in new_runs}, key=lambda g: RepeatGroup.objects.get(pk=g).position)
+    assert answer["Location"] == f"/runs/compare/?group={groups[0]}&group={groups[1]}"
+    assert len(new_runs) == 6 and [r.block for r in new_runs] == [1, 1, 2, 2, 3, 3]
+    base_runs = [r for r in new_runs if r.repeat_group_id == groups[0]]
+    other_runs = [r for r in new_runs if r.repeat_group_id == groups[1]]
+    assert {(r.target_id, r.profile.slug, r.params["threads"], r.params["duration_s"]) for r in base_runs} == {(mysql.pk, SYSBENCH, 4, 2)}
+    assert {(r.target_id, r.params["threads"]) for r in other_runs} == {(mysql.pk, 1)}
+    assert all(r.overrides == Run.objects.get(pk=two).overrides for r in base_runs)
+    page = client.get(answer["Location"]).content.decode()
+    # Nothing has run yet: n = 0 for each, and the page says it fills in.
+    assert 'id="compare-paired"' in page and page.count("n = 0") == 2 and "2 set-ups launched interleaved, 3 runs each" in page
+    assert "交错发起" in client.get(f"/runs/compare/?run={one}&run={two}&lang=zh-hans").content.decode()
+    # A reader who is not an operator cannot launch; a GET launches nothing.
+    assert client.get("/runs/compare/interleave/").status_code == 405
+    client.force_login(make_user("interleave-nobody"))
+    assert client.post("/runs/compare/interleave/", {"entry": [f"run:{two}", f"run:{one}"]}).status_code == 403
+    assert Run.objects.count() == before + 6
+
+
 def tps_from_log(run):
     """The run's TPS as sysbench or pgbench printed it in the run's own log (sysbench: 'transactions: N (X per sec.)';
     pgbench: 'tps = X (without initial connection time)'), independent of the summary the engine parsed. With a

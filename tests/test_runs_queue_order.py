@@ -2,13 +2,11 @@
 every other target entry naming the same database until the unclaimed limit (600 s), and the waiting run's page named
 the wrong thing ("on the same target"). Real worker (queues celery and benchmarks), real sysbench on MariaDB."""
 
-import re
-
 import pytest
 
 from runs.models import Run, RunState, Target
 
-from testbed.runs_support import make_targets, wait_final, wait_for
+from testbed.runs_support import logged_steps, make_targets, printed_intervals, wait_final, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -58,10 +56,12 @@ def test_a_redelivered_message_never_starts_a_run_twice(worker, committed, opera
         assert len(tools) <= 1, tools
     run = wait_final(run_id)
     assert run.state == RunState.SUCCEEDED, run.reason
-    assert [line.split()[-1] for line in run.log.splitlines() if line.startswith("$ sysbench")] == [
-        "cleanup", "prepare", "run", "cleanup"]
-    # One run's figures: every interval sysbench printed stored once (sysbench prints 4 or 5 lines in 5 s: its last
-    # may fall after --time on a loaded machine), against the tool's own lines in the log.
-    printed = [float(m) for m in re.findall(r"^\[ (\d+)s \] thds:", run.log, re.M)]
+    # reset, prepare, the warm-up (a run of warmup_s), the measured run, cleanup: each command logged once.
+    steps = logged_steps(run.log)
+    assert [command.split()[-1] for command, _ in steps] == ["cleanup", "prepare", "run", "run", "cleanup"], run.log
+    # One run's figures: every interval sysbench printed in the measured step stored once (sysbench prints 4 or 5
+    # lines in 5 s: its last may fall after --time on a loaded machine), against the tool's own lines in the log.
+    printed = printed_intervals(steps[3][1])
     assert printed == [float(s) for s in range(1, len(printed) + 1)] and len(printed) >= 4, printed
-    assert sorted(run.samples.values_list("t", flat=True)) == printed
+    assert sorted(run.samples.filter(warmup=False).values_list("t", flat=True)) == printed
+    assert sorted(run.samples.filter(warmup=True).values_list("t", flat=True)) == printed_intervals(steps[2][1])

@@ -71,7 +71,7 @@ def test_a_catalogue_page_change_needs_the_tests_asking_its_pages():
     explorer_browser = item("test_explorer_paging_browser.py", fixture("browser", tiers=["browser"]),
                             fixture("page"), fixture("server"))
     rules_only = item("test_runs_stats.py")
-    assert wanted(["whitepaper/views.py"], page_test) and wanted(["whitepaper/views.py"], explorer_browser)
+    assert wanted(["whitepaper/views.py"], page_test) and wanted(["whitepaper/explorer.py"], explorer_browser)
     assert not wanted(["whitepaper/views.py"], rules_only)
     # a pure rule's module: the tests importing it
     assert wanted(["runs/stats.py"], rules_only) and not wanted(["whitepaper/drafting/draft.py"], rules_only)

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from . import converters  # noqa: F401  (registers <stated:…>)
-from . import views
+from . import explorer, views
 from .feeds import CatalogueFeed
 from .drafting import views as drafting_views
 
@@ -18,8 +18,8 @@ urlpatterns = [
     path("flavors/<slug:vendor>/<stated:family>/<int:vcpus>vcpu-<int:memory_gb>gb/", views.flavor_detail,
          name="flavor-by-size"),
     path("flavors/<slug:vendor>/<key:spec_code>/", views.flavor_detail, name="flavor-by-code"),
-    path("explore/", views.explore, name="explore"),
-    path("explore/results.csv", views.explore_csv, name="explore-csv"),
+    path("explore/", explorer.explore, name="explore"),
+    path("explore/results.csv", explorer.explore_csv, name="explore-csv"),
     path("compare/", views.compare, name="compare"),
     path("sizing/", views.sizing, name="sizing"),
     path("feed/", CatalogueFeed(), name="feed"),

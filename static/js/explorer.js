@@ -1,6 +1,6 @@
 // Forms marked data-drop-empty (the explorer's filters) send, and so push into the address bar, only
 // the parameters that have a value: "any" and empty number fields leave no `vendor=&min_tps=` behind,
-// nor the default columns (as whitepaper.views.canonical_query).
+// nor the default columns (as whitepaper.explorer.canonical_query).
 // The form carries hx-history="false": on Back/Forward htmx asks the server for the whole page
 // (an HX-History-Restore-Request), so the controls come back with the rows they filtered.
 document.addEventListener("htmx:configRequest", (event) => {
@@ -21,7 +21,7 @@ document.addEventListener("htmx:configRequest", (event) => {
   }
   // Another document: its default applies (a document's own rows all; otherwise the newest edition).
   if (changed && changed.name === "document") params.delete("latest");
-  // The default of `latest` is what no `latest` means (as whitepaper.views.canonical_query).
+  // The default of `latest` is what no `latest` means (as whitepaper.explorer.canonical_query).
   if (params.get("latest") === (params.get("document") ? "false" : "true")) params.delete("latest");
   for (const name of new Set([...params.keys()])) {
     const kept = params.getAll(name).filter((value) => value !== "");

@@ -16,7 +16,6 @@ from config.pagination import CatalogPagination, set_link_header
 
 from .. import cursors
 from ..freshness import catalogue_stamp
-from .params import ResultOrdering
 
 PAGINATION_MODES = ["page", "cursor"]
 
@@ -86,13 +85,13 @@ class ResultPagination(CatalogPagination):
         return StampedCountPaginator(queryset, page_size, request)
 
     def paginate_queryset(self, queryset, request, view=None):
-        self.mode = self.check(request.query_params)
+        query = view.result_query  # the parameters as params.StrictQueryBackend read them
+        self.mode = query.pagination
         if self.mode == "page":
             return super().paginate_queryset(queryset, request, view)
-        terms = ResultOrdering.check(request.query_params)
-        token = request.query_params.get(self.cursor_param)
-        values = decode_cursor(token, terms) if token is not None else None
-        size = self.get_page_size(request)
+        terms = query.terms
+        values = decode_cursor(query.cursor, terms) if query.cursor is not None else None
+        size = query.page_size or self.page_size
         rows = queryset.page_after(terms, values, size + 1)
         self.request, self.page_rows = request, rows[:size]
         self.next_cursor = cursors.encode(terms, rows[size - 1]) if len(rows) > size else None

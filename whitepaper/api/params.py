@@ -15,6 +15,7 @@ from config.pagination import MAX_PAGE_SIZE, positive_int_param
 from ..filters import ResultFilter
 from ..metrics import METRICS_BY_NAME
 from ..queries import SORTS, unknown_sort_terms
+from ..result_query import ResultQuery
 from ..suggestions import did_you_mean
 
 ALWAYS_ALLOWED = {"format", "page", "page_size"}
@@ -73,9 +74,18 @@ FILE_FORMATS = ("csv", "parquet")  # the results list's whole-set answers (each 
 
 class StrictQueryBackend(DjangoFilterBackend):
     """The endpoint's FilterSet (DjangoFilterBackend's, so the schema lists its parameters), applied
-    only after every parameter of the request passed `check_params`."""
+    only after every parameter of the request passed `check_params`. What a list's parameters ask is read in the
+    same pass, once, into `view.result_query` (whitepaper.result_query.ResultQuery): the ordering, pagination, page,
+    size and cursor, fields and CSV options that the other backends, the paginator and the answers then use."""
 
     def filter_queryset(self, request, queryset, view):
+        query = self.read(request, queryset, view)
+        return query.filterset.qs if query.filterset is not None else queryset
+
+    def read(self, request, queryset, view):
+        """The request's ResultQuery, or a 400 naming every bad parameter (see `check_params`); read once per view."""
+        if getattr(view, "result_query", None) is not None:
+            return view.result_query
         listing = view.action in ("list", *FILE_FORMATS)
         # Every matching row as CSV or Parquet, no pages: /results/csv/ (no format either) and ?format=csv alike.
         file_format = view.action if view.action in FILE_FORMATS else getattr(getattr(request, "accepted_renderer", None), "format", None)
@@ -84,30 +94,46 @@ class StrictQueryBackend(DjangoFilterBackend):
         filterset = self.get_filterset(request, queryset, view) if listing else None
         allowed = set(ALWAYS_ALLOWED) if view.action == "list" or not listing else set()
         repeatable = repeatable_params(filterset)
-        checks = []
+        checks = []  # (what it reads, the check: its value, or a ValidationError)
+        paginator = getattr(view, "pagination_class", None)
         if listing:
             allowed |= set(filterset.filters) if filterset is not None else set()
         if paged:
-            checks += [lambda p: positive_int_param(p, "page"), lambda p: positive_int_param(p, "page_size", MAX_PAGE_SIZE)]
-            paginator = getattr(view, "pagination_class", None)
+            checks += [("page", lambda p: positive_int_param(p, "page")),
+                       ("page_size", lambda p: positive_int_param(p, "page_size", MAX_PAGE_SIZE))]
             if hasattr(paginator, "check"):  # the results list: pagination=cursor, cursor=
                 allowed |= {paginator.mode_param, paginator.cursor_param}
-                checks.append(paginator.check)
+                checks.append(("pagination", paginator.check))
         if listing:
             for backend in view.filter_backends:
                 if hasattr(backend, "check") and file_format not in getattr(backend, "not_for", ()):
                     allowed.add(backend.param)
-                    checks.append(backend.check)
+                    checks.append((backend.param, backend.check))
                     if getattr(backend, "repeatable", False):
                         repeatable.add(backend.param)
-        errors = check_params(request.query_params, allowed, filterset=filterset, checks=checks, repeatable=repeatable)
+        params = request.query_params
+        errors = check_params(params, allowed, filterset=filterset, repeatable=repeatable)
+        values = {}
+        for name, check in checks:  # after the filters' problems, as check_params's `checks`: a parameter's first wins
+            try:
+                values[name] = check(params)
+            except ValidationError as exc:
+                errors.update({k: v for k, v in exc.detail.items() if k not in errors})
         if csv:
-            paginator = getattr(view, "pagination_class", None)
             paging = {"page", "page_size", getattr(paginator, "mode_param", "page"), getattr(paginator, "cursor_param", "page")}
-            errors.update({name: [CSV_HAS_NO_PAGES] for name in sorted(paging & set(request.query_params))})
+            errors.update({name: [CSV_HAS_NO_PAGES] for name in sorted(paging & set(params))})
         if errors:
             raise ValidationError(errors)
-        return filterset.qs if filterset is not None else queryset
+        if csv:  # a file's columns: the export's (a JSON-only field is a 400 here, once every other parameter is right)
+            for backend in view.filter_backends:
+                if hasattr(backend, "check_file"):
+                    values[backend.param] = backend.check_file(params)
+        view.result_query = ResultQuery(
+            filterset=filterset, terms=values.get(ResultOrdering.param) or [], page=values.get("page") or 1,
+            page_size=values.get("page_size"), pagination=values.get("pagination") or "page",
+            cursor=params.get(getattr(paginator, "cursor_param", None)) if values.get("pagination") == "cursor" else None,
+            fields=values.get("fields") or [], bom=bool(values.get("bom")), printed_cells=bool(values.get("printed_cells")))
+        return view.result_query
 
 
 class MomentFilter(django_filters.IsoDateTimeFilter):
@@ -189,7 +215,7 @@ class ResultOrdering(BaseFilterBackend):
         return terms
 
     def filter_queryset(self, request, queryset, view):
-        return queryset.sorted_by(self.check(request.query_params))
+        return queryset.sorted_by(view.result_query.terms)  # read by StrictQueryBackend, which runs first
 
     def get_schema_operation_parameters(self, view):
         choices = [f"{prefix}{name}" for name in SORTS for prefix in ("", "-")]

@@ -40,6 +40,7 @@ class CatalogueViewSet(CatalogueCaching, viewsets.ReadOnlyModelViewSet):
     pagination_class = CatalogPagination
     filter_backends = [StrictQueryBackend]
     lookup_value_regex = "[^/\x00]+"  # any key reaches the view (an unknown one is a JSON 404); NUL never does
+    result_query = None  # what the request's parameters ask, read once with their check (params.StrictQueryBackend)
 
 
 # --- Vocabulary ----------------------------------------------------------------------------------
@@ -225,6 +226,11 @@ class FieldsParam(BaseFilterBackend):
                 f"choose from {', '.join(known)}."]})
         return names
 
+    @classmethod
+    def check_file(cls, params):
+        """The columns of a CSV or Parquet file: the export's names only."""
+        return cls.check(params, "csv")
+
     def filter_queryset(self, request, queryset, view):
         return queryset
 
@@ -344,10 +350,9 @@ class ResultViewSet(CatalogueViewSet):
 
     def csv_response(self, request):
         queryset = self.filter_queryset(self.get_queryset())  # validates every parameter first
-        columns = FieldsParam.check(request.query_params, "csv") or None
-        response = StreamingHttpResponse(iter_csv_lines(queryset, bom=CSVOptions.check(request.query_params),
-                                                        columns=columns,
-                                                        printed=PrintedCells.check(request.query_params)),
+        query = self.result_query
+        response = StreamingHttpResponse(iter_csv_lines(queryset, bom=query.bom, columns=query.fields or None,
+                                                        printed=query.printed_cells),
                                          content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="published-results.csv"'
         response["Link"] = f'<{request.build_absolute_uri(reverse("v1:results-columns"))}>; rel="describedby"'
@@ -366,8 +371,8 @@ class ResultViewSet(CatalogueViewSet):
 
     def parquet_response(self, request):
         queryset = self.filter_queryset(self.get_queryset())  # validates every parameter first
-        columns = FieldsParam.check(request.query_params, "csv") or None
-        response = StreamingHttpResponse(iter_parquet_bytes(queryset, columns=columns), content_type=PARQUET_MEDIA_TYPE)
+        response = StreamingHttpResponse(iter_parquet_bytes(queryset, columns=self.result_query.fields or None),
+                                         content_type=PARQUET_MEDIA_TYPE)
         response["Content-Disposition"] = 'attachment; filename="published-results.parquet"'
         response["Link"] = f'<{request.build_absolute_uri(reverse("v1:results-columns"))}>; rel="describedby"'
         return response
@@ -375,7 +380,7 @@ class ResultViewSet(CatalogueViewSet):
     def get_serializer(self, *args, **kwargs):
         serializer = super().get_serializer(*args, **kwargs)
         if self.action == "list":
-            names = FieldsParam.check(self.request.query_params)
+            names = self.result_query.fields if self.result_query is not None else []  # (none: the schema's)
             if names:
                 fields = getattr(serializer, "child", serializer).fields
                 for name in list(fields):

@@ -8,7 +8,7 @@ from runs.models import BenchmarkProfile
 from whitepaper.models import Methodology
 
 SWEEP = [8, 16, 32, 64, 128]
-QUICK = {"duration_s": 3, "report_interval_s": 1, "threads": 2, "thread_sweep": [], "warmup_s": 0}
+QUICK = {"duration_s": 3, "report_interval_s": 1, "threads": 2, "thread_sweep": [], "warmup_s": 1}
 PROFILES = [
     # Huawei: sysbench OLTP read-write, 64 tables x 10,000,000 rows, 200 threads (MySQL) / 64 (PostgreSQL),
     # 3600 s, report every 3 s. sysbench 1.0's oltp_read_write runs the legacy oltp.lua mix.
