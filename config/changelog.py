@@ -4,7 +4,7 @@ schema (`externalDocs`, `info.description`): consumers read what changed where t
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework.renderers import BaseRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -29,8 +29,6 @@ class ChangelogView(ContentCaching, APIView):
         return MarkdownRenderer(), MarkdownRenderer.media_type  # Markdown whatever Accept says
 
     def handle_exception(self, exc):
-        from rest_framework.renderers import JSONRenderer
-
         self.request.accepted_renderer, self.request.accepted_media_type = JSONRenderer(), "application/json"
         return super().handle_exception(exc)
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 from functools import cached_property
 
 from cryptography import x509
-from cryptography.hazmat.primitives.serialization import load_pem_private_key
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_private_key
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
@@ -211,9 +211,6 @@ class Target(models.Model):
             errors["tls_key" if self.tls_cert.strip() else "tls_cert"] = [
                 _("A client certificate and its key go together: give both or neither.")]
         elif self.tls_cert.strip() and self.has_tls_key:
-            from cryptography import x509
-            from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_private_key
-
             try:
                 cert = x509.load_pem_x509_certificates(self.tls_cert.encode())[0]
                 key = load_pem_private_key(self.tls_key.encode(), password=None)

@@ -12,7 +12,6 @@ from django.db.models import Case, When
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from whitepaper.display import methodology_text
 from whitepaper.models import PublishedResult
 
 from .access import short_version
@@ -177,7 +176,7 @@ def methodology_differences(run, result=None):
         add("range", gettext_lazy("range (hot rows)"), int(result.hot_rows) if result.hot_rows else None, params.get("range"))
     add("duration_s", gettext_lazy("duration (s)"), methodology.duration_s, params.get("duration_s"))
     add("threads", gettext_lazy("threads"), methodology.threads, ", ".join(str(t) for t in thread_steps(params)) if params else "")
-    client_text, _in_chinese = methodology_text(methodology, "client")  # the page's language
+    client_text, _in_chinese = methodology.text("client")  # the page's language
     add("client", gettext_lazy("client"), client_text,
         _("%(host)s (%(n)s cores)") % {"host": run.client_host, "n": run.client_cores} if run.client_host else "")
     # The documents put the client in the target's zone and print no round trip: shown, never decisive.

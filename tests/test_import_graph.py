@@ -1,8 +1,14 @@
-"""The project's modules (runs, whitepaper, config) import each other without a loop (issues 22.5, 38.3): read from
-the tree itself, every import statement, at module level or inside a function, resolved to the module it loads. A
-function-level import of another of these modules is refused too, it is how a loop hides (Django's AppConfig.ready
-excepted: it connects signals once the apps are loaded). The layers: runs may import whitepaper and config,
-whitepaper may import config, config neither."""
+"""The import contracts of the project's modules (runs, whitepaper, config), read from the tree itself: every import
+statement, at module level or inside a function, resolved to the module it loads (issues 22.5, 38.3, 51.3).
+
+1. Between apps: runs may import whitepaper and config, whitepaper may import config, config neither (PACKAGES).
+2. Within each app: the rules sit below presentation (PRESENTATION: pages, forms, template tags, the catalogue's
+   text, charts, the API, admin, feeds, URLs, management commands). A rule (every other module of runs and
+   whitepaper: models, queries, variants, editions, compare, sizing, runs' engine ...) never imports a presentation
+   module, of its own app or another; presentation imports rules and other presentation. A new module is a rule
+   until it is named here.
+3. No loop, and no import inside a function (it is how a loop hides; Django's AppConfig.ready excepted: it connects
+   signals once the apps are loaded)."""
 
 import ast
 from pathlib import Path
@@ -12,6 +18,24 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["runs", "whitepaper", "config"]  # each may import only those after it
 LAYER = {package: index for index, package in enumerate(PACKAGES)}
+# Each app's presentation modules (a name covers the package's modules under it); everything else is a rule.
+# config is the project's plumbing (settings, the URL root, API-wide pieces): contract 1 places it below both apps.
+PRESENTATION = {
+    "whitepaper": ["views", "explorer", "forms", "templatetags", "display", "charts", "pages", "compare_labels",
+                   "flavors", "feeds", "api", "admin", "urls", "converters", "drafting.views", "management"],
+    "runs": ["views", "forms", "api", "admin", "urls", "context_processors", "management"],
+}
+
+
+def is_presentation(module):
+    app, _dot, rest = module.partition(".")
+    return any(rest == name or rest.startswith(name + ".") for name in PRESENTATION.get(app, ()))
+
+
+def rules_importing_presentation(edges):
+    """["rule:line imports presentation"] of a graph {module: [(imported, line, at module level)]}."""
+    return [f"{name}:{line} imports {target}" for name, found in sorted(edges.items()) for target, line, _top in found
+            if name.split(".")[0] in PRESENTATION and not is_presentation(name) and is_presentation(target)]
 
 
 def modules():
@@ -26,8 +50,9 @@ def modules():
     return found
 
 
-def imports(name, path, known):
-    """[(imported module, line, at module level)] of one module, limited to the package's modules."""
+def imports(name, path, known, everything=False):
+    """[(imported module, line, at module level)] of one module, limited to the package's modules (`everything`:
+    every module it names, third-party too)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     is_package = path.name == "__init__.py"
     base = name.split(".") if is_package else name.split(".")[:-1]
@@ -49,7 +74,7 @@ def imports(name, path, known):
         else:
             continue
         for target in targets:
-            if target in known and target != name and id(node) not in in_ready:
+            if (everything or target in known) and target != name and id(node) not in in_ready:
                 found.append((target, node.lineno, id(node) in top_level or _in_module_if(tree, node)))
     return found
 
@@ -108,15 +133,19 @@ def test_the_graph_covers_whitepaper_and_config():
     assert "config.pagination" in {t for t, _l, _top in edges["whitepaper.api.params"]}
 
 
-def test_no_module_imports_another_inside_a_function():
-    hidden = [f"{name}:{line} imports {target}" for name, found in graph().items() for target, line, top in found if not top]
+def test_no_module_imports_inside_a_function():
+    """Project modules and third-party ones alike (yaml, DRF's renderers, cryptography): at module level."""
+    known = modules()
+    hidden = [f"{name}:{line} imports {target}" for name, path in known.items()
+              for target, line, top in imports(name, path, known, everything=True) if not top]
     assert hidden == []
 
 
 def test_no_module_imports_a_layer_above_its_own():
     upward = [f"{name}:{line} imports {target}" for name, found in graph().items() for target, line, _top in found
               if LAYER[target.split(".")[0]] < LAYER[name.split(".")[0]]]
-    assert upward == []
+    if upward:
+        pytest.fail("an app imports an app above it (PACKAGES: runs -> whitepaper -> config): " + "; ".join(upward))
 
 
 def test_modules_import_each_other_without_a_loop():
@@ -124,3 +153,24 @@ def test_modules_import_each_other_without_a_loop():
     cycle = find_cycle(edges)
     if cycle:
         pytest.fail("import loop: " + " -> ".join(cycle))
+
+
+def test_every_presentation_name_is_a_module():
+    """A renamed module cannot silently leave the contract: each name of PRESENTATION is a module or package."""
+    known = modules()
+    missing = [f"{app}.{name}" for app, names in PRESENTATION.items() for name in names if f"{app}.{name}" not in known]
+    assert missing == []
+
+
+def test_an_upward_import_is_found():
+    planted = {"whitepaper.queries": [("whitepaper.display", 3, True)], "runs.reproduce": [("whitepaper.api.views", 4, False)],
+               "whitepaper.views": [("whitepaper.queries", 5, True)], "whitepaper.charts": [("whitepaper.pages", 6, True)]}
+    assert rules_importing_presentation(planted) == ["runs.reproduce:4 imports whitepaper.api.views",
+                                                     "whitepaper.queries:3 imports whitepaper.display"]
+
+
+def test_rules_never_import_presentation():
+    upward = rules_importing_presentation(graph())
+    if upward:
+        pytest.fail("a rule imports presentation (PRESENTATION in tests/test_import_graph.py; move the rule below, "
+                    "or the presentation above): " + "; ".join(upward))

@@ -13,7 +13,8 @@ from django.utils.translation import ngettext, pgettext
 from .metrics import METRICS_BY_NAME, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL, UNIT_LABELS, qps_definitions
 from .display import date, edition_name, memory_ratio_text, metric_shown, same_in, vendor_name
 from .pages import family_name, origin_name
-from .queries import SERIES_FIELDS, field_value, version_sort_key
+from .queries import version_sort_key
+from .variants import SERIES_FIELDS, field_value
 
 # Metrics that can be drawn against vCPUs, in the order a chart offers them.
 CHART_METRICS = ["tps", "qps", "tpm", "ro_qps", "rw_qps"]
@@ -28,7 +29,13 @@ def number(value):
     return value
 
 
-# How each part of a series (queries.SERIES_FIELDS) is shown in a legend, in legend order.
+def hot_data_shown(result):
+    """A row's data size where its table varies it (Alibaba's PostgreSQL and PPAS: each flavour at several hot-data
+    sizes): part of its line, so points measured at different sizes are never joined."""
+    return f"{METRICS_BY_NAME['hot_rows'].label} {metric_shown(result, 'hot_rows')}" if result.hot_rows is not None else ""
+
+
+# How each part of a series (variants.SERIES_FIELDS) is shown in a legend, in legend order.
 SERIES_SHOWN = {
     "engine_version": lambda r, v: str(v),
     "family": lambda r, v: family_name(v),
@@ -37,20 +44,14 @@ SERIES_SHOWN = {
     "deployment": lambda r, v: r.get_deployment_display() if v else "",
     "edition": lambda r, v: edition_name(v),
     "vendor": lambda r, v: origin_name(r) if r.is_internal else vendor_name(v),
+    "hot_rows": lambda r, v: hot_data_shown(r),
 }
 assert set(SERIES_SHOWN) == set(SERIES_FIELDS)
 
 
-def hot_data_shown(result):
-    """A row's data size where its table varies it (Alibaba's PostgreSQL and PPAS: each flavour at several hot-data
-    sizes): part of its line, so points measured at different sizes are never joined."""
-    return f"{METRICS_BY_NAME['hot_rows'].label} {metric_shown(result, 'hot_rows')}" if result.hot_rows is not None else ""
-
-
 def series_key(result):
-    """The line a row belongs to (its series, queries.SERIES_FIELDS, and its data size), as the legend shows it."""
-    return (*(shown(result, field_value(result, SERIES_FIELDS[name])) for name, shown in SERIES_SHOWN.items()),
-            hot_data_shown(result))
+    """The line a row belongs to (its series, variants.SERIES_FIELDS, with its data size), as the legend shows it."""
+    return tuple(shown(result, field_value(result, SERIES_FIELDS[name])) for name, shown in SERIES_SHOWN.items())
 
 
 def edition_series_key(result):
@@ -206,9 +207,3 @@ def chart_rows(chart):
         for s in chart["series"] for p in s["points"]
     ]
 
-
-def percent_difference(value, baseline):
-    """(value - baseline) / baseline in %, one decimal; None when either is missing or baseline is 0."""
-    if value is None or baseline in (None, 0):
-        return None
-    return round((float(value) - float(baseline)) / float(baseline) * 100, 1)

@@ -7,9 +7,14 @@ How rows are chosen: a series selection is each flavour's newest published figur
 it names a document or says `latest=false`; a figure an older edition printed otherwise is named
 ("revised from ..."). Its rows are split into lines, each one vendor + family + memory ratio (+ data size)
 of one edition (`part_key`), drawn as their own chart series; where several lines of one selection have
-a size, the table asks which (`candidates`) instead of picking one."""
+a size, the table asks which (`candidates`) instead of picking one.
+
+Names in the reader's language (a selection's, a line's, a methodology's client) are presentation's:
+compare_labels.py passes them in (`Names`) and adds what the pages show."""
 
 import re
+from dataclasses import dataclass
+from typing import Callable
 from urllib.parse import urlencode
 
 from django.http import QueryDict
@@ -17,15 +22,11 @@ from django.utils.translation import gettext as _
 
 from config.limits import is_id
 
-from . import display
-from .charts import percent_difference
 from .editions import attach_older_editions
 from .filters import ExplorerFilter
-from .metrics import qps_definitions
+from .metrics import QPS_PUBLISHED_LABEL, metric_label, percent_difference, qps_definitions
 from .models import PublishedResult
-from .pages import family_name, origin_name
 from .queries import to_param
-from .templatetags.catalogue import methodology_text
 
 # A series selection's parameters (`hot_rows`, the data size, is compare's own: not a ResultFilter filter).
 SERIES_KEYS = ["vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "edition", "latest",
@@ -33,31 +34,23 @@ SERIES_KEYS = ["vendor", "document", "engine", "version", "family", "memory_rati
 MAX_SELECTIONS = 6
 
 
-def describe_series(data, rows):
-    """A readable name for a filter-defined series, from its first row."""
-    if not rows:
-        return " ".join(f"{k}={v}" for k, v in data.items())
-    r = rows[0]
-    parts = []
-    if "vendor" in data:
-        parts.append(display.vendor_name(r.table.document.vendor))
-    if "document" in data:
-        parts.append(f"{display.vendor_name(r.table.document.vendor)} {display.date(r.table.document.published)}")
-    if "engine" in data or "version" in data:
-        parts.append(str(r.engine_version) if "version" in data else r.engine_version.engine.name)
-    if "family" in data:
-        parts.append(family_name(r.flavor.family))
-    if "memory_ratio" in data:
-        parts.append(display.memory_ratio_text(r.flavor))
-    if "deployment" in data:
-        parts.append(r.get_deployment_display())
-    if "edition" in data:
-        parts.append(display.edition_name(r.edition))
-    if "hot_rows" in data:
-        parts.append(f"{_('hot rows')} {display.metric_shown(r, 'hot_rows')}")
-    if any(row.is_internal for row in rows):
-        parts.append(_("includes internal measurements"))
-    return " · ".join(parts)
+# The metrics a comparison can be made in, with their declared labels: compare shows QPS as published beside QPS
+# normalised, the published one says so.
+COMPARE_METRICS = [(name, QPS_PUBLISHED_LABEL if name == "qps" else metric_label(name))
+                   for name in ("tps", "qps", "qps_normalised", "tps_per_core", "tpm", "ro_qps", "rw_qps")]
+
+
+@dataclass(frozen=True)
+class Names:
+    """How a comparison names what it compares (compare_labels.NAMES: in the reader's language)."""
+
+    result: Callable  # (row) -> a single row's name
+    series: Callable  # (selection's parameters, rows) -> a series' name
+    lines: Callable  # ([rows of each line]) -> [each line's label], naming what differs between them
+
+
+PLAIN_NAMES = Names(result=lambda r: str(r.pk), series=lambda data, rows: " ".join(f"{k}={v}" for k, v in data.items()),
+                    lines=lambda groups: ["" for _group in groups])
 
 
 # --- A series: one line of one edition ------------------------------------------------------------
@@ -86,43 +79,18 @@ def part_query(data, result):
     return urlencode(narrowed)
 
 
-def split_parts(data, rows):
-    """[{key, label, rows, sel}] of a selection's rows, in document order; the labels name what differs
-    between the lines (family, memory ratio, data size, year ...)."""
+def split_parts(data, rows, names=PLAIN_NAMES):
+    """[{key, label, rows, sel}] of a selection's rows, in document order; the labels (`names.lines`) name what
+    differs between the lines (family, memory ratio, data size, year ...)."""
     parts = {}
     for r in rows:
         parts.setdefault(part_key(r), []).append(r)
-    shown = [(lambda r: display.vendor_name(r.table.document.vendor)),
-             (lambda r: str(r.engine_version)),
-             (lambda r: family_name(r.flavor.family)),
-             display.memory_ratio_text,
-             (lambda r: r.get_deployment_display() if r.deployment else ""),
-             (lambda r: display.edition_name(r.edition) if r.edition else ""),
-             (lambda r: f"{_('hot rows')} {display.metric_shown(r, 'hot_rows')}" if r.hot_rows else ""),
-             (lambda r: str(r.table.document.published.year))]
-    firsts = [group[0] for group in parts.values()]
-    varying = [len({f(r) if f is not display.memory_ratio_text else f(r.flavor) for r in firsts}) > 1 for f in shown]
-    answer = []
-    for key, group in parts.items():
-        r = group[0]
-        names = [f(r.flavor) if f is display.memory_ratio_text else f(r) for f, varies in zip(shown, varying) if varies]
-        answer.append({"key": key, "label": " · ".join(n for n in names if n) or "", "rows": group,
-                       "sel": part_query(data, r)})
-    return answer
+    labels = names.lines(list(parts.values()))
+    return [{"key": key, "label": label, "rows": group, "sel": part_query(data, group[0])}
+            for (key, group), label in zip(parts.items(), labels)]
 
 
-def describe_result(r):
-    """A single row's name: engine version, family, spec code or size, and what tells it from the rows beside it
-    (SQL Server's deployment and edition, Alibaba's hot data), with its vendor and year."""
-    spec = r.flavor.spec_code or f"{r.flavor.vcpus} vCPU / {r.flavor.memory_gb} GB"
-    parts = [str(r.engine_version), family_name(r.flavor.family), spec,
-             r.get_deployment_display() if r.deployment else "", display.edition_name(r.edition) if r.edition else "",
-             f"{_('hot rows')} {display.metric_shown(r, 'hot_rows')}" if r.hot_rows else ""]
-    label = " · ".join(p for p in parts if p) + f" ({display.vendor_name(r.table.document.vendor)} {r.table.document.published:%Y})"
-    return f"{label} · {origin_name(r)}" if r.is_internal else label
-
-
-def parse_selections(values, internal=False):
+def parse_selections(values, internal=False, names=PLAIN_NAMES):
     """`sel` values: a result id, or a ResultFilter query string (a whole series). Returns
     [(raw, label, rows, error)] in the given order, at most MAX_SELECTIONS; a fixed number of queries
     for the single results, one per series. Internal measurements only when `internal`.
@@ -137,7 +105,7 @@ def parse_selections(values, internal=False):
             if r is None:
                 selections.append({"raw": raw, "label": raw, "rows": [], "error": _("No published result %(id)s.") % {"id": raw}})
             else:
-                selections.append({"raw": raw, "label": describe_result(r), "rows": [r], "error": ""})
+                selections.append({"raw": raw, "label": names.result(r), "rows": [r], "error": ""})
             continue
         data = {k: v for k, v in QueryDict(raw).items() if k in SERIES_KEYS and v}
         hot_rows = data.get("hot_rows")
@@ -154,8 +122,8 @@ def parse_selections(values, internal=False):
             continue
         queryset = filterset.qs if hot_rows is None else filterset.qs.filter(hot_rows=int(hot_rows))
         rows = list(queryset)
-        selections.append({"raw": raw, "label": describe_series(data, rows), "rows": rows, "series": True,
-                           "parts": split_parts(data, rows), "newest_only": filter_data.get("latest") == "true",
+        selections.append({"raw": raw, "label": names.series(data, rows), "rows": rows, "series": True,
+                           "parts": split_parts(data, rows, names), "newest_only": filter_data.get("latest") == "true",
                            "error": "" if rows else _("No published result matches %(raw)s.") % {"raw": raw}})
     return selections
 
@@ -230,11 +198,11 @@ def compare_table(selections, metric, baseline):
     return {"mode": "series", "rows": rows}
 
 
-def comparison(sel, baseline=0, metric="tps", internal=False):
+def comparison(sel, baseline=0, metric="tps", internal=False, names=PLAIN_NAMES):
     """Everything a comparison shows, from its `sel` values (at most MAX_SELECTIONS are read), the
     baseline's index and the metric: the selections (with their rows or error), the table, and the
-    caveats. Internal measurements only when `internal`."""
-    selections = parse_selections(sel, internal)
+    caveats. Internal measurements only when `internal`; named by `names`."""
+    selections = parse_selections(sel, internal, names)
     newest = [r for s in selections if s.get("newest_only") for r in s["rows"]]
     attach_older_editions(newest, metric, PublishedResult.objects.visible(internal))
     baseline = baseline if 0 <= baseline < len(selections) else 0
@@ -245,11 +213,11 @@ def comparison(sel, baseline=0, metric="tps", internal=False):
         "selections": selections, "baseline": baseline, "metric": metric, "valid": valid,
         "table": compare_table(selections, metric, baseline) if selections else None,
         "statements_per_transaction": spt, "qps_definitions_differ": len(spt) > 1,
-        "methodology_differences": methodology_differences_data(sorted(methodologies.values(), key=lambda m: m.slug)),
+        "methodology_differences": methodology_differences(sorted(methodologies.values(), key=lambda m: m.slug)),
     }
 
 
-# The methodology fields a comparison checks, as `methodology_differences_data` names them.
+# The methodology fields a comparison checks, as `methodology_differences` names them.
 METHODOLOGY_DIFFERENCE_FIELDS = ["tool", "tool_version", "client", "scale", "threads", "duration"]
 
 
@@ -300,12 +268,12 @@ def clients_differ(texts):
     return False
 
 
-def methodology_differences_data(methodologies):
+def methodology_differences(methodologies):
     """What differs between the methodologies behind compared numbers (besides the QPS definition,
     which a comparison states on its own): for each field with more than one distinct stated value,
-    {"field", "label", "values" (as stated, in English), "shown" (as the pages show them, in the
-    reader's language)}. Fields: tool, tool_version, client, scale (tables x rows), threads, duration.
-    Values not stated by a document are left out, not counted as a difference."""
+    {"field", "label", "values" (as stated, in English), "methodologies" (the first stating each value: how the
+    pages show it is compare_labels.methodology_differences_data's)}. Fields: tool, tool_version, client, scale
+    (tables x rows), threads, duration. Values not stated by a document are left out, not counted as a difference."""
     def scale(m):
         return f"{m.tables} × {m.rows_per_table}" if m.tables and m.rows_per_table else ""
 
@@ -318,14 +286,14 @@ def methodology_differences_data(methodologies):
         ("duration", _("Duration"), lambda m: f"{m.duration_s} s" if m.duration_s else ""),
     ]
     assert [f[0] for f in fields] == METHODOLOGY_DIFFERENCE_FIELDS
-    shown = {"tool": lambda m: m.get_tool_display(), "client": lambda m: methodology_text(m, "client")}
     differences = []
     for key, label, value in fields:
-        values = {}  # stated value -> as shown
+        values = {}  # stated value -> the first methodology stating it
         for m in methodologies:
             stated = value(m)
             if stated and stated not in values:
-                values[stated] = shown[key](m) if key in shown else stated
+                values[stated] = m
         if len(values) > 1 and (key != "client" or clients_differ(list(values))):  # a client by what it is
-            differences.append({"field": key, "label": label, "values": list(values), "shown": list(values.values())})
+            differences.append({"field": key, "label": label, "values": list(values),
+                                "methodologies": list(values.values())})
     return differences

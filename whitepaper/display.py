@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .choices import Deployment
 from .metrics import METRICS_BY_NAME
+from .queries import version_sort_key
 
 EDITIONS = {"enterprise": _("Enterprise"), "standard": _("Standard"), "web": _("Web")}
 
@@ -149,11 +150,8 @@ def methodology_name(methodology):
 
 
 def methodology_text(methodology, field):
-    """workload, client or description in the page's language: (text, written_in_chinese)."""
-    english, chinese_text = getattr(methodology, field), getattr(methodology, f"{field}_zh", "")
-    if chinese() and chinese_text:
-        return chinese_text, True
-    return english, False
+    """workload, client or description in the page's language: (text, written_in_chinese), Methodology.text."""
+    return methodology.text(field)
 
 
 def table_label(table):
@@ -231,6 +229,17 @@ def data_size(result):
     return ""
 
 
+def data_sizes(answers):
+    """[(data size, how many answers)] when the answers were measured on different data sizes (data_size:
+    hot rows, rows of test data, or tables x rows), [] when on one: a figure on ten times less data is no like
+    figure (Huawei's 2018 MySQL runs: 8 tables x 1,000,000 rows; 2023: 64 x 10,000,000)."""
+    counts = {}
+    for r in answers:
+        size = data_size(r) or str(_("not stated"))
+        counts[size] = counts.get(size, 0) + 1
+    return list(counts.items()) if len(counts) > 1 else []
+
+
 def same_in(documents):
     """Editions printing the same numbers: "same in 2023 and 2025" (years; dates where a year repeats)."""
     years = [str(d.published.year) for d in documents]
@@ -298,3 +307,45 @@ def superseded_cell(result, metric):
                 return _("%(year)s edition: %(value)s") % at
             return _("%(year)s edition: %(value)s, %(pct)s %%") % {**at, "pct": f"{pct:+.1f}"}
     return ""
+
+
+def facets(results, engine=None):
+    """The values each filter can choose from among `results` (queries.facet_values), labelled and ordered in the
+    reader's language: {"vendor": [(slug, label)], "document" (newest first), "engine", "version" (of `engine` when
+    given, in version order), "family", "memory_ratio", "deployment", "edition", "hot_rows"; "example_versions"
+    {"engine:version"}, "engine_versions" [(engine, name, [versions])], "document_covers" {slug: text}}."""
+    values = results.facet_values()
+    vendors = {v: plain(name, name_zh) for v, (name, name_zh) in values["vendors"].items()}
+    covered = {d: covers(names) for d, names in values["covers"].items()}
+    documents = {}
+    for d, (published, title_en, title, vendor) in values["documents"].items():
+        # A title may name one engine and the document cover others (Alibaba's "RDS for MySQL" has PPAS and
+        # PostgreSQL chapters): the document's label says what it covers beside its printed title.
+        label = _("%(vendor)s: %(title)s, %(date)s") % {
+            "vendor": vendors[vendor], "title": plain(title_en, title) or d, "date": date(published)}
+        documents[d] = (published, f"{label} ({covered[d]})" if covered[d] else label)
+    engines = values["engines"]
+    example = values["example_versions"]
+    by_engine = {}
+    for e, ver in values["versions"]:
+        by_engine.setdefault(e, set()).add(ver)
+    versions = {ver for e, ver in values["versions"] if not engine or e == engine}
+    families = {f: plain(name, name_zh) for f, (name, name_zh) in values["families"].items()}
+    return {
+        "vendor": sorted(vendors.items(), key=lambda kv: kv[1]),
+        "document": [(slug, label) for slug, (_date, label) in  # newest first (`queries.document_newness`)
+                     sorted(documents.items(), key=lambda kv: (kv[1][0], kv[0]), reverse=True)],
+        "engine": sorted(engines.items(), key=lambda kv: kv[1]),
+        "version": [(v, _("%(version)s (example version)") % {"version": v} if engine and (engine, v) in example else v)
+                    for v in sorted(versions, key=version_sort_key)],
+        "example_versions": {f"{e}:{ver}" for e, ver in example},
+        # Per engine (in the engines' order), its versions in version order: PostgreSQL 10 and PPAS 10 stay apart.
+        "engine_versions": [(e, engines[e], sorted(by_engine.get(e, ()), key=version_sort_key))
+                            for e, _name in sorted(engines.items(), key=lambda kv: kv[1])],
+        "family": sorted(families.items(), key=lambda kv: kv[1]),
+        "document_covers": covered,  # {document slug: "covers MySQL, PPAS, PostgreSQL" or ''}
+        "memory_ratio": [(r, r) for r in sorted(values["memory_ratios"], key=lambda r: int(r.split(":")[1]))],
+        "deployment": [(d, deployment_name(d)) for d in sorted(values["deployments"])],
+        "edition": [(e, edition_name(e)) for e in sorted(values["editions"])],
+        "hot_rows": [(str(n), row_count(n)) for n in sorted(values["hot_rows"])],
+    }

@@ -2,7 +2,7 @@
 
 One definition each, used by the edition diff page, the engine version pages and the explorer:
 
-- "the same row in another edition" (`row_key`: the variant without the vendor, who is the same) and
+- "the same row in another edition" (`row_key`: the variant, variants.VARIANT_FIELDS) and
   "printed the same" (`same_numbers`: every metric equal as a number, 843.00 = 843);
 - what changed between two editions, per table (`diff`: same / changed with % / new / gone);
 - which editions print a row identically (`same_in`), and a series printed identically by several
@@ -20,21 +20,16 @@ from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connections
 from django.db.models import Exists, F, Func, OuterRef, Q, Subquery, Value, prefetch_related_objects
 from django.db.models import CharField, QuerySet
-from django.db.models.functions import Coalesce, Concat
+from django.db.models.functions import Concat
 
-from .charts import percent_difference
-from .metrics import METRIC_NAMES
-from .queries import (EDITIONS_HOT_ROWS, NEWEST_DOCUMENT_FIRST, SERIES_FIELDS, VARIANT_FIELDS, InIdSubquery, NotDistinct,
-                      document_key_prefix,
-                      document_newness, field_value, variant_key, version_sort_key)
+from .metrics import METRIC_NAMES, percent_difference
+from .queries import (NEWEST_DOCUMENT_FIRST, InIdSubquery, NotDistinct, document_key_prefix, document_newness,
+                      version_sort_key)
+from .variants import editions_of, field_value, series_key, variant_key
 
-# A row across editions: its variant (queries.VARIANT_FIELDS) without the vendor.
-ROW_FIELDS = [path for name, path in VARIANT_FIELDS.items() if name != "vendor"]
 # What one table's rows share, across editions: engine version, family and memory ratio (a document
 # prints one table per family and ratio; SQL Server's one table is split by the version of each row).
 TABLE_FIELDS = ["engine_version", "flavor__family", "flavor__memory_ratio"]
-# A series (one chart line) without the vendor and document.
-SERIES_PATHS = [path for name, path in SERIES_FIELDS.items() if name != "vendor"]
 
 SAME, CHANGED, NEW, GONE = "same", "changed", "new", "gone"
 STATUSES = (SAME, CHANGED, NEW, GONE)
@@ -45,7 +40,8 @@ def _key(result, paths):
 
 
 def row_key(result):
-    return _key(result, ROW_FIELDS)
+    """The same row in another edition: its variant (variants.VARIANT_FIELDS, the vendor and data size included)."""
+    return variant_key(result)
 
 
 def _by_row(results, candidates):
@@ -185,10 +181,8 @@ def superseded_candidates(results, queryset):
     # every key of the result's own document starts with its prefix and sorts below prefix + "~" (positions are
     # digits); a later document's keys sort above it
     later = Concat(document_key_prefix("table__document"), Value("~"), output_field=CharField())
-    newer = (_editions_of(queryset).filter(
-        document_order_key__gt=later, deployment=OuterRef("deployment"), edition=OuterRef("edition"),
-        table__document__vendor_id=OuterRef("table__document__vendor_id"),
-    ).order_by("-document_order_key").values("pk")[:1])
+    newer = (editions_of(queryset).filter(document_order_key__gt=later)
+             .order_by("-document_order_key").values("pk")[:1])
     outer = results if isinstance(results, QuerySet) else queryset.model.objects.filter(pk__in=[r.pk for r in results])
     return InIdSubquery("pk", outer.order_by().values(newer=Subquery(newer)))
 
@@ -201,8 +195,7 @@ def superseded(results, candidates):
     answer = {}
     for r, key in keyed:
         newness = document_newness(r.table.document)
-        newer = [c for c in by_key.get(key, []) if c.pk != r.pk and c.hot_rows == r.hot_rows
-                 and document_newness(c.table.document) > newness]
+        newer = [c for c in by_key.get(key, []) if c.pk != r.pk and document_newness(c.table.document) > newness]
         if not newer:
             continue
         newest = max(newer, key=lambda c: (document_newness(c.table.document), c.document_order_key))
@@ -218,10 +211,8 @@ def revision_candidates(results, queryset):
     other numbers (`same_numbers` in SQL: every metric equal as a number or missing in both, the disk flag equal).
     An index walk back from the result's document (result_editions) that stops at the first such row.
     `revisions` decides; this only narrows what it reads. `queryset`: the rows a reader may see."""
-    older = (_editions_of(queryset).filter(
-        document_order_key__lt=document_key_prefix("table__document"), deployment=OuterRef("deployment"),
-        edition=OuterRef("edition"), table__document__vendor_id=OuterRef("table__document__vendor_id"),
-    ).exclude(_same_numbers()).order_by("-document_order_key").values("pk")[:1])
+    older = (editions_of(queryset).filter(document_order_key__lt=document_key_prefix("table__document"))
+             .exclude(_same_numbers()).order_by("-document_order_key").values("pk")[:1])
     return InIdSubquery("pk", queryset.model.objects.order_by().filter(pk__in=[r.pk for r in results]).values(
         older=Subquery(older)))
 
@@ -234,8 +225,8 @@ def revisions(results, candidates):
     answer = {}
     for r, key in keyed:
         newness = document_newness(r.table.document)
-        older = sorted((c for c in by_key.get(key, []) if c.pk != r.pk and c.hot_rows == r.hot_rows
-                        and document_newness(c.table.document) < newness and not same_numbers(c, r)),
+        older = sorted((c for c in by_key.get(key, []) if c.pk != r.pk and document_newness(c.table.document) < newness
+                        and not same_numbers(c, r)),
                        key=lambda c: (document_newness(c.table.document), c.document_order_key), reverse=True)
         if older:
             answer[r.pk] = Revision(older[0], [c for c in _changes(older[0], r) if c[0] in METRIC_NAMES])
@@ -285,24 +276,16 @@ def _same_numbers():
     return same
 
 
-def _editions_of(queryset):
-    """The rows of `queryset` that are editions of the outer query's row as the index of editions (result_editions)
-    finds them: its engine version, flavour and hot rows."""
-    return queryset.alias(_hot_rows=EDITIONS_HOT_ROWS).filter(
-        engine_version_id=OuterRef("engine_version_id"), flavor_id=OuterRef("flavor_id"),
-        _hot_rows=Coalesce(OuterRef("hot_rows"), Value(-1)))
-
-
 def may_print_the_same(results, queryset):
     """A filter of the other rows of `queryset` that may print one of `results` the same (`same_numbers`): the
-    editions of each result (engine version, flavour, hot rows: an index range, result_editions) whose numbers equal
+    editions of each result (variants.editions_of: an index range, result_editions) whose numbers equal
     its own in SQL, read per result. It only narrows what `same_in` reads (a few rows, not every edition of a
     page's flavours); `same_in` decides."""
     ids = [r.pk for r in results]
     if connections[queryset.db].vendor != "postgresql":  # SQLite (the laptop default): the same rows by a semi-join
-        same = _editions_of(queryset.model.objects.filter(pk__in=ids)).filter(_same_numbers())
+        same = editions_of(queryset.model.objects.filter(pk__in=ids)).filter(_same_numbers())
         return Q(Exists(same)) & ~Q(pk__in=ids)
-    same = _editions_of(queryset).filter(_same_numbers()).exclude(pk__in=ids).values("pk")
+    same = editions_of(queryset).filter(_same_numbers()).exclude(pk__in=ids).values("pk")
     per_result = queryset.model.objects.order_by().filter(pk__in=ids).annotate(
         _same=Func(ArraySubquery(same), function="unnest")).values("_same")
     return Q(InIdSubquery("pk", per_result))
@@ -324,13 +307,14 @@ def same_in(results, candidates):
 
 
 def merge_identical_series(results):
-    """A series (a chart line: engine version, family, memory ratio, deployment, edition of one vendor)
+    """A series (a chart line, variants.SERIES_FIELDS: engine version, family, memory ratio, deployment, edition,
+    data size of one vendor)
     that several documents print identically (the same rows, every row the same numbers) is kept once:
     the newest document's rows, each with `same_in` = those documents, oldest first. Every other
     row keeps its own document in `same_in`. The order of `results` is kept."""
     by_series = {}
     for r in results:
-        by_series.setdefault(_key(r, SERIES_PATHS), {}).setdefault(r.table.document, []).append(r)
+        by_series.setdefault(series_key(r), {}).setdefault(r.table.document, []).append(r)
     dropped = set()
     for documents in by_series.values():
         ordered = sorted(documents, key=document_newness, reverse=True)
@@ -362,7 +346,7 @@ def edition_pairs(documents):
 
 
 def attach_older_editions(answers, metric, results):
-    """Each answer's older editions (the same variant, queries.VARIANT_FIELDS, in older documents among
+    """Each answer's older editions (the same variant, variants.VARIANT_FIELDS, in older documents among
     `results`, newest first) as `also`, and as `revised` the newest of them whose `metric` differs (with
     `revised_pct`, the change in %, one decimal). One query whatever the number of answers."""
     older = {}
@@ -376,8 +360,7 @@ def attach_older_editions(answers, metric, results):
             older.setdefault(variant_key(row), []).append(row)
     for r in answers:
         newness = document_newness(r.table.document)
-        r.also = [o for o in older.get(variant_key(r), [])
-                  if document_newness(o.table.document) < newness and o.hot_rows == r.hot_rows]
+        r.also = [o for o in older.get(variant_key(r), []) if document_newness(o.table.document) < newness]
         r.revised = next((o for o in r.also if getattr(o, metric) is not None and getattr(r, metric) is not None
                           and getattr(o, metric) != getattr(r, metric)), None)
         r.revised_pct = (None if r.revised is None else

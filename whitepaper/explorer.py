@@ -381,13 +381,13 @@ def read_page(queryset, terms, number, after, before):
 
 
 def catalogue_facets(request, internal, engine):
-    """The filters' choices (queries.facets), kept in the cache under the catalogue stamp and language:
+    """The filters' choices (display.facets), kept in the cache under the catalogue stamp and language:
     they change only with the catalogue, and reading them walks every result."""
     changed, n = catalogue_stamp(request)
     key = f"facets:{changed.isoformat() if changed else '-'}:{n}:{internal}:{engine}:{get_language()}"
     facets = cache.get(key)
     if facets is None:
-        facets = PublishedResult.objects.visible(internal).facets(engine=engine)
+        facets = display.facets(PublishedResult.objects.visible(internal), engine=engine)
         cache.set(key, facets, 3600)
     return facets
 

@@ -69,3 +69,11 @@ def qps_definitions(results):
     """The QPS definitions (statements per transaction) among these rows' QPS figures: two or more and
     "QPS definitions differ" (charts, compare). Rows without QPS define nothing."""
     return sorted({r.qps_definition for r in results} - {None})
+
+
+def percent_difference(value, baseline):
+    """(value - baseline) / baseline in %, one decimal; None when either is missing or baseline is 0: a revision's
+    change (editions) and a comparison's difference (compare)."""
+    if value is None or baseline in (None, 0):
+        return None
+    return round((float(value) - float(baseline)) / float(baseline) * 100, 1)

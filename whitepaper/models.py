@@ -9,13 +9,15 @@ from django.db import models
 from django.db.models import F, OrderBy, Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from .choices import Architecture, Deployment, Origin  # noqa: F401  (the models' vocabularies, named from here too)
 from . import webhook_rules
 from .metrics import METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
-from .queries import (DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, EDITIONS_HOT_ROWS, DocumentQuerySet, PublishedResultQuerySet,
+from .queries import (DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, DocumentQuerySet, PublishedResultQuerySet,
                       version_order_key)
+from .variants import EDITIONS_HOT_ROWS
 
 MEMORY_RATIO_RE = re.compile(r"^1:[1-9][0-9]*$")
 
@@ -125,6 +127,14 @@ class Methodology(models.Model):
 
     def __str__(self):
         return self.name
+
+    def text(self, field):
+        """workload, client or description in the active language: (text, written in Chinese). The Chinese text on
+        Chinese pages where there is one, else the English transcription (display and runs.reproduce say it)."""
+        english, chinese_text = getattr(self, field), getattr(self, f"{field}_zh", "")
+        if (translation.get_language() or "").startswith("zh") and chinese_text:
+            return chinese_text, True
+        return english, False
 
 
 class Engine(models.Model):

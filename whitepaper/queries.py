@@ -5,27 +5,25 @@
 - origin: vendor-published unless asked (`visible`); the rule itself is `Vendor.origin` (models.py)
 - document order (`DOCUMENT_ORDER`, `document_order`)
 - the sort vocabulary, missing numbers last in both directions (`SORTS`, `sorted_by`)
-- the variant key, "the same flavour" (`VARIANT_FIELDS`), and its series part (`SERIES_FIELDS`)
-- the newest document's row per variant (`newest_per_variant`)
+- the newest document's row per variant ("the same flavour", defined in variants.py: `newest_rank`,
+  `newest_per_variant`), the best per variant (`best_per_variant`)
 - the smallest flavour reaching a target (`smallest_reaching`)
-- the values a filter can choose from (`facets`)
+- the values a filter can choose from (`facet_values`; display.facets labels them)
 - "not stated" in parameters and URLs (`NOT_STATED`, `from_param`, `to_param`)
 
 This module imports no model (models.py imports it): the queryset reaches the models through
 `self.model` and its relations.
 """
 
-import functools
 import re
 
 from django.db import connections, models
 from django.db.models import BooleanField, Count, Expression, F, Q, Subquery, Window
 from django.db.models import CharField, OuterRef, Value
-from django.db.models.functions import Cast, Coalesce, Concat, LPad, Rank
-from django.utils.translation import gettext as _
+from django.db.models.functions import Cast, Concat, LPad, Rank
 
-from . import display  # the facets' labels in the reader's language (display imports no model)
 from .choices import Origin
+from .variants import VARIANT_FIELDS, field_value, series_key, variant_key  # noqa: F401  (field_value: views, cursors)
 
 # --- "Not stated" -------------------------------------------------------------------------------
 
@@ -125,11 +123,6 @@ class NotDistinct(Expression):
         return f"({lhs_sql} IS NOT DISTINCT FROM {rhs_sql})", (*lhs_params, *rhs_params)
 
 
-# Hot rows as the index of older editions holds them (PublishedResult's result_editions): missing as -1, so that
-# "the same hot rows" (missing in both, or equal) is an equality that an index walk starts at.
-EDITIONS_HOT_ROWS = Coalesce(F("hot_rows"), Value(-1))
-
-
 def document_key_prefix(document):
     """What every stored document-order key (`document_order_key`) of a document's rows starts with, in SQL:
     its date and slug, then a space. `document`: the path to the document of the outer query's row
@@ -163,48 +156,7 @@ def unknown_sort_terms(terms):
 
 
 # --- Variants and series ------------------------------------------------------------------------
-
-# What stays the same along one line of a chart (one document's rows of it differ only in size):
-# parameter name -> field. Also what sizing answers one flavour for, per document.
-SERIES_FIELDS = {
-    "engine_version": "engine_version",
-    "vendor": "table__document__vendor",
-    "family": "flavor__family",
-    "memory_ratio": "flavor__memory_ratio",
-    "deployment": "deployment",
-    "edition": "edition",
-}
-# "The same flavour": a series plus the size. Two documents publishing one variant are two editions of
-# the same number (`newest_per_variant`); two variants of a spec lookup are told apart by these parameters.
-VARIANT_FIELDS = {
-    **SERIES_FIELDS,
-    "vcpus": "flavor__vcpus",
-    "memory_gb": "flavor__memory_gb",
-    "flavor": "flavor__spec_code",
-}
-
-
-@functools.cache
-def _path_parts(path):
-    return tuple(path.split("__"))
-
-
-def field_value(result, path):
-    """The value of a `__` path on a loaded result (None past a missing relation)."""
-    value = result
-    for part in _path_parts(path):  # split once per path: editions compare rows by their keys hundreds of times a page
-        if value is None:
-            return None
-        value = getattr(value, part)
-    return value
-
-
-def series_key(result):
-    return tuple(field_value(result, path) for path in SERIES_FIELDS.values())
-
-
-def variant_key(result):
-    return tuple(field_value(result, path) for path in VARIANT_FIELDS.values())
+# "The same flavour across editions" is defined once, in variants.py (VARIANT_FIELDS, SERIES_FIELDS).
 
 
 def newest_rank():
@@ -432,24 +384,24 @@ class PublishedResultQuerySet(models.QuerySet):
                 .alias(_best=Window(Rank(), partition_by=partition, order_by=order)).filter(_best=1))
 
     def smallest_reaching(self, metric, target):
-        """Per document, series (SERIES_FIELDS) and data size (hot rows: Alibaba's PostgreSQL and PPAS tables
-        print each flavour at several): the smallest flavour whose `metric` reaches `target`; smallest
+        """Per document and series (SERIES_FIELDS, with its data size: Alibaba's PostgreSQL and PPAS tables
+        print each flavour at several hot-row counts): the smallest flavour whose `metric` reaches `target`; smallest
         first, then the higher number, then the newer document."""
         best = {}
         rows = self.filter(**{f"{metric}__gte": target}).with_provenance().order_by(
             "flavor__vcpus", "flavor__memory_gb", metric, "id")
         for r in rows:
-            best.setdefault((r.table.document_id, *series_key(r), r.hot_rows), r)
+            best.setdefault((r.table.document_id, *series_key(r)), r)
         return _smallest_first(best.values(), metric)
 
     def smallest_reaching_once(self, metric, target):
-        """`smallest_reaching`, each flavour of a series listed once: when several documents (editions)
+        """`smallest_reaching`, each variant (VARIANT_FIELDS) listed once: when several documents (editions)
         print the same flavour, the newest document's row answers and the others are kept on it as
         `also` (each with its own printed number)."""
         merged = {}
         for r in sorted(self.smallest_reaching(metric, target), key=lambda r: document_newness(r.table.document),
                         reverse=True):
-            key = (*series_key(r), r.hot_rows, r.flavor.vcpus, r.flavor.memory_gb, r.flavor.spec_code)
+            key = variant_key(r)
             if key in merged:
                 merged[key].also.append(r)
             else:
@@ -468,10 +420,13 @@ class PublishedResultQuerySet(models.QuerySet):
         counts = rows.aggregate(**{m: Count(m) for m in metrics})
         return [m for m in metrics if counts[m]]
 
-    def facets(self, engine=None):
-        """The values each filter can choose from among these results, from one query, labelled in the
-        reader's language: {"vendor": [(slug, label)], "document", "engine", "version", "family", "memory_ratio",
-        "deployment", "edition", "hot_rows"}."""
+    def facet_values(self):
+        """The values each filter can choose from among these results, from one query, unlabelled (display.facets
+        labels and orders them in the reader's language): {"vendors": {slug: (name, name_zh)}, "documents": {slug:
+        (published, title_en, title, vendor slug)}, "engines": {slug: name}, "versions": {(engine, version)},
+        "example_versions": {(engine, version)} named only as an example (Alibaba's "PPAS 10"), "families": {slug:
+        (name, name_zh)}, "memory_ratios", "deployments", "editions", "hot_rows" (sets, none empty or missing),
+        "covers": {document slug: {engine names}}}."""
         rows = (self.order_by().values_list(
             "table__document__vendor__slug", "table__document__vendor__name", "table__document__vendor__name_zh",
             "table__document__slug", "table__document__title_en", "table__document__title",
@@ -479,52 +434,26 @@ class PublishedResultQuerySet(models.QuerySet):
             "engine_version__version", "flavor__family__slug", "flavor__family__name", "flavor__family__name_zh",
             "flavor__memory_ratio", "deployment", "edition", "hot_rows", "table__version_example")
             .distinct())
-        vendors, documents, engines, versions, families, ratios = {}, {}, {}, {}, {}, set()
-        deployments, editions, hot_rows = set(), set(), set()
+        values = {"vendors": {}, "documents": {}, "engines": {}, "versions": set(), "families": {},
+                  "memory_ratios": set(), "deployments": set(), "editions": set(), "hot_rows": set(), "covers": {}}
         stated, example = set(), set()  # (engine, version) named as tested / only as an example
-        by_engine, covers = {}, {}
         for (v, vn, vzh, d, dt, dzh, dp, e, en, ver, f, fn, fzh, ratio, deployment, edition, hot, is_example) in rows:
             (example if is_example else stated).add((e, ver))
-            deployments.add(deployment)
-            editions.add(edition)
-            hot_rows.add(hot)
+            values["vendors"][v] = (vn, vzh)
+            values["documents"][d] = (dp, dt, dzh, v)
+            values["engines"][e] = en
+            values["covers"].setdefault(d, set()).add(en)
             if ver:
-                by_engine.setdefault(e, set()).add(ver)
-            vendors[v] = display.plain(vn, vzh)
-            documents[d] = (dp, _("%(vendor)s: %(title)s, %(date)s") % {
-                "vendor": vendors[v], "title": display.plain(dt, dzh) or d, "date": display.date(dp)})
-            engines[e] = en
-            covers.setdefault(d, set()).add(en)
-            if ver and (not engine or e == engine):
-                versions[ver] = ver
+                values["versions"].add((e, ver))
             if f:
-                families[f] = display.plain(fn, fzh)
-            if ratio:
-                ratios.add(ratio)
-        # A title may name one engine and the document cover others (Alibaba's "RDS for MySQL" has PPAS and
-        # PostgreSQL chapters): the document's label says what it covers beside its printed title.
-        covers = {d: display.covers(names) for d, names in covers.items()}
-        documents = {d: (dp, f"{label} ({covers[d]})" if covers[d] else label) for d, (dp, label) in documents.items()}
-        return {
-            "vendor": sorted(vendors.items(), key=lambda kv: kv[1]),
-            "document": [(slug, label) for slug, (_date, label) in  # newest first (`document_newness`)
-                         sorted(documents.items(), key=lambda kv: (kv[1][0], kv[0]), reverse=True)],
-            "engine": sorted(engines.items(), key=lambda kv: kv[1]),
-            "version": [(v, _("%(version)s (example version)") % {"version": label}
-                         if engine and (engine, v) in example - stated else label)
-                        for v, label in sorted(versions.items(), key=lambda kv: version_sort_key(kv[0]))],
-            # "engine:version" of versions every document names only as an example (Alibaba's "PPAS 10")
-            "example_versions": {f"{e}:{ver}" for e, ver in example - stated},
-            # Per engine (in the engines' order), its versions in version order: PostgreSQL 10 and PPAS 10 stay apart.
-            "engine_versions": [(e, engines[e], sorted(by_engine.get(e, ()), key=version_sort_key))
-                                for e, _name in sorted(engines.items(), key=lambda kv: kv[1])],
-            "family": sorted(families.items(), key=lambda kv: kv[1]),
-            "document_covers": covers,  # {document slug: "covers MySQL, PPAS, PostgreSQL" or ''}
-            "memory_ratio": [(r, r) for r in sorted(ratios, key=lambda r: int(r.split(":")[1]))],
-            "deployment": [(d, display.deployment_name(d)) for d in sorted(deployments - {""})],
-            "edition": [(e, display.edition_name(e)) for e in sorted(editions - {""})],
-            "hot_rows": [(str(n), display.row_count(n)) for n in sorted(hot_rows - {None})],
-        }
+                values["families"][f] = (fn, fzh)
+            for name, value, stated_value in (("memory_ratios", ratio, bool(ratio)), ("deployments", deployment,
+                                              deployment != ""), ("editions", edition, edition != ""),
+                                              ("hot_rows", hot, hot is not None)):
+                if stated_value:
+                    values[name].add(value)
+        values["example_versions"] = example - stated
+        return values
 
 
 def _smallest_first(rows, metric):

@@ -19,14 +19,16 @@ from . import charts, display, editions
 from .explorer import EXPLORER_COLUMNS, UNSORTED, explorer_state  # noqa: F401  (the explorer's names, as before)
 from .explorer import FLAVOUR_LINK_COLUMNS, has_value
 from .filters import include_internal
-from .forms import COMPARE_METRICS, SIZING_METRICS, SizingForm
+from .forms import SizingForm, sizing_form
 from .metrics import METRIC_NAMES
 from .flavors import flavour_sheet
 from .models import Document, Engine, EngineVersion, Flavor, Origin, PublishedResult
 from .pages import catalogue_page, cell, column_label, family_name, measurement_html
-from .compare import MAX_SELECTIONS, SERIES_KEYS, comparison, methodology_differences_data
+from .compare import COMPARE_METRICS, MAX_SELECTIONS, SERIES_KEYS
+from .compare_labels import comparison, methodology_differences_data
 from .queries import document_newness, version_sort_key
-from .sizing import LATENCY_METRIC, asked_metric, data_sizes, latency_note, sizing_form, smallest_flavours
+from .display import data_sizes
+from .sizing import LATENCY_METRIC, SIZING_METRICS, asked_metric, latency_note, smallest_flavours
 
 
 def _origin_toggle(request):
@@ -420,7 +422,7 @@ def compare(request):
         "qps_normalised_url": _compare_url(sel, baseline, "qps_normalised", internal),
         "newest_only": newest_only, "every_edition_url": _compare_url(every_edition, result["baseline"], metric, internal),
         "too_many": len(sel) > MAX_SELECTIONS, "sel": sel,
-        "choices": PublishedResult.objects.visible(toggle["include_internal"]).facets(),
+        "choices": display.facets(PublishedResult.objects.visible(toggle["include_internal"])),
         "max_selections": MAX_SELECTIONS, **toggle,
     })
 

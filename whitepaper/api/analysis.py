@@ -14,14 +14,14 @@ from rest_framework.views import APIView
 from config.api import COMMON_ERRORS, PARAMETER_ERRORS, THROTTLED
 from config.pagination import ASCII_WHOLE_NUMBER
 
-from ..compare import MAX_SELECTIONS, METHODOLOGY_DIFFERENCE_FIELDS, SERIES_KEYS, comparison
+from ..compare import COMPARE_METRICS, MAX_SELECTIONS, METHODOLOGY_DIFFERENCE_FIELDS, SERIES_KEYS
+from ..compare_labels import comparison
 from ..display import data_size
 from ..editions import attach_revisions
 from ..filters import ASCII_DECIMAL, StrictBooleanField
-from ..forms import COMPARE_METRICS, SIZING_METRICS
 from ..metrics import METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
 from ..models import PublishedResult
-from ..sizing import LATENCY_METRIC, asked_metric, latency_note, sizing_filter, sizing_form, smallest_flavours
+from ..sizing import LATENCY_METRIC, SIZING_METRICS, asked_metric, latency_note, question, sizing_filter, smallest_flavours
 from . import serializers as s
 from .caching import CatalogueCaching
 from config.pagination import CatalogPagination
@@ -356,7 +356,7 @@ class SizingView(CatalogueCaching, APIView):
         _boolean(params, "latest", errors)
         if params.get("target") and not ASCII_DECIMAL.fullmatch(params["target"]) and "target" not in errors:
             errors["target"] = ["Enter a number in ASCII digits (0-9), as JSON writes it: no sign, no leading zeros."]
-        form = sizing_form({k: params.get(k) for k in self.PARAMS - {"format"} if params.get(k) is not None})
+        form = question({k: params.get(k) for k in self.PARAMS - {"format"} if params.get(k) is not None})
         if not form.is_valid():
             for name, messages in form.errors.get_json_data().items():
                 errors.setdefault(name, [m["message"] for m in messages])

@@ -14,7 +14,7 @@ from config.deprecation import mark_deprecated
 
 from ..models import PublishedResult
 from ..filters import StrictBooleanField
-from ..queries import VARIANT_FIELDS, field_value
+from ..variants import VARIANT_FIELDS, field_value
 from . import serializers as s
 from .caching import CatalogueCaching
 from .params import APIResultFilter, check_params
@@ -24,7 +24,7 @@ SPEC_OPTIONAL = ["vendor", "memory_ratio", "deployment", "edition", "flavor", "h
 SPEC_PARAMS = SPEC_REQUIRED + SPEC_OPTIONAL + ["include_internal"]
 LEGACY_300 = "multiple_choices"  # deprecated (config.deprecation: "spec-300"): answer ambiguity with a 300
 # What tells two candidates apart, in the order a client should try adding them: the variant's own
-# parameters (queries.VARIANT_FIELDS), the hot data (Alibaba's PPAS/PostgreSQL tables print one row per
+# parameters (variants.VARIANT_FIELDS), the hot data (Alibaba's PPAS/PostgreSQL tables print one row per
 # amount of hot data, one flavour and document), then the document and methodology (two tables of one document).
 DISAMBIGUATORS = {**{name: path for name, path in VARIANT_FIELDS.items() if name in SPEC_OPTIONAL},
                   "hot_rows": "hot_rows", "document": "table__document", "methodology": "table__methodology"}

@@ -4,6 +4,7 @@ would change, the edition diff against the previous edition), download it, impor
 import tempfile
 from pathlib import Path
 
+import yaml
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -91,8 +92,6 @@ def _review(context, content):
         except DataFileError as exc:
             context["errors"].append(_reason(exc, path))
             return
-    import yaml
-
     data = yaml.load(content, Loader=yaml.BaseLoader)
     previous, tables = edition_diff(parsed)
     context.update(
