@@ -18,7 +18,7 @@ class FigureField(forms.DecimalField):
         if value is not None and value.is_finite() and value > largest:
             raise forms.ValidationError(_("Too large: at most %(max)s.") % {"max": f"{largest:,}"}, code="max_value")
         super().run_validators(value)
-from .metrics import QPS_PUBLISHED_LABEL, metric_label
+from .metrics import QPS_PUBLISHED_LABEL, SIZING_METRIC_NAMES, metric_label
 from .models import EngineVersion, PublishedResult
 from .queries import version_sort_key
 
@@ -26,7 +26,7 @@ from .queries import version_sort_key
 # tpm, ro_qps, rw_qps): PPAS and Alibaba PostgreSQL print read-only and read-write QPS only.
 # Read-only and read-write QPS name their export column too (English pages): readers match them with the CSV.
 SIZING_COLUMN_LABELS = {"ro_qps": _("Read-only QPS (ro_qps)"), "rw_qps": _("Read-write QPS (rw_qps)")}
-SIZING_METRICS = [(name, SIZING_COLUMN_LABELS.get(name) or metric_label(name)) for name in ("tps", "qps", "tpm", "ro_qps", "rw_qps")]
+SIZING_METRICS = [(name, SIZING_COLUMN_LABELS.get(name) or metric_label(name)) for name in SIZING_METRIC_NAMES]
 # Compare shows QPS as published beside QPS normalised: the published one says so.
 COMPARE_METRICS = [(name, QPS_PUBLISHED_LABEL if name == "qps" else metric_label(name))
                    for name in ("tps", "qps", "qps_normalised", "tps_per_core", "tpm", "ro_qps", "rw_qps")]

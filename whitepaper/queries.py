@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 
 from . import display  # the facets' labels in the reader's language (display imports no model)
 from .choices import Origin
+from .metrics import METRIC_NAMES, METRICS_BY_NAME
 
 # --- "Not stated" -------------------------------------------------------------------------------
 
@@ -66,17 +67,7 @@ SORTS = {
     "deployment": ("deployment", "edition"),
     "vcpus": ("flavor__vcpus",),
     "memory_gb": ("flavor__memory_gb",),
-    "max_connections": ("max_connections",),
-    "iops": ("iops",),
-    "tps": ("tps",),
-    "qps": ("qps",),
-    "tpm": ("tpm",),
-    "capacity_rows": ("capacity_rows",),
-    "data_rows": ("data_rows",),
-    "hot_rows": ("hot_rows",),
-    "ro_qps": ("ro_qps",),
-    "rw_qps": ("rw_qps",),
-    "sustained_tps": ("sustained_tps",),
+    **{name: (name,) for name in METRIC_NAMES},  # every metric (metrics.METRICS), in its declaration order
     "table": ("table__document__slug", "table__position"),
 }
 # "Newer" between two documents: the later date, then the later slug. The one definition: in SQL
@@ -433,11 +424,13 @@ class PublishedResultQuerySet(models.QuerySet):
 
     def smallest_reaching(self, metric, target):
         """Per document, series (SERIES_FIELDS) and data size (hot rows: Alibaba's PostgreSQL and PPAS tables
-        print each flavour at several): the smallest flavour whose `metric` reaches `target`; smallest
-        first, then the higher number, then the newer document."""
+        print each flavour at several): the smallest flavour whose `metric` reaches `target` (at or above it, at or
+        below it for a metric where lower is better: Metric.higher_is_better); smallest first, then the better
+        number, then the newer document."""
         best = {}
-        rows = self.filter(**{f"{metric}__gte": target}).with_provenance().order_by(
-            "flavor__vcpus", "flavor__memory_gb", metric, "id")
+        higher = METRICS_BY_NAME[metric].higher_is_better if metric in METRICS_BY_NAME else True
+        rows = self.filter(**{f"{metric}__{'gte' if higher else 'lte'}": target}).with_provenance().order_by(
+            "flavor__vcpus", "flavor__memory_gb", metric if higher else f"-{metric}", "id")
         for r in rows:
             best.setdefault((r.table.document_id, *series_key(r), r.hot_rows), r)
         return _smallest_first(best.values(), metric)
@@ -528,9 +521,11 @@ class PublishedResultQuerySet(models.QuerySet):
 
 
 def _smallest_first(rows, metric):
-    """Smallest flavour first, then the higher number, then the newer document (`document_newness`)."""
+    """Smallest flavour first, then the better number (Metric.higher_is_better), then the newer document
+    (`document_newness`)."""
+    sign = -1 if metric not in METRICS_BY_NAME or METRICS_BY_NAME[metric].higher_is_better else 1
     newest_first = sorted(rows, key=lambda r: document_newness(r.table.document), reverse=True)
-    return sorted(newest_first, key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric)))
+    return sorted(newest_first, key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, sign * getattr(r, metric)))
 
 
 def version_sort_key(version):
