@@ -4,7 +4,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from . import webhooks
-
+from .metrics import EXPLORER_METRICS, METRICS_BY_NAME
 from .models import (
     Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, PublishedResult, ResultTable, Vendor, Webhook,
     WebhookDelivery,
@@ -65,8 +65,8 @@ class ResultTableAdmin(admin.ModelAdmin):
 
 @admin.register(PublishedResult)
 class PublishedResultAdmin(admin.ModelAdmin):
-    list_display = ["table", "engine_version", "flavor", "deployment", "edition", "max_connections", "iops",
-                    "tps", "qps", "tpm", "ro_qps", "rw_qps"]
+    list_display = ["table", "engine_version", "flavor", "deployment", "edition", 
+                    *[name for name in EXPLORER_METRICS if METRICS_BY_NAME[name].kind != "rows"]]
     list_filter = ["table__document__vendor", "table__document", "engine_version__engine", "engine_version",
                    "flavor__family", "flavor__memory_ratio", "deployment"]
     search_fields = ["flavor__spec_code", "table__label"]

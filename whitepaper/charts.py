@@ -10,14 +10,15 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
-from .metrics import METRICS_BY_NAME, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL, UNIT_LABELS, qps_definitions
+from .metrics import (METRICS_BY_NAME, QPS_NORMALISED_LABEL, QPS_PUBLISHED_LABEL, SIZING_METRIC_NAMES, UNIT_LABELS,
+                      qps_definitions)
 from .display import date, edition_name, memory_ratio_text, metric_shown, same_in, vendor_name
 from .pages import family_name, origin_name
 from .queries import version_sort_key
 from .variants import SERIES_FIELDS, field_value
 
 # Metrics that can be drawn against vCPUs, in the order a chart offers them.
-CHART_METRICS = ["tps", "qps", "tpm", "ro_qps", "rw_qps"]
+CHART_METRICS = SIZING_METRIC_NAMES
 
 
 def number(value):

@@ -28,7 +28,7 @@ from .compare import MAX_SELECTIONS, SERIES_KEYS
 from .export import iter_csv_lines
 from .filters import ExplorerFilter, ResultFilter, include_internal
 from .freshness import catalogue_stamp
-from .metrics import METRIC_NAMES, QPS_PUBLISHED_LABEL, metric_label, qps_definitions
+from .metrics import EXPLORER_METRICS, METRIC_NAMES, QPS_PUBLISHED_LABEL, metric_label, qps_definitions
 from .models import Document, PublishedResult
 from .pages import catalogue_page, cell, column_label
 from .queries import SORTS, field_value, keyset_fields
@@ -62,6 +62,11 @@ EXPLORER_COLUMNS = {
     "iops": column_label("iops"),
     "table": gettext_lazy("Table"),
 }
+# A metric declared later (metrics.METRICS, explorer=True) follows the metrics above (after data_rows), in the picker
+# and in the table.
+_later = {name: column_label(name) for name in EXPLORER_METRICS if name not in EXPLORER_COLUMNS}
+EXPLORER_COLUMNS = dict(sum(([(key, label)] + (list(_later.items()) if key == "data_rows" else [])
+                             for key, label in EXPLORER_COLUMNS.items()), []))
 UNSORTED = {"qps_normalised", "tps_per_core", "edition"}
 assert set(EXPLORER_COLUMNS) - UNSORTED <= set(SORTS)
 TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment", "edition", "table"}  # left-aligned
@@ -72,6 +77,7 @@ TEXT_COLUMNS = {"vendor", "document", "engine", "family", "flavor", "deployment"
 # away, so that the default columns of a page mixing engines still fit 1280 px.
 DEFAULT_COLUMNS = ["family", "vcpus", "memory_gb", "tps", "qps", "ro_qps", "rw_qps", "tpm", "hot_rows", "memory_ratio",
                    "flavor", "deployment", "edition", "engine", "vendor", "document"]
+DEFAULT_COLUMNS += list(_later)  # a later metric is a performance figure: shown where a row has it
 DISPLAY_ORDER = list(EXPLORER_COLUMNS)
 FILTER_FIELDS = ["q", "vendor", "document", "engine", "version", "family", "memory_ratio", "deployment", "edition", "hot_rows",
                  "min_vcpus", "max_vcpus", "min_memory_gb", "max_memory_gb", "min_tps", "max_tps",

@@ -25,6 +25,8 @@ EXPORT_COLUMNS = [
     "run", "tps_ci_low", "tps_ci_high", "client_bound", "other_load", "latency_caveat", "repeats_n", "repeats_stdev",
     "sustained_tps", "latency_bound_ms", "superseded_by", "superseded_changes", "tps_cv", "client_disturbed",
 ]
+# A metric declared later (metrics.METRICS) is a column appended after these: the contract's columns never move.
+EXPORT_COLUMNS += [m.name for m in METRICS if m.name not in EXPORT_COLUMNS]
 CHUNK = 2000  # rows read at a time, each chunk's older editions in one query
 IOPS_ON_DISK_NOTE = "depends on disk"
 RESULTS_PATH = "/api/v1/results/"  # + id: a result's `url` column, the same bytes for the API and the command

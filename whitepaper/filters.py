@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 
 from config.pagination import ASCII_WHOLE_NUMBER
 
-from .metrics import METRICS_BY_NAME
+from .metrics import EXPLORER_METRICS, METRICS_BY_NAME
 from .models import (MEMORY_RATIO_RE, Deployment, Document, Engine, Flavor, InstanceFamily,
                      Methodology, PublishedResult, Vendor, memory_ratio_q)
 from .queries import NOT_STATED, InIdSubquery, from_param
@@ -253,8 +253,7 @@ class StrictBooleanFilter(SchemaMixin, django_filters.BooleanFilter):
 NUMBER_FIELDS = {
     "vcpus": ("flavor__vcpus", "vCPUs", "int"),
     "memory_gb": ("flavor__memory_gb", "GB", "int"),
-    **{name: (name, METRICS_BY_NAME[name].unit, METRICS_BY_NAME[name].kind)
-       for name in ("tps", "qps", "max_connections", "iops", "tpm", "data_rows", "hot_rows", "ro_qps", "rw_qps")},
+    **{name: (name, METRICS_BY_NAME[name].unit, METRICS_BY_NAME[name].kind) for name in EXPLORER_METRICS},
 }
 
 
@@ -350,33 +349,9 @@ class ResultFilter(django_filters.FilterSet):
     memory_gb = number_filter("memory_gb")
     min_memory_gb = number_filter("memory_gb", "gte")
     max_memory_gb = number_filter("memory_gb", "lte")
-    tps = number_filter("tps")
-    min_tps = number_filter("tps", "gte")
-    max_tps = number_filter("tps", "lte")
-    qps = number_filter("qps")
-    min_qps = number_filter("qps", "gte")
-    max_qps = number_filter("qps", "lte")
-    max_connections = number_filter("max_connections")
-    min_max_connections = number_filter("max_connections", "gte")
-    max_max_connections = number_filter("max_connections", "lte")
-    iops = number_filter("iops")
-    min_iops = number_filter("iops", "gte")
-    max_iops = number_filter("iops", "lte")
-    tpm = number_filter("tpm")
-    min_tpm = number_filter("tpm", "gte")
-    max_tpm = number_filter("tpm", "lte")
-    data_rows = number_filter("data_rows")
-    min_data_rows = number_filter("data_rows", "gte")
-    max_data_rows = number_filter("data_rows", "lte")
-    hot_rows = number_filter("hot_rows")
-    min_hot_rows = number_filter("hot_rows", "gte")
-    max_hot_rows = number_filter("hot_rows", "lte")
-    ro_qps = number_filter("ro_qps")
-    min_ro_qps = number_filter("ro_qps", "gte")
-    max_ro_qps = number_filter("ro_qps", "lte")
-    rw_qps = number_filter("rw_qps")
-    min_rw_qps = number_filter("rw_qps", "gte")
-    max_rw_qps = number_filter("rw_qps", "lte")
+    # Each metric of the explorer (metrics.METRICS): its value, at least (min_) and at most (max_).
+    vars().update({f"{prefix}{name}": number_filter(name, lookup) for name in EXPLORER_METRICS
+                   for prefix, lookup in (("", "exact"), ("min_", "gte"), ("max_", "lte"))})
     latest = StrictBooleanFilter(method="filter_latest",
                                  label="Keep only the newest document's row per flavour and version")
     include_internal = StrictBooleanFilter(

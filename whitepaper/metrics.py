@@ -12,8 +12,13 @@ class Metric:
     label: str
     unit: str
     kind: str  # "int" (whole numbers), "decimal" (kept as printed), "rows" (亿/万 counts)
-    higher_is_better: bool = True
+    higher_is_better: bool = True  # False: sizing asks for the smallest flavour at or below the value (queries)
     description: str = ""
+    # Where the metric appears, each list derived from these declarations (a new metric is its line here, a migration
+    # for its field and index, its translations and its tests):
+    explorer: bool = True  # an explorer column (explorer.EXPLORER_COLUMNS), the admin's list, the filters
+    indexed: bool = True  # the explorer's sort on it walks an index of its own (models: result_<name>_asc/_desc)
+    sizing: bool = False  # a sizing choice and a chart's metric against vCPUs (forms.SIZING_METRICS, charts.CHART_METRICS)
 
 
 METRICS = [
@@ -21,21 +26,22 @@ METRICS = [
            description=_("Maximum connections reached in the vendor's stress test (最大连接数).")),
     Metric("iops", _("IOPS"), "I/O operations per second", "int",
            description=_("Disk I/O operations per second; empty where IOPS depends on the disk.")),
-    Metric("tps", _("TPS"), "transactions per second", "decimal"),
-    Metric("qps", _("QPS"), "queries per second", "decimal",
+    Metric("tps", _("TPS"), "transactions per second", "decimal", indexed=False, sizing=True),  # its index: models
+    Metric("qps", _("QPS"), "queries per second", "decimal", indexed=False, sizing=True,  # its index: models
            description=_("Statements per second; what counts as a statement depends on the methodology "
                          "(Huawei counts 20 per sysbench transaction, Alibaba about 18).")),
-    Metric("tpm", _("TPM"), "TPC-C transactions per minute", "decimal"),
-    Metric("capacity_rows", _("Estimated capacity"), "rows", "rows",
+    Metric("tpm", _("TPM"), "TPC-C transactions per minute", "decimal", sizing=True),
+    Metric("capacity_rows", _("Estimated capacity"), "rows", "rows", explorer=False, indexed=False,
            description=_("Rows the flavour is estimated to store (预计可存储数据量).")),
     Metric("data_rows", _("Test data"), "rows", "rows", description=_("Rows loaded for the test (测试数据量).")),
     Metric("hot_rows", _("Hot data"), "rows", "rows",
            description=_("Rows touched by the test's queries (热/活跃数据量).")),
-    Metric("ro_qps", _("Read-only QPS"), "queries per second", "decimal"),
-    Metric("rw_qps", _("Read-write QPS"), "queries per second", "decimal"),
+    Metric("ro_qps", _("Read-only QPS"), "queries per second", "decimal", sizing=True),
+    Metric("rw_qps", _("Read-write QPS"), "queries per second", "decimal", sizing=True),
     # Issue 35.5: an internal capacity search's answer, never mixed with the closed-loop TPS above. Its bound is the
     # row's latency_bound_ms; vendor whitepapers state no latency and never carry it.
     Metric("sustained_tps", _("TPS sustained at a p95 bound (open-loop)"), "transactions per second", "decimal",
+           explorer=False, indexed=False,
            description=_("Internal measurements only: the highest offered rate a capacity search sustained with p95, "
                          "from the scheduled start, at or below the row's latency bound (latency_bound_ms); open-loop, "
                          "not comparable with closed-loop TPS.")),
@@ -56,6 +62,9 @@ QPS_NORMALISED_STATEMENTS = 18
 QPS_NORMALISED_LABEL = _("QPS, normalised to 18 statements per transaction")
 QPS_PUBLISHED_LABEL = _("QPS as published")
 METRIC_NAMES = [m.name for m in METRICS]
+EXPLORER_METRICS = [m.name for m in METRICS if m.explorer]  # filters, explorer columns, admin
+INDEXED_METRICS = [m.name for m in METRICS if m.indexed]  # models' sort indexes
+SIZING_METRIC_NAMES = [m.name for m in METRICS if m.sizing]  # sizing's choices, charts' metrics
 # Figures computed from a row's metrics (PublishedResult.tps_per_core, .qps_normalised), labelled here too.
 DERIVED_LABELS = {"tps_per_core": _("TPS per vCPU"), "qps_normalised": QPS_NORMALISED_LABEL}
 

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .choices import Architecture, Deployment, Origin  # noqa: F401  (the models' vocabularies, named from here too)
 from . import webhook_rules
-from .metrics import METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
+from .metrics import INDEXED_METRICS, METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
 from .queries import (DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, DocumentQuerySet, PublishedResultQuerySet,
                       version_order_key)
 from .variants import EDITIONS_HOT_ROWS
@@ -411,7 +411,7 @@ class PublishedResult(models.Model):
             # with it). TPS and QPS have theirs above. Sorts on the flavour, engine, vendor, document or table sort by
             # another table's columns: no index of this table serves them.
             NullsLastIndex(F("qps").desc(nulls_last=True), F("id"), name="result_qps_desc"),
-            *[index for name in ("ro_qps", "rw_qps", "tpm", "hot_rows", "data_rows", "max_connections", "iops")
+            *[index for name in INDEXED_METRICS  # metrics.METRICS: each metric's pair, but TPS's and QPS's above
               for index in (models.Index(F(name), F("id"), name=f"result_{name}_asc"),
                             NullsLastIndex(F(name).desc(nulls_last=True), F("id"), name=f"result_{name}_desc"))],
             models.Index(F("deployment"), F("edition"), F("id"), name="result_deployment_asc"),

@@ -23,6 +23,7 @@ from django.db.models import CharField, OuterRef, Value
 from django.db.models.functions import Cast, Concat, LPad, Rank
 
 from .choices import Origin
+from .metrics import METRIC_NAMES, METRICS_BY_NAME
 from .variants import VARIANT_FIELDS, field_value, series_key, variant_key  # noqa: F401  (field_value: views, cursors)
 
 # --- "Not stated" -------------------------------------------------------------------------------
@@ -64,17 +65,7 @@ SORTS = {
     "deployment": ("deployment", "edition"),
     "vcpus": ("flavor__vcpus",),
     "memory_gb": ("flavor__memory_gb",),
-    "max_connections": ("max_connections",),
-    "iops": ("iops",),
-    "tps": ("tps",),
-    "qps": ("qps",),
-    "tpm": ("tpm",),
-    "capacity_rows": ("capacity_rows",),
-    "data_rows": ("data_rows",),
-    "hot_rows": ("hot_rows",),
-    "ro_qps": ("ro_qps",),
-    "rw_qps": ("rw_qps",),
-    "sustained_tps": ("sustained_tps",),
+    **{name: (name,) for name in METRIC_NAMES},  # every metric (metrics.METRICS), in its declaration order
     "table": ("table__document__slug", "table__position"),
 }
 # "Newer" between two documents: the later date, then the later slug. The one definition: in SQL
@@ -384,12 +375,14 @@ class PublishedResultQuerySet(models.QuerySet):
                 .alias(_best=Window(Rank(), partition_by=partition, order_by=order)).filter(_best=1))
 
     def smallest_reaching(self, metric, target):
-        """Per document and series (SERIES_FIELDS, with its data size: Alibaba's PostgreSQL and PPAS tables
-        print each flavour at several hot-row counts): the smallest flavour whose `metric` reaches `target`; smallest
-        first, then the higher number, then the newer document."""
+        """Per document, series (SERIES_FIELDS) and data size (hot rows: Alibaba's PostgreSQL and PPAS tables
+        print each flavour at several): the smallest flavour whose `metric` reaches `target` (at or above it, at or
+        below it for a metric where lower is better: Metric.higher_is_better); smallest first, then the better
+        number, then the newer document."""
         best = {}
-        rows = self.filter(**{f"{metric}__gte": target}).with_provenance().order_by(
-            "flavor__vcpus", "flavor__memory_gb", metric, "id")
+        higher = METRICS_BY_NAME[metric].higher_is_better if metric in METRICS_BY_NAME else True
+        rows = self.filter(**{f"{metric}__{'gte' if higher else 'lte'}": target}).with_provenance().order_by(
+            "flavor__vcpus", "flavor__memory_gb", metric if higher else f"-{metric}", "id")
         for r in rows:
             best.setdefault((r.table.document_id, *series_key(r)), r)
         return _smallest_first(best.values(), metric)
@@ -457,9 +450,11 @@ class PublishedResultQuerySet(models.QuerySet):
 
 
 def _smallest_first(rows, metric):
-    """Smallest flavour first, then the higher number, then the newer document (`document_newness`)."""
+    """Smallest flavour first, then the better number (Metric.higher_is_better), then the newer document
+    (`document_newness`)."""
+    sign = -1 if metric not in METRICS_BY_NAME or METRICS_BY_NAME[metric].higher_is_better else 1
     newest_first = sorted(rows, key=lambda r: document_newness(r.table.document), reverse=True)
-    return sorted(newest_first, key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, -getattr(r, metric)))
+    return sorted(newest_first, key=lambda r: (r.flavor.vcpus, r.flavor.memory_gb, sign * getattr(r, metric)))
 
 
 def version_sort_key(version):

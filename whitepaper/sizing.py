@@ -22,7 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .editions import attach_older_editions
 from .filters import ResultFilter
-from .metrics import metric_label
+from .metrics import SIZING_METRIC_NAMES, metric_label
 from .models import Engine, EngineVersion, PublishedResult
 from .queries import version_sort_key
 
@@ -30,7 +30,7 @@ from .queries import version_sort_key
 # tpm, ro_qps, rw_qps): PPAS and Alibaba PostgreSQL print read-only and read-write QPS only.
 # Read-only and read-write QPS name their export column too (English pages): readers match them with the CSV.
 SIZING_COLUMN_LABELS = {"ro_qps": _("Read-only QPS (ro_qps)"), "rw_qps": _("Read-write QPS (rw_qps)")}
-SIZING_METRICS = [(name, SIZING_COLUMN_LABELS.get(name) or metric_label(name)) for name in ("tps", "qps", "tpm", "ro_qps", "rw_qps")]
+SIZING_METRICS = [(name, SIZING_COLUMN_LABELS.get(name) or metric_label(name)) for name in SIZING_METRIC_NAMES]
 
 
 class FigureField(forms.DecimalField):
