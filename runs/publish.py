@@ -1,31 +1,20 @@
 """Publishing a succeeded run: a row of the "Internal measurements" document, with provenance back
 to the run (Run.published_result, a one-to-one). It then appears in the pages and API like any row."""
 
-import datetime
 import hashlib
 import json
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from whitepaper.models import (
-    Document,
-    Engine,
-    EngineVersion,
-    Flavor,
-    InstanceFamily,
-    Methodology,
-    PublishedResult,
-    ResultTable,
-    Vendor,
-)
-
 from whitepaper import webhooks
 from whitepaper.export import RESULTS_PATH
+from whitepaper.internal import (DeclaredSize, InternalMethodology, InternalResult, publish_internal_result,
+                                 retract_internal_result)
+from whitepaper.measurement import Measurement
 
 from . import actions, history
 from .access import short_version
@@ -33,14 +22,9 @@ from .drivers.base import statements_per_transaction
 from .models import Run, Tool
 from .params import is_capacity, thread_steps
 
-DOCUMENT_SLUG = "internal-measurements"
-
 
 def _two(value):
     return None if value is None else Decimal(str(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-
-
-INTERNAL_FAMILY = {"slug": "internal-target", "name": "Internal target (declared size)", "name_zh": "内部测试实例（声明规格）"}
 
 
 def publish_preview(run):
@@ -75,33 +59,17 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
     target, summary = run.target, run.summary
     if not (target.vcpus and target.memory_gb) and not target.flavor_id:
         raise ValidationError(_("Set the target's vCPUs and memory (or its catalogue flavour) before publishing."))
-    vendor, _created = Vendor.objects.get_or_create(slug="internal", defaults={"name": "Internal measurements", "name_zh": "内部测量"})
-    document, _created = Document.objects.get_or_create(
-        slug=DOCUMENT_SLUG,
-        defaults={"vendor": vendor, "title": "内部测量", "title_en": "Internal measurements",
-                  "published": datetime.date.today(), "language": "en",
-                  "notes": "Results measured with this dashboard's benchmark runs; each row links to its run."},
-    )
-    methodology = _methodology_for(run, document)
+    methodology = _methodology_for(run)
     figures = published_figures(run)
-    table, created = ResultTable.objects.get_or_create(
-        document=document, methodology=methodology,
-        defaults={"label": _table_label(run, methodology), "columns": ["flavor", "vcpus", "memory_gb", *figures],
-                  "position": (document.tables.aggregate(m=Max("position"))["m"] or 0) + 1,
-                  "section": "Benchmark runs"},
-    )
-    engine = Engine.objects.get(slug=target.engine)
-    engine_version, _created = EngineVersion.objects.get_or_create(engine=engine, version=short_version(target.engine, run.server_version))
     # Under the target's catalogue flavour when it names one; else an internal flavour of its declared size.
     # Never a vendor family matched by name: the target's free-text family is not the vendor's.
-    flavor = target.flavor or _internal_flavor(vendor, target)
-    result = PublishedResult.objects.create(
-        table=table, position=(table.results.aggregate(m=Max("position"))["m"] or 0) + 1,
-        engine_version=engine_version, flavor=flavor, deployment="",
-        **figures, latency_bound_ms=_two((summary.get("capacity") or {}).get("bound_ms")) if is_capacity(run.params) else None,
-        printed={k: f"{v}" for k, v in figures.items() if v is not None},
-        measurement=measurement_context(run, acknowledged_by=user),
-    )
+    result = publish_internal_result(InternalResult(
+        methodology=methodology, table_label=_table_label(run, methodology),
+        engine=target.engine, version=short_version(target.engine, run.server_version), figures=figures,
+        flavor_id=target.flavor_id, size=None if target.flavor_id else DeclaredSize(target.vcpus, target.memory_gb),
+        latency_bound_ms=_two((summary.get("capacity") or {}).get("bound_ms")) if is_capacity(run.params) else None,
+        measurement=measurement_of(run, acknowledged_by=user),
+    ))
     run.published_result = result
     fields = ["published_result"]
     if run.other_load or busy:
@@ -152,20 +120,13 @@ def retract_run(run_id, *, user, reason):
         raise ValidationError(_("Run %(id)s is not published.") % {"id": run.pk})
     if not (reason or "").strip():
         raise ValidationError(_("Give a reason for the retraction."))
-    result = PublishedResult.objects.get(pk=run.published_result_id)
+    result_id = run.published_result_id
     run.published_result = None
     run.retracted_at = timezone.now()
     run.retracted_by = user
     run.retraction_reason = reason.strip()
     run.save(update_fields=["published_result", "retracted_at", "retracted_by", "retraction_reason"])
-    table = result.table
-    result.delete()  # whitepaper.freshness bumps the catalogue stamp: pages and ETags change at once
-    # Its last row gone, the table and its set-up's methodology go too: the document shows no empty block.
-    if not table.results.exists():
-        methodology = table.methodology
-        table.delete()
-        if methodology.slug.startswith("internal-") and not methodology.result_tables.exists():
-            methodology.delete()
+    retract_internal_result(result_id)  # its last row gone, the table and its set-up's methodology go too
     return run
 
 
@@ -208,7 +169,7 @@ def setup_key(setup):
     return hashlib.sha256(json.dumps(setup, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
-def _methodology_for(run, document):
+def _methodology_for(run):
     """The methodology of this run's set-up: shared with earlier rows of exactly the same set-up, never another's."""
     setup, profile = measurement_setup(run), run.profile
     key = setup_key(setup)
@@ -217,18 +178,14 @@ def _methodology_for(run, document):
     clients = setup["client_hosts"]
     what = (f"capacity at p95 <= {setup['capacity_bound_ms']} ms, {setup.get('threads')} threads, {setup.get('duration_s')} s a step"
             if is_capacity(run.params) else f"{setup.get('threads')} threads, {setup.get('duration_s')} s")
-    methodology, _created = Methodology.objects.get_or_create(
-        slug=f"internal-{profile.slug[:70]}-{key}",
-        defaults={"document": document, "name": f"{profile.name}: {what} ({key[:6]})",
-                  "tool": profile.tool, "tool_version": run.tool_version, "workload": profile.workload,
-                  "tables": setup.get("tables"), "rows_per_table": setup.get("rows_per_table"), "threads": setup.get("threads"),
-                  "duration_s": setup.get("duration_s"), "report_interval_s": setup.get("report_interval_s"),
-                  "client": f"{clients} client host{'s' if clients > 1 else ''}"
-                            + (f", {run.client_cores} cores" if run.client_cores else ""),
-                  "statements_per_transaction": statements_per_transaction(run.summary or {}),
-                  "parameters": {k: _shown(v) for k, v in shown.items()}, "description": profile.description},
-    )
-    return methodology
+    return InternalMethodology(
+        slug=f"internal-{profile.slug[:70]}-{key}", name=f"{profile.name}: {what} ({key[:6]})",
+        tool=profile.tool, tool_version=run.tool_version, workload=profile.workload,
+        tables=setup.get("tables"), rows_per_table=setup.get("rows_per_table"), threads=setup.get("threads"),
+        duration_s=setup.get("duration_s"), report_interval_s=setup.get("report_interval_s"),
+        client=f"{clients} client host{'s' if clients > 1 else ''}" + (f", {run.client_cores} cores" if run.client_cores else ""),
+        statements_per_transaction=statements_per_transaction(run.summary or {}),
+        parameters={k: _shown(v) for k, v in shown.items()}, description=profile.description)
 
 
 def _shown(value):
@@ -246,50 +203,38 @@ def _table_label(run, methodology):
             f"{methodology.duration_s} s · set-up {setup_id}")
 
 
-def measurement_context(run, acknowledged_by=None):
-    """What a published row carries about its run (PublishedResult.measurement): the run behind it, its flags
+def measurement_of(run, acknowledged_by=None):
+    """What a published row carries about its run (whitepaper.measurement.Measurement): the run behind it, its flags
     (client-bound, other load and who acknowledged it, the latency caveat), its TPS interval and, for a run of a
     repeat group, the group's spread."""
     summary = run.summary or {}
-    other = run.other_load
-    context = {
-        "run": run.pk,
-        "client_bound": run.client_bound,
-        "client_bound_cause": run.client_bound_cause,
-        "other_load": {"steps": other, "acknowledged": True,
-                       "acknowledged_by": acknowledged_by.get_username() if acknowledged_by else ""} if other else None,
-        "latency_caveat": str(run.latency_caveat or ""),
-        # The interval of a published figure is over runs (a series); one run's own samples only tell whether its
-        # TPS held steady (`stability`), never how far the set-up's TPS may lie from it.
-        "n": 1, "tps_ci": None, "repeats": None,
-        "stability": None if is_capacity(run.params) else summary.get("tps_ci"),
-    }
-    busy = disturbed_runs(run)
-    context["disturbed"] = {"runs": busy, "acknowledged": True, "acknowledged_by": acknowledged_by.get_username()
-                            if acknowledged_by else ""} if busy else None
+    other, busy = run.other_load, disturbed_runs(run)
+    who = acknowledged_by.get_username() if acknowledged_by else ""
+    capacity = tps_ci = repeats = None
+    n = 1
     found = summary.get("capacity") if is_capacity(run.params) else None
     if found:  # what the search found beside its sustained rate (the row's sustained_tps and latency_bound_ms)
-        context["capacity"] = {k: found.get(k) for k in ("bound_ms", "budget_pct", "sustained_achieved_tps", "sustained_p95_ms",
-                                                       "failed_tps", "failed_p95_ms", "failed_reason")}
-        context["capacity"]["steps"] = len(found.get("steps") or [])
+        capacity = {k: found.get(k) for k in ("bound_ms", "budget_pct", "sustained_achieved_tps", "sustained_p95_ms",
+                                              "failed_tps", "failed_p95_ms", "failed_reason")}
+        capacity["steps"] = len(found.get("steps") or [])
     if run.repeat_group_id:
         members = series_members(run)
         key = "sustained_tps" if is_capacity(run.params) else "tps"
         values = [((m.summary or {}).get("capacity") or {}).get(key) if key == "sustained_tps" else (m.summary or {}).get("tps")
                   for m in members]
-        spread = context["repeats"] = history.group_spread(values, [m.pk for m in members])
-        context["n"] = spread["n"]
-        if spread["ci_low"] is not None and key == "tps":
-            context["tps_ci"] = {"low": spread["ci_low"], "high": spread["ci_high"], "n": spread["n"], "cv": spread["cv"],
-                                 "method": spread["method"]}
-    return context
-
-
-def _internal_flavor(vendor, target):
-    family, _created = InstanceFamily.objects.get_or_create(vendor=vendor, slug=INTERNAL_FAMILY["slug"], defaults={
-        "name": INTERNAL_FAMILY["name"], "name_zh": INTERNAL_FAMILY["name_zh"]})
-    vcpus, memory = target.vcpus, target.memory_gb
-    ratio = f"1:{memory // vcpus}" if memory % vcpus == 0 and memory >= vcpus else ""
-    flavor, _created = Flavor.objects.get_or_create(vendor=vendor, family=family, spec_code="", vcpus=vcpus,
-                                                    memory_gb=memory, storage="", memory_ratio=ratio)
-    return flavor
+        repeats = history.group_spread(values, [m.pk for m in members])
+        n = repeats["n"]
+        if repeats["ci_low"] is not None and key == "tps":
+            tps_ci = {"low": repeats["ci_low"], "high": repeats["ci_high"], "n": repeats["n"], "cv": repeats["cv"],
+                      "method": repeats["method"]}
+    return Measurement(
+        run=run.pk, client_bound=run.client_bound, client_bound_cause=run.client_bound_cause,
+        other_load={"steps": other, "acknowledged": True, "acknowledged_by": who} if other else None,
+        latency_caveat=str(run.latency_caveat or ""),
+        # The interval of a published figure is over runs (a series); one run's own samples only tell whether its
+        # TPS held steady (`stability`), never how far the set-up's TPS may lie from it.
+        n=n, tps_ci=tps_ci, repeats=repeats,
+        stability=None if is_capacity(run.params) else summary.get("tps_ci"),
+        disturbed={"runs": busy, "acknowledged": True, "acknowledged_by": who} if busy else None,
+        capacity=capacity,
+    )

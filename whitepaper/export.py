@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .editions import attach_revisions
+from .measurement import Measurement
 from .metrics import METRICS, METRICS_BY_NAME
 from .models import PublishedResult
 
@@ -245,15 +246,14 @@ def typed_cells(row, result):
 
 def _measurement_cells(result):
     """An internal row's context (PublishedResult.measurement), empty cells for a vendor's row."""
-    m = result.measurement or {}
-    low, high = result.tps_interval
-    bound = m.get("client_bound")
-    repeats = m.get("repeats") or {}
+    m = result.internal_measurement or Measurement()
+    low, high = m.tps_interval
+    bound = m.client_bound
     return {"run": result.run_record_url or "", "tps_ci_low": _or_empty(low), "tps_ci_high": _or_empty(high),
             "client_bound": "" if bound is None else str(bound).lower(),
-            "other_load": "acknowledged" if m.get("other_load") else "", "latency_caveat": m.get("latency_caveat") or "",
-            "repeats_n": _or_empty(result.runs_n), "repeats_stdev": _or_empty(repeats.get("stdev")),
-            "tps_cv": _or_empty(result.tps_cv), "client_disturbed": "acknowledged" if m.get("disturbed") else "",
+            "other_load": "acknowledged" if m.other_load else "", "latency_caveat": m.latency_caveat or "",
+            "repeats_n": _or_empty(result.runs_n), "repeats_stdev": _or_empty(m.repeats_stdev),
+            "tps_cv": _or_empty(m.tps_cv), "client_disturbed": "acknowledged" if m.disturbed else "",
             "latency_bound_ms": _or_empty(result.latency_bound_ms)}
 
 

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .choices import Architecture, Deployment, Origin  # noqa: F401  (the models' vocabularies, named from here too)
 from . import webhook_rules
+from .measurement import Measurement
 from .metrics import INDEXED_METRICS, METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
 from .queries import (DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, DocumentQuerySet, PublishedResultQuerySet,
                       version_order_key)
@@ -361,8 +362,8 @@ class PublishedResult(models.Model):
     # Each metric exactly as the document prints it ("843.00", "100亿"), for display and export.
     printed = models.JSONField(default=dict, blank=True)
     # An internal measurement's context, kept with the row when it is published (runs/publish.py
-    # measurement_context): the run behind it, its flags, its TPS interval, a repeat group's spread. Empty for a
-    # vendor's row.
+    # measurement_of): the run behind it, its flags, its TPS interval, a repeat group's spread. Empty for a
+    # vendor's row. Read through internal_measurement (whitepaper.measurement.Measurement), never by its keys.
     measurement = models.JSONField(default=dict, blank=True, db_default={})
     # When the row itself last changed (created, or saved with another number): the API's updated_since. Bulk
     # recomputations of the derived columns above (is_newest, document_order_key) are not changes of the row.
@@ -462,28 +463,34 @@ class PublishedResult(models.Model):
         return "" if value is None else str(value)
 
     @property
+    def internal_measurement(self):
+        """The internal row's context read (whitepaper.measurement.Measurement), None for a vendor's row."""
+        return Measurement.from_json(self.measurement)
+
+    @property
     def tps_interval(self):
         """(low, high) of the internal measurement's 95 % TPS interval over its series' runs, or (None, None): a
         vendor's row, or one run (n = 1: the spread between runs is unknown)."""
-        ci = (self.measurement or {}).get("tps_ci") or {}
-        return ci.get("low"), ci.get("high")
+        m = self.internal_measurement
+        return m.tps_interval if m else (None, None)
 
     @property
     def runs_n(self):
         """How many runs an internal row's figures are the mean of (1: a single run); None for a vendor's row."""
-        m = self.measurement or {}
-        return m.get("n") or ((m.get("repeats") or {}).get("n")) or (1 if m.get("run") else None)
+        m = self.internal_measurement
+        return m.runs_n if m else None
 
     @property
     def tps_cv(self):
         """The coefficient of variation of TPS over an internal row's runs; None with one run or for a vendor's row."""
-        return ((self.measurement or {}).get("repeats") or {}).get("cv")
+        m = self.internal_measurement
+        return m.tps_cv if m else None
 
     @property
     def run_record_url(self):
         """The public record of the run behind an internal row (set-up, evidence, samples), or None."""
-        run_id = (self.measurement or {}).get("run")
-        return reverse("runs:run-record", args=[run_id]) if run_id else None
+        m = self.internal_measurement
+        return reverse("runs:run-record", args=[m.run]) if m and m.run else None
 
     @property
     def qps_definition(self):

@@ -210,41 +210,41 @@ def family_name(family):
 def measurement_html(result):
     """What an internal row says about its run (PublishedResult.measurement): the TPS's 95 % interval, its flags
     and the link to the public record of the run. '' for a vendor's row."""
-    m = result.measurement or {}
-    if not m:
+    m = result.internal_measurement
+    if m is None:
         return ""
     parts = []
-    low, high = result.tps_interval
-    n, cv = result.runs_n, result.tps_cv
+    low, high = m.tps_interval
+    n, cv = m.runs_n, m.tps_cv
     if low is not None:
         parts.append(format_html('<span class="ci" data-n="{}">{}</span>', n, _(
             "mean of %(n)s runs, TPS 95 %% interval over the runs %(low)s–%(high)s, coefficient of variation %(cv)s %%") % {
             "n": n, "low": f"{low:.2f}", "high": f"{high:.2f}", "cv": "—" if cv is None else f"{100 * cv:.1f}"}))
-    elif n == 1 and not m.get("capacity"):
+    elif n == 1 and not m.capacity:
         parts.append(format_html('<span class="ci" data-n="1">{}</span>', _("n = 1: one run, the spread between runs is unknown")))
-    found = m.get("capacity")
+    found = m.capacity
     if found:  # a capacity search (issue 35.5): its bound and where it stopped, beside the sustained rate
         text = _("open-loop capacity search: p95 %(p95)s ms at the sustained rate, bound %(bound)s ms") % {
             "p95": found.get("sustained_p95_ms"), "bound": found.get("bound_ms")}
         if found.get("failed_tps") is not None:
             text += "; " + _("failed at %(m)s: %(why)s") % {"m": found["failed_tps"], "why": found.get("failed_reason")}
         parts.append(format_html('<span class="capacity">{}</span>', text))
-    repeats = m.get("repeats")
+    repeats = m.repeats
     if repeats:
         parts.append(format_html('<span class="repeats">{}</span>', _(
             "a series of %(n)s runs of one set-up: standard deviation %(sd)s") % {"n": repeats.get("n"), "sd": repeats.get("stdev")}))
-    if m.get("client_bound_cause") == "shared_host":
+    if m.client_bound_cause == "shared_host":
         parts.append(format_html('<span class="flag" data-flag="client_bound" data-cause="shared_host">{}</span>',
                                  _("client-bound on a host shared with the database: measures the shared host")))
-    elif m.get("client_bound"):
+    elif m.client_bound:
         parts.append(format_html('<span class="flag" data-flag="client_bound">{}</span>', _("client-bound: may understate the target")))
-    if m.get("other_load"):
+    if m.other_load:
         parts.append(format_html('<span class="flag" data-flag="other_load">{}</span>', _("the server saw other load (acknowledged)")))
-    if m.get("disturbed"):
+    if m.disturbed:
         parts.append(format_html('<span class="flag" data-flag="disturbed">{}</span>',
                                  _("the client host was loaded beyond its cores (acknowledged)")))
-    if m.get("latency_caveat"):
-        parts.append(format_html('<span class="flag" data-flag="latency_caveat" title="{}">{}</span>', m["latency_caveat"],
+    if m.latency_caveat:
+        parts.append(format_html('<span class="flag" data-flag="latency_caveat" title="{}">{}</span>', m.latency_caveat,
                                  _("latency not to be trusted")))
     if result.run_record_url:
         parts.append(format_html('<a class="run-record" href="{}">{}</a>', result.run_record_url, _("the run's record")))

@@ -11,6 +11,7 @@ from rest_framework.reverse import _reverse, reverse
 
 from ..export import COLUMN_INFO
 from ..editions import attach_revisions
+from ..measurement import Measurement
 from ..metrics import METRICS, METRICS_BY_NAME
 from ..models import (Deployment, Document, Engine, EngineVersion, Flavor, InstanceFamily, Methodology, Origin, PublishedResult,
                       ResultTable, Vendor)
@@ -385,7 +386,7 @@ class ResultRepeatsSerializer(serializers.Serializer):
 
 
 def _measurement(result):
-    return result.measurement or {}
+    return result.internal_measurement or Measurement()
 
 
 CHANGED_METRICS = [m.name for m in METRICS]  # one enum in the schema (ChangeMetricEnum) for every change's metric
@@ -503,7 +504,7 @@ class ResultSerializer(serializers.ModelSerializer):
                                                 allow_null=True, help_text=(
         "Internal capacity searches: the p95 bound in ms that sustained_tps was measured under (open-loop); null on "
         "every other row (vendor whitepapers state no latency)."))
-    # An internal measurement's context (runs/publish.py measurement_context); null/empty for a vendor's row.
+    # An internal measurement's context (runs/publish.py measurement_of); null/empty for a vendor's row.
     run = serializers.SerializerMethodField(help_text=(
         "Internal measurements: the public record of the run behind the row (set-up, evidence, samples chart); "
         "null for a vendor's row."))
@@ -579,7 +580,7 @@ class ResultSerializer(serializers.ModelSerializer):
         "acknowledged": serializers.BooleanField(help_text="Always true: a disturbed run is published only when acknowledged."),
         "acknowledged_by": serializers.CharField(help_text="Who acknowledged it (username).")}, allow_null=True))
     def get_client_disturbed(self, obj):
-        return _measurement(obj).get("disturbed")
+        return _measurement(obj).disturbed
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_runs_n(self, obj):
@@ -591,19 +592,19 @@ class ResultSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.BooleanField(allow_null=True))
     def get_client_bound(self, obj):
-        return _measurement(obj).get("client_bound")
+        return _measurement(obj).client_bound
 
     @extend_schema_field(ResultOtherLoadSerializer(allow_null=True))
     def get_other_load(self, obj):
-        return _measurement(obj).get("other_load")
+        return _measurement(obj).other_load
 
     @extend_schema_field(serializers.CharField())
     def get_latency_caveat(self, obj):
-        return _measurement(obj).get("latency_caveat") or ""
+        return _measurement(obj).latency_caveat or ""
 
     @extend_schema_field(ResultRepeatsSerializer(allow_null=True))
     def get_repeats(self, obj):
-        return _measurement(obj).get("repeats")
+        return _measurement(obj).repeats
 
 
 class FlavorDetailSerializer(FlavorSerializer):
