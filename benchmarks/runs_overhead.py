@@ -239,7 +239,8 @@ def main():
         ?part=live once a report interval and following the URL each answer gives)."""
         pids = worker_pids(worker.pid)
         response = api.post("/api/v1/runs/", {"target": target.pk, "profile": profile, "overrides": {
-            "threads": THREADS, "duration_s": SECONDS, **sizes}}, format="json")
+            # no warm-up step: the tool by hand has none either (like against like)
+            "threads": THREADS, "duration_s": SECONDS, "warmup_s": 0, **sizes}}, format="json")
         assert response.status_code == 201, response.content
         run_id, after, seen, window = response.json()["id"], 0, {}, []
         live_url = page_live_url(api.get(Run.objects.get(pk=run_id).get_absolute_url()).content.decode()) if watch == "page" else None

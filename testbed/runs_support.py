@@ -279,3 +279,15 @@ def logged_steps(log):
 def printed_intervals(text):
     """The seconds of sysbench's interval lines ('[ 3s ] thds: ...') in a step's output."""
     return [float(m) for m in re.findall(r"^\[ (\d+)s \] thds:", text, re.M)]
+
+
+def seed_profiles_for_tests():
+    """The seeded profiles, their quick variants without the 2 s warm-up step: on two cores each run's seconds
+    count, and a test about anything but the warm-up reads one measured step (tests/test_runs_warmup.py runs the
+    quick profiles as seeded)."""
+    from django.core.management import call_command
+
+    from runs.models import BenchmarkProfile
+
+    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    BenchmarkProfile.objects.filter(quick=True).update(warmup_s=0)

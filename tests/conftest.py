@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from .tiers import TIERS, Plan, changed_files, tier, tiers_of
+from testbed.runs_support import seed_profiles_for_tests
 
 
 def import_catalogue():
@@ -239,7 +240,7 @@ def bench_users():
 @pytest.fixture
 def committed(transactional_db, bench_users):
     """Rows written in the test are committed, so the worker process sees them (flushed afterwards)."""
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    seed_profiles_for_tests()
     yield
 
 
@@ -336,5 +337,5 @@ def profiles(db):
     """The bundled benchmark profiles, by slug."""
     from runs.models import BenchmarkProfile
 
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    seed_profiles_for_tests()  # the quick ones without their warm-up step (testbed.runs_support)
     return {p.slug: p for p in BenchmarkProfile.objects.all()}

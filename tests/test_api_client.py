@@ -21,6 +21,7 @@ import requests
 from tests.test_api_parquet import KEYS as HAND_READ_KEYS, ROWS as HAND_READ_ROWS
 
 from .tiers import tier
+from testbed.runs_support import seed_profiles_for_tests
 
 pytestmark = pytest.mark.django_db
 
@@ -251,7 +252,6 @@ def test_a_generated_client_reads_typed_runs_with_a_bearer_token(catalogue_serve
     AuthenticatedClient (Bearer): typed values, the run's API URL. The rows are committed (the live server reads
     them on its own connection: a transactional test) and removed afterwards."""
     from django.contrib.auth.models import User
-    from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
     from runs.models import BenchmarkProfile, Run, Target
@@ -264,7 +264,7 @@ def test_a_generated_client_reads_typed_runs_with_a_bearer_token(catalogue_serve
         target = Target.objects.create(name="client-37", engine="mysql", host="127.0.0.1", port=3306, database="sbtest",
                                        user="bench")
         seeded = not BenchmarkProfile.objects.exists()
-        call_command("seed_profiles", stdout=open(os.devnull, "w"))
+        seed_profiles_for_tests()
         profile = BenchmarkProfile.objects.get(slug="sysbench-oltp-rw-mysql-quick")
         run = launch_run(target=target, profile=profile, overrides={"threads": "4", "thread_sweep": "2, 4"}, user=user)
         try:
@@ -342,7 +342,6 @@ def test_a_generated_clients_create_and_update_calls_import_and_work_under_mypy_
     Unset), their bodies are the writable fields only, errors are typed as the one error shape, and
     results_list(format_=CSV) answers the CSV (the schema's pagination=page default made it a 400)."""
     from django.contrib.auth.models import User
-    from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
     from runs.models import BenchmarkProfile, Run, Schedule, Target
@@ -355,7 +354,7 @@ def test_a_generated_clients_create_and_update_calls_import_and_work_under_mypy_
                                        user="bench")
         target_id = target.pk
         seeded = not BenchmarkProfile.objects.exists()
-        call_command("seed_profiles", stdout=open(os.devnull, "w"))
+        seed_profiles_for_tests()
         try:
             script = Path(env["PYTHONPATH"]).parent / "write_script.py"
             script.write_text(WRITE_SCRIPT)

@@ -9,7 +9,6 @@ each operation is driven through schemathesis' Hypothesis strategies, positive a
 small fixed budget so the whole run stays well under a minute."""
 
 import io
-import os
 import re
 
 import pyarrow.parquet
@@ -27,6 +26,7 @@ from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from .tiers import tier
+from testbed.runs_support import seed_profiles_for_tests
 
 pytestmark = pytest.mark.django_db  # schemathesis: hundreds of generated requests
 
@@ -62,10 +62,9 @@ def catalogue_schema(api_schema):
 def runs_data(db):
     """Something for the runs API to show: the profiles, a target and runs (queued and finished). Inside
     the test's transaction nothing is ever sent to a broker (on_commit never fires)."""
-    from django.core.management import call_command
     from runs.models import BenchmarkProfile, Run, RunState, Target
 
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    seed_profiles_for_tests()
     target = Target(name="fuzz-target", engine="mysql", host="127.0.0.1", port=3306, database="fuzz", user="fuzz")
     target.set_password("fuzz-secret")
     target.save()

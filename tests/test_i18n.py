@@ -17,12 +17,12 @@ from urllib.parse import parse_qsl, urlsplit
 import polib
 import pytest
 import yaml
-from django.core.management import call_command
 
 from runs.models import BenchmarkProfile, Run, RunState, Target
 from whitepaper.models import Document, InstanceFamily, PublishedResult
 
 from testbed.runs_support import make_user
+from testbed.runs_support import seed_profiles_for_tests
 
 pytestmark = pytest.mark.django_db
 
@@ -433,7 +433,7 @@ def test_catalogue_pages_speak_one_language(client):
 @pytest.fixture
 def runs_pages(client):
     """Every runs page, with a target, a succeeded run that reproduces a published row and a failed one."""
-    call_command("seed_profiles", stdout=open("/dev/null", "w"))
+    seed_profiles_for_tests()
     user = make_user("i18n-op", staff=True, operator=True)
     target = Target.objects.create(name="maria", engine="mysql", host="127.0.0.1", port=3306, database="sbtest",
                                    user="bench", vcpus=2, memory_gb=4)

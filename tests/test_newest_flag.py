@@ -14,6 +14,7 @@ from django.core.management import call_command
 
 from runs.models import BenchmarkProfile, Run, RunState, Target
 from whitepaper.models import PublishedResult
+from testbed.runs_support import seed_profiles_for_tests
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +81,7 @@ def explorer_rows(html):
 
 def test_publishing_and_retracting_runs_keep_the_flag(staff, anonymous, settings):
     settings.CATALOGUE_STAMP_TTL = 0  # pages see each write at once
-    call_command("seed_profiles", stdout=io.StringIO())
+    seed_profiles_for_tests()
     target = Target(name="maria", engine="mysql", host="127.0.0.1", port=3306, database="sbtest", user="bench",
                     vcpus=2, memory_gb=4)
     target.set_password("x-unused-secret-1")

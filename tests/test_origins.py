@@ -14,6 +14,7 @@ from django.core.management import call_command
 
 from runs.models import BenchmarkProfile, Run, RunState, Target
 from whitepaper.models import Origin, PublishedResult, Vendor
+from testbed.runs_support import seed_profiles_for_tests
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +33,7 @@ def fresh_stamp(settings):
 @pytest.fixture
 def internal(staff):
     """One published run: MySQL (MariaDB 10.11), 2 vCPU / 4 GB, 812.35 TPS, 16246.90 QPS."""
-    call_command("seed_profiles", stdout=io.StringIO())
+    seed_profiles_for_tests()
     target = Target(name="maria", engine="mysql", host="127.0.0.1", port=3306, database="sbtest", user="bench",
                     vcpus=2, memory_gb=4)
     target.set_password("x-unused-secret-1")

@@ -16,6 +16,7 @@ from runs.runner import run_command
 from runs.workdir import LOCK_NAME, remove_stale_workdirs
 
 from testbed.runs_support import make_user
+from testbed.runs_support import seed_profiles_for_tests
 
 NOBODY_LISTENS = "redis://127.0.0.1:6399/0"  # in this checkout's port range; nothing is started there
 
@@ -119,12 +120,11 @@ def test_nan_in_a_json_body_is_refused_as_drf_does(client, staff_token):
 
 
 def test_runs_api_lists_are_paginated_and_their_filters_strict(db):
-    from django.core.management import call_command
     from rest_framework.test import APIClient
 
     from runs.models import BenchmarkProfile, Run, Target
 
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    seed_profiles_for_tests()
     me, other = make_user("list-me", staff=True), make_user("list-other", staff=True)
     target = Target.objects.create(name="t", engine="mysql", host="db.example", port=3306, database="d", user="u")
     profile = BenchmarkProfile.objects.get(slug="sysbench-oltp-rw-mysql-quick")

@@ -14,6 +14,7 @@ from runs.models import Run, RunState
 from testbed.runs_support import (
     make_targets, make_user, wait_final,
 )
+from testbed.runs_support import seed_profiles_for_tests
 
 PROFILE = "pgbench-ro-quick"
 
@@ -103,11 +104,9 @@ def test_bad_selections_name_the_parameter(client):
 
 @pytest.mark.django_db
 def test_compare_page_queries_do_not_grow_with_runs(client):
-    from django.core.management import call_command
-
     from runs.models import BenchmarkProfile, Sample, Target
 
-    call_command("seed_profiles", stdout=open("/dev/null", "w"))
+    seed_profiles_for_tests()
     operator = make_user("compare-op3", operator=True)
     client.force_login(operator)
     target = Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="db", user="u")

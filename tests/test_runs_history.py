@@ -20,6 +20,7 @@ from runs.models import Run, RunState
 from testbed.runs_support import (
     DB_USER, PG_DB, make_targets, make_user, wait_final,
 )
+from testbed.runs_support import seed_profiles_for_tests
 
 PROFILE = "pgbench-ro-quick"
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -112,15 +113,12 @@ def test_a_planted_regression_is_flagged_and_a_normal_repeat_is_not(committed, w
 
 @pytest.mark.django_db(transaction=False)
 def test_series_and_regressions_pages_name_bad_input_and_keep_their_query_count(client):
-    import os
-
-    from django.core.management import call_command
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     from runs.models import BenchmarkProfile, Target
 
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    seed_profiles_for_tests()
     operator = make_user("history-op2", operator=True)
     client.force_login(operator)
     api = APIClient()

@@ -16,6 +16,7 @@ from django.utils import timezone
 from runs.models import BenchmarkProfile, Run, RunState, Sample, ServerSample, Target
 
 from testbed.runs_support import PASSWORD, make_user
+from testbed.runs_support import seed_profiles_for_tests
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
@@ -30,9 +31,7 @@ FITS = """sel => Array.from(document.querySelectorAll(sel)).map(box => {
 
 
 def stored_world(user):
-    from django.core.management import call_command
-
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    seed_profiles_for_tests()
     profiles = {p.slug: p for p in BenchmarkProfile.objects.all()}
     targets = []
     for name, engine, port in (("staging-postgresql-16-primary", "postgresql", 5432), ("staging-mariadb-10-primary", "mysql", 3306),

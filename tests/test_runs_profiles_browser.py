@@ -6,20 +6,20 @@ runs-profile-form-*."""
 import os
 
 import pytest
-from django.core.management import call_command
 
 from runs.models import BenchmarkProfile
 
 from testbed.runs_support import make_user
 
 from .test_runs_pages_browser import SCREENSHOTS, login, measure
+from testbed.runs_support import seed_profiles_for_tests
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-hans"])
 def test_the_profiles_page_and_form_fit_at_1280_and_390_px(live_server, browser, lang):
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    seed_profiles_for_tests()
     user = make_user("profiles-browser", operator=True)
     published = BenchmarkProfile.objects.get(slug="sysbench-oltp-rw-mysql")
     shots = os.environ.get("PERFDASH_SCREENSHOTS") == "1"

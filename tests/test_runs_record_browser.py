@@ -10,13 +10,13 @@ import re
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from django.test import Client
 
 from runs import actions
 from runs.models import BenchmarkProfile, Run, RunState, Sample, Target
 
 from testbed.runs_support import PASSWORD, make_user
+from testbed.runs_support import seed_profiles_for_tests
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
@@ -28,7 +28,7 @@ SECRETS = ("orders-primary-eu", "db-7.orders.internal.example.com", "bench_owner
 
 
 def published_run():
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    seed_profiles_for_tests()
     target = Target(name=SECRETS[0], engine="mysql", host=SECRETS[1], port=3306, database=SECRETS[3], user=SECRETS[2],
                     vcpus=2, memory_gb=4)
     target.set_password(PASSWORD)

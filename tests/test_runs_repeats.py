@@ -18,6 +18,7 @@ from testbed.runs_support import (
     make_targets, make_user, wait_final, wait_for,
 )
 from .test_runs_history import by_hand, throttle
+from testbed.runs_support import seed_profiles_for_tests
 
 PROFILE = "pgbench-ro-quick"
 
@@ -170,13 +171,10 @@ def test_the_form_launches_sysbench_repeats_and_the_run_page_shows_their_mean(co
 
 @pytest.mark.django_db
 def test_bad_repeats_are_refused_naming_the_field_and_nothing_is_stored(client):
-    import os
-
-    from django.core.management import call_command
 
     from runs.models import BenchmarkProfile, Target
 
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    seed_profiles_for_tests()
     operator = make_user("repeat-bad-op", operator=True)
     target = Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="db", user="u")
     api = APIClient()

@@ -10,7 +10,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
@@ -19,6 +18,7 @@ from runs.models import BenchmarkProfile, Run, RunState, Schedule, Target
 from testbed.runs_support import (
     ROOT, make_targets, make_user, stop_worker, wait_final, wait_for, worker_env,
 )
+from testbed.runs_support import seed_profiles_for_tests
 
 
 def start_beat():
@@ -65,7 +65,7 @@ def test_a_schedule_due_in_the_window_starts_a_run_through_celery_beat(committed
 
 @pytest.mark.django_db
 def test_a_schedule_whose_runs_keep_failing_says_so_and_only_staff_schedule(client):
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    seed_profiles_for_tests()
     staff, operator = make_user("sched-staff2", staff=True), make_user("sched-op", operator=True)
     target = Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="db", user="u")
     profile = BenchmarkProfile.objects.get(slug="pgbench-ro-quick")

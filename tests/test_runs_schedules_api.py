@@ -3,12 +3,10 @@ them; operators only read; bad input is one 400 naming each field and stores not
 (django-celery-beat's PeriodicTask) follows every change and goes with the schedule, however it is
 deleted; the schedule's runs stay."""
 
-import os
 import re
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 from rest_framework.test import APIClient
@@ -16,6 +14,7 @@ from rest_framework.test import APIClient
 from runs.models import BenchmarkProfile, Run, RunState, Schedule, Target
 
 from testbed.runs_support import make_user
+from testbed.runs_support import seed_profiles_for_tests
 
 ROOT = Path(__file__).resolve().parent.parent
 API = "/api/v1/schedules/"
@@ -24,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def setup():
-    call_command("seed_profiles", stdout=open(os.devnull, "w"))
+    seed_profiles_for_tests()
     pg = Target.objects.create(name="pg", engine="postgresql", host="127.0.0.1", port=5432, database="db", user="u")
     my = Target.objects.create(name="my", engine="mysql", host="127.0.0.1", port=3306, database="db", user="u")
     gone = Target.objects.create(name="gone", engine="postgresql", host="127.0.0.1", port=5432, database="db", user="u",

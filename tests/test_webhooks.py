@@ -7,7 +7,6 @@ code under test."""
 import datetime
 import hashlib
 import hmac
-import io
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +15,6 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.core.management import call_command
 from django.utils import timezone
 
 from runs import actions
@@ -28,6 +26,7 @@ from whitepaper.importer import import_files
 from whitepaper.models import Webhook, WebhookDelivery
 
 from .tiers import tier
+from testbed.runs_support import seed_profiles_for_tests
 
 ROOT = Path(__file__).resolve().parent.parent
 # Failed deliveries in a row that disable a hook, attempts per delivery: every suite worker's (testbed WEBHOOK_ENV).
@@ -110,7 +109,7 @@ def regressed_run():
     """A run of a series whose five earlier runs measured 1000, 1010, 990, 1005 and 995 TPS, finishing at 500 TPS: far
     below their 95 % prediction interval and more than 2.5 % below their geometric mean: a regression by the rule in
     docs/measurements.md (issue 46; its median 1000 is still in the trend, deprecated)."""
-    call_command("seed_profiles", stdout=io.StringIO())
+    seed_profiles_for_tests()
     user = User.objects.create_user("hooks-37", is_staff=True)
     target = Target(name="hooks-target", engine="mysql", host="127.0.0.1", port=3306, database="sbtest", user="bench",
                     vcpus=2, memory_gb=4)
