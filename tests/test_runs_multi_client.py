@@ -23,7 +23,7 @@ from runs.forms import profile_initial
 from runs.models import BenchmarkProfile, ClientSample, ClientState, Run, RunClient, RunState, Target
 
 from testbed.runs_support import (
-    PASSWORD, keep_step_logs, make_targets, purge_queues, run_processes, start_worker, stop_worker, wait_final,
+    PASSWORD, keep_step_logs, logged_steps, make_targets, purge_queues, run_processes, start_worker, stop_worker, wait_final,
     wait_for, worker_env,
 )
 
@@ -170,6 +170,29 @@ def pg_report(log, name):
     found = re.findall(patterns[name], log, re.MULTILINE)
     assert len(found) == 1, (name, found)
     return float(found[0]) if name == "tps" else int(found[0])
+
+
+def test_two_clients_warm_up_together_and_report_only_their_measured_step(clients_workers, operator_api, target):
+    """Issue 46.4: a quick profile's 2 s warm-up (as seed_profiles makes it) with two client hosts: both meet at the
+    barrier before the warm-up and again before the measured step, and the run's TPS is the sum of the two clients'
+    final reports of the measured step, never of their warm-ups (each log holds both reports)."""
+    run_id = launch(operator_api, target, threads=4, duration_s=3, warmup_s=2, client_hosts=2)
+    run = wait_final(run_id, timeout=120)
+    assert run.state == RunState.SUCCEEDED, run.reason
+    one, two = RunClient.objects.filter(run=run).order_by("index")
+    for key in ("warmup-1", "run-1"):  # each step started together, by the clients' own clocks
+        starts = [datetime.fromisoformat(c.step_starts[key]) for c in (one, two)]
+        assert abs((starts[0] - starts[1]).total_seconds()) < 1.0, (key, starts)
+    measured = []
+    for log in (run.log, two.log):
+        tool_runs = [out for command, out in logged_steps(log) if command.split()[-1] == "run"]
+        assert len(tool_runs) == 2, log  # the warm-up step, then the measured one
+        assert len(re.findall(TPS_RE, log, re.MULTILINE)) == 2
+        measured.append(final_tps(tool_runs[1]))
+    assert run.summary["tps"] == pytest.approx(sum(measured), abs=0.011)
+    for c in (one, two):
+        assert c.samples.filter(warmup=True).exists() and c.samples.filter(warmup=False).exists()
+    assert run.samples.filter(warmup=True).exists()
 
 
 def test_two_clients_offer_half_the_rate_each_and_the_p95_is_that_of_their_logs_together(clients_workers, operator_api,
