@@ -271,6 +271,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# The runs app's pages the catalogue links to (whitepaper/links.py): the project's wiring names them, the catalogue,
+# a layer below runs, never does (tests/test_import_graph.py). Left out, the catalogue shows no such link.
+CATALOGUE_LINKS = {"run_record": "runs:run-record", "reproduce": "runs:run-new"}
+
 # Benchmark runs (runs app): one queue per client pool (Target.queue, default "benchmarks"); run each
 # benchmark worker with -c 1 (one benchmark at a time per client). The reconciler runs on "celery".
 CELERY_TASK_DEFAULT_QUEUE = "celery"

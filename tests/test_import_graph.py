@@ -8,9 +8,14 @@ statement, at module level or inside a function, resolved to the module it loads
    module, of its own app or another; presentation imports rules and other presentation. A new module is a rule
    until it is named here.
 3. No loop, and no import inside a function (it is how a loop hides; Django's AppConfig.ready excepted: it connects
-   signals once the apps are loaded)."""
+   signals once the apps are loaded).
+4. Strings that name an app as surely as an import: a route name ("runs:run-record", {% url 'runs:...' %}) or an app's
+   settings (settings.RUNS_...). whitepaper's code and templates never name runs' (the catalogue asks
+   whitepaper/links.py, which reads the routes from settings.CATALOGUE_LINKS); config names the apps' routes only in its
+   wiring (settings.py, urls.py) and the project's shell templates (base.html, 404.html)."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -25,6 +30,33 @@ PRESENTATION = {
                    "flavors", "feeds", "api", "admin", "urls", "converters", "drafting.views", "management"],
     "runs": ["views", "forms", "api", "admin", "urls", "context_processors", "management"],
 }
+
+
+# Contract 4: per layer, its sources (code, templates) and the apps above it whose names they never carry.
+STRING_SOURCES = {
+    "whitepaper": [("whitepaper", "*.py"), ("templates/whitepaper", "*")],
+    "config": [("config", "*.py")],
+}
+WIRING = {"config/settings.py", "config/urls.py"}  # where the project names its apps' routes
+
+
+def named_apps_above(layer, text):
+    """[(line, what)] of the route names and settings of apps above `layer` that `text` carries."""
+    above = "|".join(PACKAGES[:LAYER[layer]])
+    pattern = re.compile(rf"""["'](?:{above}):[\w-]+["']|\bsettings\.(?:{above.upper()})_[A-Z_]+|getattr\(settings, ["'](?:{above.upper()})_""")
+    return [(text.count("\n", 0, m.start()) + 1, m.group(0)) for m in pattern.finditer(text)]
+
+
+def string_references():
+    found = []
+    for layer, sources in STRING_SOURCES.items():
+        for folder, glob in sources:
+            for path in sorted((ROOT / folder).rglob(glob)):
+                relative = path.relative_to(ROOT).as_posix()
+                if path.is_dir() or "migrations" in path.parts or relative in WIRING:
+                    continue
+                found += [f"{relative}:{line} names {what}" for line, what in named_apps_above(layer, path.read_text())]
+    return found
 
 
 def is_presentation(module):
@@ -174,3 +206,20 @@ def test_rules_never_import_presentation():
     if upward:
         pytest.fail("a rule imports presentation (PRESENTATION in tests/test_import_graph.py; move the rule below, "
                     "or the presentation above): " + "; ".join(upward))
+
+
+def test_a_route_or_setting_of_an_app_above_is_found():
+    assert named_apps_above("whitepaper", 'x = reverse("runs:run-record")\n{% url \'runs:run-new\' %}') == [
+        (1, '"runs:run-record"'), (2, "'runs:run-new'")]
+    assert named_apps_above("whitepaper", "if settings.RUNS_HEARTBEAT_SECONDS:\n getattr(settings, 'RUNS_X', 1)") == [
+        (1, "settings.RUNS_HEARTBEAT_SECONDS"), (2, "getattr(settings, 'RUNS_")]
+    assert named_apps_above("config", '{% url "whitepaper:home" %} "runs:x"') == [(1, '"whitepaper:home"'), (1, '"runs:x"')]
+    # Its own routes, and words that only look alike, are no reference.
+    assert named_apps_above("whitepaper", '"whitepaper:document" RUNS_PATHS "runs: 3"') == []
+
+
+def test_no_string_names_an_app_above_its_own():
+    found = string_references()
+    if found:
+        pytest.fail("a route name or setting of an app above (contract 4: wire it in config/settings.py, e.g. "
+                    "CATALOGUE_LINKS): " + "; ".join(found))

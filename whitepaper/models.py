@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .choices import Architecture, Deployment, Origin  # noqa: F401  (the models' vocabularies, named from here too)
 from . import webhook_rules
+from .links import linked
 from .measurement import Measurement
 from .metrics import INDEXED_METRICS, METRICS, METRICS_BY_NAME, QPS_NORMALISED_STATEMENTS
 from .queries import (DOCUMENT_ORDER, DOCUMENTS_NEWEST_FIRST, DocumentQuerySet, PublishedResultQuerySet,
@@ -490,7 +491,13 @@ class PublishedResult(models.Model):
     def run_record_url(self):
         """The public record of the run behind an internal row (set-up, evidence, samples), or None."""
         m = self.internal_measurement
-        return reverse("runs:run-record", args=[m.run]) if m and m.run else None
+        return linked("run_record", m.run) if m and m.run else None
+
+    @property
+    def reproduce_url(self):
+        """Where an operator runs this row's methodology against a target of theirs (staff's "reproduce"), or None."""
+        page = linked("reproduce")
+        return f"{page}?reproduce={self.pk}" if page else None
 
     @property
     def qps_definition(self):
