@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 from config.limits import is_id
 
 from . import stats
+from .drivers import get_driver
 from .models import RepeatGroup, Run, RunState, Sample
 from .params import is_capacity, thread_steps
 
@@ -382,8 +383,8 @@ def samples(runs):
     for run_id, step, threads, t, tps, p95, avg in rows:
         series = out[run_id].setdefault(step, {"step": step, "threads": threads, "points": []})
         series["points"].append([t, tps, None if run_id in untrusted else p95 if p95 is not None else avg])
-    # sysbench prints each interval's p95, pgbench its average latency.
-    return [{"run": r.pk, "latency": "p95" if r.profile.tool == "sysbench" else "avg", "steps": list(out[r.pk].values())}
+    # Each tool's interval latency (sysbench prints the interval's p95, pgbench its average).
+    return [{"run": r.pk, "latency": get_driver(r.profile.tool).INTERVAL_LATENCY, "steps": list(out[r.pk].values())}
             for r in runs]
 
 

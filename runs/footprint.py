@@ -3,19 +3,16 @@ writes, the disk they take on the target, and the time (the prepare at a measure
 A run past either bound asks to be confirmed: the form and the API refuse it, naming the field `confirm`,
 until it is. One rule for the form, the API and the page that shows the estimate.
 
-The rates and sizes were measured on this machine by benchmarks/load_rate.py (its output is kept beside it):
+The rates and sizes (each driver's BYTES_PER_ROW and LOAD_ROWS_PER_S) were measured on this machine by benchmarks/load_rate.py (its output is kept beside it):
 one table of 1,000,000 rows by sysbench oltp_read_write prepare (one loading thread), and pgbench -i -s 10.
 A row's bytes are what the tables took afterwards (InnoDB's .ibd file; PostgreSQL's pg_total_relation_size:
 heap, indexes and TOAST). Another server loads faster or slower; the estimate says which rate it assumed."""
 
 from django.utils.translation import gettext as _
 
+from .drivers import DRIVERS
 from .params import expected_seconds, step_count
 
-# (tool, engine): bytes a loaded row takes on the target, rows the prepare loads a second.
-BYTES_PER_ROW = {("sysbench", "mysql"): 248, ("sysbench", "postgresql"): 255, ("pgbench", "postgresql"): 157}
-LOAD_ROWS_PER_S = {("sysbench", "mysql"): 47_800, ("sysbench", "postgresql"): 24_000, ("pgbench", "postgresql"): 216_000}
-PGBENCH_ROWS_PER_SCALE = 100_000  # pgbench_accounts rows per unit of scale (pgbench's manual)
 # A run that loads at least this much, or takes at least this long, is confirmed before it starts: every
 # whitepaper profile as published is (64 x 10,000,000 rows; pgbench scale 100 and more); a quick one is not.
 CONFIRM_BYTES = 10**9
@@ -23,23 +20,23 @@ CONFIRM_SECONDS = 3600
 
 
 def data_rows(params):
-    """The rows the prepare step loads: sysbench's tables x rows per table, pgbench's scale x 100,000 accounts
-    (its branches and tellers are a few hundred rows a scale; counted in the measured bytes per row)."""
-    if params.get("tool") == "pgbench":
-        return int(params.get("scale") or 0) * PGBENCH_ROWS_PER_SCALE
-    return int(params.get("tables") or 0) * int(params.get("rows_per_table") or 0)
+    """The rows the prepare step loads, as the run's tool counts them (each driver's data_rows: sysbench's tables x
+    rows per table, pgbench's scale x 100,000 accounts)."""
+    driver = DRIVERS.get(params.get("tool"))
+    return driver.data_rows(params) if driver else 0
 
 
 def estimate(params, repeats=1):
     """{"rows", "bytes", "bytes_per_row", "load_rows_per_s", "prepare_s", "steps_s", "steps", "repeats", "total_s"}
     for a run of these (resolved) parameters launched `repeats` times: each run loads its data again and
     measures its steps (warm-up and duration each)."""
-    key = (params.get("tool"), params.get("engine"))
+    driver, engine = DRIVERS.get(params.get("tool")), params.get("engine")
     rows = data_rows(params)
-    rate = LOAD_ROWS_PER_S.get(key)
+    rate = driver.LOAD_ROWS_PER_S.get(engine) if driver else None
+    bytes_per_row = driver.BYTES_PER_ROW.get(engine) if driver else None
     prepare = rows / rate if rate else 0.0
     steps = expected_seconds(params)
-    return {"rows": rows, "bytes": rows * BYTES_PER_ROW.get(key, 0), "bytes_per_row": BYTES_PER_ROW.get(key),
+    return {"rows": rows, "bytes": rows * (bytes_per_row or 0), "bytes_per_row": bytes_per_row,
             "load_rows_per_s": rate, "prepare_s": round(prepare), "steps_s": steps, "steps": step_count(params),
             "repeats": repeats, "total_s": round((prepare + steps) * repeats)}
 

@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from config.limits import LimitedJSONFormField
 from whitepaper import display
 
+from .drivers import RUNNABLE_TOOL_CHOICES, RUNNABLE_TOOLS
 from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_certificate_pem, validate_client_key_pem, validate_password
 from .params import BY_NAME, NAMES, PARAMETERS, PROFILE_FIELDS, allowed_for, parse_profile_value, profile_defaults
 
@@ -146,7 +147,7 @@ class RunForm(RunParameterFields):
 
     field_order = ["target", "profile", *NAMES, "reproduces", "repeats", "confirm"]
     target = forms.ModelChoiceField(Target.objects.usable(), label=_("target"))
-    profile = forms.ModelChoiceField(BenchmarkProfile.objects.filter(tool__in=["sysbench", "pgbench"]), label=_("profile"))
+    profile = forms.ModelChoiceField(BenchmarkProfile.objects.filter(tool__in=RUNNABLE_TOOLS), label=_("profile"))
     reproduces = forms.IntegerField(required=False, widget=forms.HiddenInput)
     repeats = forms.CharField(label=_("repeats"), required=False, initial=1,
                               widget=forms.NumberInput(attrs={"min": 1, "max": MAX_REPEATS}))
@@ -218,7 +219,7 @@ class ScheduleForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["target"].queryset = Target.objects.usable()
-        self.fields["profile"].queryset = BenchmarkProfile.objects.filter(tool__in=["sysbench", "pgbench"])
+        self.fields["profile"].queryset = BenchmarkProfile.objects.filter(tool__in=RUNNABLE_TOOLS)
         self.fields["overrides"].required = False
         self.fields["overrides"].initial = {}
         self.fields["repeats"].required = False
@@ -232,15 +233,12 @@ class ScheduleForm(forms.ModelForm):
         return {} if value in (None, "") else value
 
 
-RUNNABLE_TOOLS = [("sysbench", "sysbench"), ("pgbench", "pgbench")]
-
-
 class ProfileForm(forms.ModelForm):
     """A benchmark profile as operators write it (/runs/profiles/). Each parameter is typed text read by the launch's
     own parser (runs.params.parse_value: ASCII digits, the thread sweep as "8, 16, 32"); the model (BenchmarkProfile.clean)
     then holds the profile to a launch's limits and rules, naming the field, as in the admin and the API."""
 
-    tool = forms.ChoiceField(label=capfirst(_("tool")), choices=RUNNABLE_TOOLS)
+    tool = forms.ChoiceField(label=capfirst(_("tool")), choices=RUNNABLE_TOOL_CHOICES)
 
     class Meta:
         model = BenchmarkProfile

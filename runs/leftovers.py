@@ -8,11 +8,8 @@ from django.utils.translation import gettext as _
 
 from . import actions
 from .access import ConnectionFailed, TargetAccess, execute, query_all
+from .drivers import get_driver
 from .models import Run
-
-# pgbench -i -I d (the driver's cleanup) drops these; sysbench's cleanup drops sbtest1..N.
-PGBENCH_TABLES = ["pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history"]
-
 
 class Unreachable(Exception):
     pass
@@ -20,11 +17,7 @@ class Unreachable(Exception):
 
 def benchmark_tables(run):
     """The tables the run's tool creates on the target (what its cleanup step drops)."""
-    if run.profile.tool == "pgbench":
-        return list(PGBENCH_TABLES)
-    if run.profile.tool == "sysbench":
-        return [f"sbtest{i}" for i in range(1, int((run.params or {}).get("tables") or 1) + 1)]
-    return []
+    return get_driver(run.profile.tool).tables_created(run.params or {})
 
 
 def drop_tables(target, tables):

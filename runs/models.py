@@ -25,7 +25,7 @@ from . import crypto
 from .addresses import names_unspecified, server_address
 from .cron import schedule_errors
 from .dispatch import unconsumed
-from .drivers import get_driver, workloads
+from .drivers import RUNNABLE_TOOLS, TOOL_CHOICES, get_driver, workloads
 from .footprint import duration_text
 from .drivers.base import HOST_RE, IDENT_RE
 from .insight import other_load as steps_with_other_load
@@ -105,10 +105,8 @@ class Engine(models.TextChoices):
     SQLSERVER = "sqlserver", _("SQL Server")
 
 
-class Tool(models.TextChoices):
-    SYSBENCH = "sysbench", "sysbench"
-    PGBENCH = "pgbench", "pgbench"
-    HAMMERDB = "hammerdb", _("HammerDB (not runnable here)")
+# The tools, from the drivers (runs/drivers: DRIVERS is the one list): Tool.SYSBENCH, Tool.PGBENCH, Tool.HAMMERDB ...
+Tool = models.TextChoices("Tool", [(name.upper(), (name, label)) for name, label in TOOL_CHOICES])
 
 
 def reserved_queues():
@@ -278,7 +276,7 @@ class BenchmarkProfile(models.Model):
 
     @property
     def runnable(self):
-        return self.tool in (Tool.SYSBENCH, Tool.PGBENCH)
+        return self.tool in RUNNABLE_TOOLS
 
     def workload_refusal(self):
         """Why this profile's workload may not run ("" when it may): only the named workloads the tool bundles or

@@ -18,8 +18,9 @@ from whitepaper.measurement import Measurement
 
 from . import actions, history
 from .access import short_version
+from .drivers import get_driver
 from .drivers.base import statements_per_transaction
-from .models import Run, Tool
+from .models import Run
 from .params import is_capacity, thread_steps
 
 
@@ -149,10 +150,7 @@ def measurement_setup(run):
     for key in ("warmup_s", "report_interval_s"):
         if params.get(key):
             setup[key] = params[key]
-    if profile.tool == Tool.SYSBENCH:
-        setup.update(tables=params.get("tables"), rows_per_table=params.get("rows_per_table"))
-    else:
-        setup.update(scale=params.get("scale"), range=params.get("range"), jobs=params.get("jobs") or setup.get("threads"))
+    setup.update(get_driver(profile.tool).data_setup(params, setup.get("threads")))
     setup["prepared"] = bool(params.get("prepared", True))
     setup["server_version"] = run.server_version
     tls_mode = (run.tls or {}).get("mode") or run.target.tls_mode

@@ -15,10 +15,9 @@ from django.utils.translation import gettext_lazy
 from whitepaper.models import PublishedResult
 
 from .access import short_version
-from .models import BenchmarkProfile, Tool
+from .drivers import DRIVERS, get_driver
+from .models import BenchmarkProfile
 from .params import thread_steps
-
-PGBENCH_ROWS_PER_SCALE = 100_000  # pgbench -i: scale x 100,000 rows in pgbench_accounts
 
 
 @dataclass
@@ -57,17 +56,19 @@ def plan_reproduction(result):
         plan.problem = _("The document does not say which benchmark tool measured this row, so it cannot be reproduced "
                          "faithfully: any tool we chose would measure something else.")
         return plan
-    if methodology.tool == Tool.HAMMERDB:
-        plan.problem = _("This row was measured with HammerDB against SQL Server; these workers have neither, so it "
-                         "cannot be reproduced here.")
+    driver = DRIVERS.get(methodology.tool)
+    if driver is None or not driver.RUNNABLE:
+        plan.problem = str(driver.NOT_RUNNABLE_HERE) if driver else _(
+            "These workers have no driver for %(tool)s, so this row cannot be reproduced here.") % {"tool": methodology.tool}
         return plan
     if engine not in ("mysql", "postgresql"):
         plan.problem = _("Benchmark runs here target MySQL/MariaDB and PostgreSQL; %(engine)s rows cannot be reproduced.") % {
             "engine": result.engine_version.engine.name}
         return plan
+    data, workload = driver.reproduction(methodology, result)
     profiles = BenchmarkProfile.objects.filter(tool=methodology.tool, engine=engine, quick=False)
-    if methodology.tool == Tool.PGBENCH:
-        profiles = profiles.filter(workload="rw" if result.rw_qps is not None and result.ro_qps is None else "ro")
+    if workload:
+        profiles = profiles.filter(workload=workload)
     # The profile of this very methodology first, then one of another published methodology (seeded), then the rest:
     # operators make profiles of their own (issue 50.9), and one of theirs must not stand in for the document's set-up.
     plan.profile = profiles.order_by(
@@ -81,15 +82,7 @@ def plan_reproduction(result):
     for name in ("threads", "duration_s", "report_interval_s"):
         if getattr(methodology, name):
             initial[name] = getattr(methodology, name)
-    if methodology.tool == Tool.SYSBENCH:
-        for name in ("tables", "rows_per_table"):
-            if getattr(methodology, name):
-                initial[name] = getattr(methodology, name)
-    else:
-        if result.data_rows:
-            initial["scale"] = int(result.data_rows) // PGBENCH_ROWS_PER_SCALE
-        if result.hot_rows:
-            initial["range"] = int(result.hot_rows)
+    initial.update(data)
     # The row is one thread count: the profile's sweep would measure others.
     initial["thread_sweep"] = ""
     return plan
@@ -167,13 +160,8 @@ def methodology_differences(run, result=None):
 
     add("tool", gettext_lazy("tool"), methodology.tool, run.profile.tool)
     add("tool_version", gettext_lazy("tool version"), methodology.tool_version, run.tool_version)
-    if run.profile.tool == Tool.SYSBENCH:
-        add("tables", gettext_lazy("tables"), methodology.tables, params.get("tables"))
-        add("rows_per_table", gettext_lazy("rows per table"), methodology.rows_per_table, params.get("rows_per_table"))
-    else:
-        published_scale = int(result.data_rows) // PGBENCH_ROWS_PER_SCALE if result.data_rows else None
-        add("scale", gettext_lazy("scale (x 100,000 rows)"), published_scale, params.get("scale"))
-        add("range", gettext_lazy("range (hot rows)"), int(result.hot_rows) if result.hot_rows else None, params.get("range"))
+    for key, label, published, measured in get_driver(run.profile.tool).data_differences(methodology, result, params):
+        add(key, label, published, measured)
     add("duration_s", gettext_lazy("duration (s)"), methodology.duration_s, params.get("duration_s"))
     add("threads", gettext_lazy("threads"), methodology.threads, ", ".join(str(t) for t in thread_steps(params)) if params else "")
     client_text, _in_chinese = methodology.text("client")  # the page's language

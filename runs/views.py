@@ -29,6 +29,7 @@ from whitepaper.display import parameter_label
 from . import actions, compare, history
 from .access import ConnectionFailed, TargetAccess
 from .clients import client_rows
+from .drivers import RUNNABLE_TOOL_CHOICES, RUNNABLE_TOOLS
 from .forms import ProfileForm, RetractForm, RunForm, ScheduleForm, TargetForm, profile_initial
 from .insight import CLIENT_BOUND_CPU_PCT, OTHER_LOAD_TOLERANCE_PCT
 from .leftovers import drop_leftovers
@@ -167,7 +168,7 @@ class IdNumberFilter(django_filters.NumberFilter):
 class RunFilter(django_filters.FilterSet):
     state = django_filters.ChoiceFilter(choices=RunState.choices, label=gettext_lazy("state"), empty_label=gettext_lazy("any"))
     target = IdChoiceFilter(queryset=Target.objects.all(), label=gettext_lazy("target"))
-    tool = django_filters.ChoiceFilter(field_name="profile__tool", choices=[("sysbench", "sysbench"), ("pgbench", "pgbench")],
+    tool = django_filters.ChoiceFilter(field_name="profile__tool", choices=RUNNABLE_TOOL_CHOICES,
                                        label=gettext_lazy("tool"), empty_label=gettext_lazy("any"))
     # A checkbox: the default select offered "Unknown / Yes / No" and showed "Unknown" beside the label.
     mine = django_filters.BooleanFilter(method="filter_mine", label=gettext_lazy("only mine"), widget=forms.CheckboxInput)
@@ -248,7 +249,7 @@ def _run_form_initial(request, plan, engine):
     initial = {k: v for k, v in request.GET.items() if k in ("target", "profile", "repeats", *PARAMETER_NAMES)}
     profile = None
     if str(initial.get("profile", "")).isdigit():
-        profile = BenchmarkProfile.objects.filter(pk=initial["profile"], tool__in=["sysbench", "pgbench"]).first()
+        profile = BenchmarkProfile.objects.filter(pk=initial["profile"], tool__in=RUNNABLE_TOOLS).first()
     if plan and (profile is None or profile.pk == plan.profile.pk) and _trigger(request) != "profile":
         profile = plan.profile
     if profile is not None and engine and profile.engine != engine:

@@ -13,6 +13,13 @@ A driver module provides:
   parse_latency(stdout, stderr, log_lines, argv) -> dict  p50/p95/p99/max and histogram of a run step (latency.py)
   failure_reason(stdout, stderr) -> str              the tool's own words for why it failed
   version_argv() / parse_version(text)
+and what the tool is to the rest of the project (so that nothing outside runs/drivers/ names a tool):
+  LABEL, RUNNABLE, NOT_RUNNABLE_HERE, INTERVAL_LATENCY ("p95" | "avg")   its name as shown, whether it runs here
+                                                     (and why not), the latency of its interval lines
+  BYTES_PER_ROW / LOAD_ROWS_PER_S {engine: n}, data_rows(params)   the footprint's estimate (runs/footprint.py)
+  tables_created(params)                             what its cleanup drops (runs/leftovers.py)
+  data_setup(params, threads)                        what sizes its data, in a published set-up (runs/publish.py)
+  reproduction(methodology, result), data_differences(methodology, result, params)   runs/reproduce.py
 """
 
 from . import hammerdb, openloop, pgbench, sysbench  # noqa: F401 - openloop: the engine's too
@@ -33,7 +40,10 @@ from .base import (  # noqa: F401 - the drivers' shared parts, imported from the
     to_float,
 )
 
-DRIVERS = {"sysbench": sysbench, "pgbench": pgbench, "hammerdb": hammerdb}
+DRIVERS = {"sysbench": sysbench, "pgbench": pgbench, "hammerdb": hammerdb}  # the one list of tools
+RUNNABLE_TOOLS = [name for name, driver in DRIVERS.items() if driver.RUNNABLE]  # forms, views, profiles' querysets
+TOOL_CHOICES = [(name, driver.LABEL) for name, driver in DRIVERS.items()]  # runs.models.Tool
+RUNNABLE_TOOL_CHOICES = [(name, label) for name, label in TOOL_CHOICES if name in RUNNABLE_TOOLS]
 
 
 def get_driver(tool):

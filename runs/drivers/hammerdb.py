@@ -4,11 +4,40 @@ HammerDB and SQL Server are not installed here; the profile exists so the method
 and this stub refuses to plan a run with a clear reason instead of pretending.
 """
 
+from django.utils.translation import gettext_lazy
+
 from .base import NotRunnable
 
 BINARY = "hammerdbcli"
 WORKLOADS = ("tpcc",)
 REASON = "HammerDB TPC-C cannot run on these workers (HammerDB and SQL Server are not installed)."
+LABEL = gettext_lazy("HammerDB (not runnable here)")
+RUNNABLE = False
+# Why a published row it measured cannot be reproduced here (runs/reproduce.py).
+NOT_RUNNABLE_HERE = gettext_lazy("This row was measured with HammerDB against SQL Server; these workers have neither, "
+                                 "so it cannot be reproduced here.")
+INTERVAL_LATENCY = None
+BYTES_PER_ROW = LOAD_ROWS_PER_S = {}
+
+
+def data_rows(params):
+    return 0
+
+
+def tables_created(params):
+    return []
+
+
+def data_setup(params, threads):
+    return {}
+
+
+def reproduction(methodology, result):
+    return {}, None
+
+
+def data_differences(methodology, result, params):
+    return []
 
 
 def version_argv():

@@ -10,6 +10,8 @@ import re
 import shlex
 from pathlib import Path
 
+from django.utils.translation import gettext_lazy
+
 from ..params import thread_steps
 from . import latency, openloop
 from .base import Connection, Step, checked_params, checked_workload, libpq_tls_env, libpq_tls_files, to_float
@@ -42,6 +44,52 @@ SCRIPTS = {"ro": SCRIPTS_DIR / "ro.sql", "rw": SCRIPTS_DIR / "rw.sql"}
 BUILTINS = {"tpcb": "", "select-only": "select-only", "simple-update": "simple-update"}
 # The only workloads a profile may name: the project's scripts (a path is never taken from a profile) and the builtins.
 WORKLOADS = (*SCRIPTS, *BUILTINS)
+
+# What the tool is to the rest of the project (footprint, leftovers, publish, reproduce, compare, the forms and the
+# models read these through runs/drivers/__init__.py, never the tool's name):
+LABEL = "pgbench"
+RUNNABLE = True
+NOT_RUNNABLE_HERE = ""
+INTERVAL_LATENCY = "avg"  # the latency each progress line prints: the interval's average
+ROWS_PER_SCALE = 100_000  # pgbench -i: scale x 100,000 rows in pgbench_accounts (its manual)
+# Bytes a loaded row takes and rows the prepare loads a second (benchmarks/load_rate.py: pgbench -i -s 10); the
+# branches and tellers, a few hundred rows a scale, are counted in the bytes per row.
+BYTES_PER_ROW = {"postgresql": 157}
+LOAD_ROWS_PER_S = {"postgresql": 216_000}
+TABLES = ["pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history"]  # what -i -I d drops
+
+
+def data_rows(params):
+    """The rows the prepare step loads: scale x 100,000 accounts."""
+    return int(params.get("scale") or 0) * ROWS_PER_SCALE
+
+
+def tables_created(params):
+    return list(TABLES)
+
+
+def data_setup(params, threads):
+    """What sizes the data of a run (and its -j), as its published set-up states it."""
+    return {"scale": params.get("scale"), "range": params.get("range"), "jobs": params.get("jobs") or threads}
+
+
+def reproduction(methodology, result):
+    """The parameters that load a document's data as its row states it (scale from its test data, range from its hot
+    rows), and the script: rw.sql for a row that prints read-write QPS only, else ro.sql."""
+    initial = {}
+    if result.data_rows:
+        initial["scale"] = int(result.data_rows) // ROWS_PER_SCALE
+    if result.hot_rows:
+        initial["range"] = int(result.hot_rows)
+    return initial, "rw" if result.rw_qps is not None and result.ro_qps is None else "ro"
+
+
+def data_differences(methodology, result, params):
+    """[(key, label, the document's, the run's)] of what sizes the data."""
+    published_scale = int(result.data_rows) // ROWS_PER_SCALE if result.data_rows else None
+    return [("scale", gettext_lazy("scale (x 100,000 rows)"), published_scale, params.get("scale")),
+            ("range", gettext_lazy("range (hot rows)"), int(result.hot_rows) if result.hot_rows else None,
+             params.get("range"))]
 
 
 def sql_commands(script_text):

@@ -7,6 +7,8 @@ the runner keeps an outer time limit as well.
 
 import re
 
+from django.utils.translation import gettext_lazy
+
 from ..params import thread_steps
 from . import latency, openloop
 from .base import (Connection, Step, checked_params, checked_workload, libpq_tls_env, libpq_tls_files, statements_per_transaction,
@@ -19,6 +21,45 @@ BINARY = "sysbench"
 WORKLOADS = ("oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_insert",
              "oltp_delete", "oltp_update_index", "oltp_update_non_index")
 DB_DRIVER = {"mysql": "mysql", "postgresql": "pgsql"}
+
+# What the tool is to the rest of the project (footprint, leftovers, publish, reproduce, compare, the forms and the
+# models read these through runs/drivers/__init__.py, never the tool's name):
+LABEL = "sysbench"
+RUNNABLE = True
+NOT_RUNNABLE_HERE = ""
+INTERVAL_LATENCY = "p95"  # the latency each interval line prints (--percentile=95)
+# Bytes a loaded row takes on the target and rows the prepare loads a second, per engine (benchmarks/load_rate.py,
+# one table of 1,000,000 rows, one loading thread).
+BYTES_PER_ROW = {"mysql": 248, "postgresql": 255}
+LOAD_ROWS_PER_S = {"mysql": 47_800, "postgresql": 24_000}
+
+
+def data_rows(params):
+    """The rows the prepare step loads: tables x rows per table."""
+    return int(params.get("tables") or 0) * int(params.get("rows_per_table") or 0)
+
+
+def tables_created(params):
+    """The tables the prepare step creates (what the cleanup step drops): sbtest1..N."""
+    return [f"sbtest{i}" for i in range(1, int(params.get("tables") or 1) + 1)]
+
+
+def data_setup(params, threads):
+    """What sizes the data of a run, as its published set-up states it."""
+    return {"tables": params.get("tables"), "rows_per_table": params.get("rows_per_table")}
+
+
+def reproduction(methodology, result):
+    """The parameters that load a document's data as it states it: {name: value}, and the workload to pick (None:
+    the profile's)."""
+    return {name: getattr(methodology, name) for name in ("tables", "rows_per_table") if getattr(methodology, name)}, None
+
+
+def data_differences(methodology, result, params):
+    """[(key, label, the document's, the run's)] of what sizes the data."""
+    return [("tables", gettext_lazy("tables"), methodology.tables, params.get("tables")),
+            ("rows_per_table", gettext_lazy("rows per table"), methodology.rows_per_table, params.get("rows_per_table"))]
+
 
 INTERVAL_RE = re.compile(
     r"^\[\s*(?P<t>[\d.]+)s\s*\]\s+thds:\s*(?P<threads>\d+)\s+tps:\s*(?P<tps>[\d.]+)\s+qps:\s*(?P<qps>[\d.]+)\s+"
