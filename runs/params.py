@@ -5,109 +5,24 @@ Every bad value is reported under its own field name; unknown fields are refused
 
 import math
 import re
-from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
-SYSBENCH, PGBENCH = "sysbench", "pgbench"
-BOTH = frozenset({SYSBENCH, PGBENCH})
-# An offered rate above this is a typo, not a benchmark; a latency bound below this is below what the tools resolve
-# (pgbench logs whole microseconds).
-MAX_RATE_TPS = 10_000_000
-MIN_LATENCY_LIMIT_MS = 0.01
+from .drivers import PARAMETERS, RUNNABLE_TOOLS
+from .drivers import rule_errors as tool_rule_errors
+from .drivers.parameters import MAX_RATE_TPS, MAX_SWEEP, MIN_LATENCY_LIMIT_MS, Parameter, thread_steps  # noqa: F401
 
-
-@dataclass(frozen=True)
-class Parameter:
-    """One parameter of a run, as the profile states it and a launch may override it. The run form, the run page,
-    the API's overrides object and profile, and the rules below all read this one list."""
-
-    name: str
-    label: str  # as the run page lists it
-    kind: str = "int"  # "int" | "number" (a decimal, 3 places at most) | "sweep" (thread counts) | "bool"
-    limits: tuple = None  # (minimum, maximum) of an int, bounded so a typo cannot start 10^6 connections
-    tools: frozenset = BOTH  # the tools that take it; the others refuse it
-    form_label: str = ""  # the form's label when it says more than the page's (which tool takes it)
-    help: str = ""  # the form's help
-    api_help: str = ""  # the API's description of the override
-    empty_means_default: bool = False  # jobs: empty is "as many as clients", not an error
-    on_profile: bool = True  # a BenchmarkProfile field (client_hosts, rate_tps, latency_limit_ms: the launch's alone)
-    default: object = None  # the value of a parameter that is not on the profile when the launch does not give it
-
-    @property
-    def field_label(self):
-        return self.form_label or self.label
-
-
-PARAMETERS = (
-    Parameter("threads", gettext_lazy("threads / clients"), limits=(1, 1024), api_help="sysbench --threads / pgbench -c."),
-    Parameter("thread_sweep", gettext_lazy("thread sweep"), kind="sweep",
-              help=gettext_lazy("e.g. 8, 16, 32, 64, 128: one step per thread count. Empty: one step with the threads above."),
-              api_help="Thread counts, each once; one run step per count."),
-    Parameter("duration_s", gettext_lazy("duration (s)"), limits=(1, 86400)),
-    Parameter("report_interval_s", gettext_lazy("report interval (s)"), limits=(1, 60)),
-    Parameter("warmup_s", gettext_lazy("warm-up (s)"), limits=(0, 3600)),
-    Parameter("tables", gettext_lazy("tables"), limits=(1, 1024), tools=frozenset({SYSBENCH}),
-              form_label=gettext_lazy("tables (sysbench)")),
-    Parameter("rows_per_table", gettext_lazy("rows per table"), limits=(1, 1_000_000_000), tools=frozenset({SYSBENCH}),
-              form_label=gettext_lazy("rows per table (sysbench)")),
-    Parameter("scale", gettext_lazy("scale"), limits=(1, 100_000), tools=frozenset({PGBENCH}),
-              form_label=gettext_lazy("scale (pgbench)")),
-    Parameter("range", gettext_lazy("range"), limits=(1, 10_000_000_000), tools=frozenset({PGBENCH}),
-              form_label=gettext_lazy("range (pgbench)")),
-    Parameter("jobs", gettext_lazy("jobs (-j)"), limits=(1, 1024), tools=frozenset({PGBENCH}),
-              form_label=gettext_lazy("jobs -j (pgbench)"), help=gettext_lazy("Empty: as many as clients."),
-              api_help="pgbench -j (at most the clients).", empty_means_default=True),
-    Parameter("prepared", gettext_lazy("prepared statements"), kind="bool", api_help="Prepared statements."),
-    Parameter("client_hosts", gettext_lazy("client hosts"), limits=(1, 64), on_profile=False, help=gettext_lazy(
-        "Benchmark workers of the target's pool driving the run together, the threads and an offered rate split between "
-        "them (1: one client)."),
-        api_help="Benchmark workers of the target's pool driving the run together (at most the pool's limit); the threads "
-                 "and an offered rate (rate_tps) are split between them.", default=1),
-    # Open loop (docs/runs.md): the tool offers transactions on a fixed schedule instead of sending the next one when the
-    # last returns, and each latency counts from the transaction's scheduled start. Empty: closed loop, as before.
-    Parameter("rate_tps", gettext_lazy("offered rate (TPS)"), limits=(1, MAX_RATE_TPS), on_profile=False,
-              empty_means_default=True, form_label=gettext_lazy("offered rate, TPS (open loop)"), help=gettext_lazy(
-                  "Open loop: transactions a second offered on a fixed schedule (pgbench -R, sysbench --rate), each latency "
-                  "measured from its scheduled start. Empty: closed loop (each thread sends its next transaction when the last returns)."),
-              api_help="Open loop: transactions a second offered on a schedule (pgbench -R, sysbench --rate); latency from "
-                       "each transaction's scheduled start. Null or absent: closed loop. With client_hosts N, each client "
-                       "offers rate / N (the first rate mod N clients one more), at least 1: the rate at least client_hosts."),
-    Parameter("latency_limit_ms", gettext_lazy("latency limit (ms)"), kind="number", limits=(MIN_LATENCY_LIMIT_MS, 3_600_000),
-              tools=frozenset({PGBENCH}), on_profile=False, empty_means_default=True,
-              form_label=gettext_lazy("latency limit, ms (pgbench, open loop)"), help=gettext_lazy(
-                  "pgbench -L with the offered rate: transactions slower than this are counted late, those already this "
-                  "late when they could start are skipped. Empty: none."),
-              api_help="pgbench -L (ms, with rate_tps): transactions above it are counted late, those already that late "
-                       "at their start skipped. Null or absent: no limit."),
-    # A capacity search (runs/capacity.py): steps of offered rate from rate_tps, by capacity_factor up to
-    # capacity_max_tps, then narrowing; each step judged against the p95 bound and the budget.
-    Parameter("capacity_bound_ms", gettext_lazy("capacity: p95 bound (ms)"), kind="number",
-              limits=(MIN_LATENCY_LIMIT_MS, 3_600_000), on_profile=False, empty_means_default=True, help=gettext_lazy(
-                  "A capacity search: the highest offered rate whose p95, from the scheduled start, stays at or below this "
-                  "bound. Needs the offered rate (the first step), the factor and the maximum. Empty: no search."),
-              api_help="A capacity search: the p95 bound in ms (with rate_tps as the first rate, capacity_factor and "
-                       "capacity_max_tps). Null or absent: no search."),
-    Parameter("capacity_factor", gettext_lazy("capacity: rate factor"), kind="number", limits=(1.1, 100), on_profile=False,
-              empty_means_default=True, help=gettext_lazy("Each next step offers the last passing rate times this."),
-              api_help="Each next step offers the last passing rate times this (1.1 to 100)."),
-    Parameter("capacity_max_tps", gettext_lazy("capacity: maximum rate (TPS)"), limits=(1, MAX_RATE_TPS), on_profile=False,
-              empty_means_default=True, help=gettext_lazy("The search offers no more than this."),
-              api_help="The highest rate the search offers."),
-    Parameter("capacity_budget_pct", gettext_lazy("capacity: late, skipped and failed budget (%)"), kind="number",
-              limits=(0.001, 100), on_profile=False, empty_means_default=True,
-              help=gettext_lazy("A step passes with late + skipped, and failed, transactions up to this share. Empty: 1 %."),
-              api_help="A step passes with late + skipped, and failed, transactions up to this share (%). Default 1."),
-)
+# Every parameter, declared where it belongs (runs/drivers/parameters.py COMMON, each driver's PARAMETERS) and put
+# together by runs/drivers/__init__.py: the run form, the run page, the API's overrides object and profile and the
+# rules below all read this one list.
+EVERY_TOOL = frozenset(RUNNABLE_TOOLS)  # what a common parameter's `tools` holds
 CAPACITY_FIELDS = ("capacity_bound_ms", "capacity_factor", "capacity_max_tps", "capacity_budget_pct")
 MAX_CAPACITY_STEPS = 8  # a search measures at most this many steps (runs/capacity.py)
 BY_NAME = {p.name: p for p in PARAMETERS}
 NAMES = [p.name for p in PARAMETERS]
 PROFILE_FIELDS = [p.name for p in PARAMETERS if p.on_profile]
 LIMITS = {p.name: p.limits for p in PARAMETERS if p.limits}
-MAX_SWEEP = 10
 
 
 def allowed_for(tool):
@@ -248,28 +163,15 @@ def typed_overrides(profile, overrides):
 
 
 def rule_errors(tool, workload, params):
-    """The rules between a run's parameters, {field: message}: report_interval_s <= duration_s; pgbench's scale,
-    range (within the scale's rows; required by the ro and rw scripts) and jobs (at most the clients); sysbench's
-    tables and rows_per_table; the open-loop rules; client_hosts at most the threads of any step. A launch's
+    """The rules between a run's parameters, {field: message}: report_interval_s <= duration_s; the tool's own (its
+    driver's rule_errors: pgbench's scale, range and jobs, sysbench's tables and rows_per_table); the open-loop rules;
+    client_hosts at most the threads of any step. A launch's
     parameters (resolve_params) and a profile's own (profile_errors) are held to these same rules."""
     errors = {}
     if params["report_interval_s"] > params["duration_s"]:
         errors["report_interval_s"] = _("report_interval_s (%(r)s) must not exceed duration_s (%(d)s).") % {
             "r": params["report_interval_s"], "d": params["duration_s"]}
-    if tool == "pgbench":
-        if not params["scale"]:
-            errors["scale"] = _("scale is required for pgbench.")
-        elif params["range"] and params["range"] > params["scale"] * 100_000:
-            errors["range"] = _("range (%(r)s) must not exceed the rows of the scale (%(n)s = scale x 100000).") % {
-                "r": params["range"], "n": params["scale"] * 100_000}
-        if params["jobs"] and params["jobs"] > min([params["threads"], *params["thread_sweep"]]):
-            errors["jobs"] = _("jobs (-j) must not exceed the number of clients (-c).")
-        if workload in ("ro", "rw") and not params["range"]:
-            errors["range"] = _("range is required for the %(w)s script.") % {"w": workload}
-    else:
-        for name in ("tables", "rows_per_table"):
-            if not params[name]:
-                errors[name] = _("%(field)s is required for sysbench.") % {"field": name}
+    errors.update(tool_rule_errors(tool, workload, params))
     errors.update(open_loop_errors(params))
     fewest = min([params["threads"], *params["thread_sweep"]])
     if params["client_hosts"] > fewest:
@@ -285,7 +187,7 @@ def profile_values(profile):
     LIMITS. thread_sweep must be a list (text such as "8,16" is the form's to parse, not a stored value); an
     empty optional field (tables, scale, jobs...) is left to the rules (rule_errors says which are required)."""
     values, errors = profile_defaults(profile), {}
-    takes = allowed_for(profile.tool) if profile.runnable else {p.name for p in PARAMETERS if p.tools == BOTH}
+    takes = allowed_for(profile.tool) if profile.runnable else {p.name for p in PARAMETERS if p.tools == EVERY_TOOL}
     for parameter in PARAMETERS:
         if parameter.on_profile and parameter.name in takes:
             values[parameter.name] = parse_profile_value(parameter, getattr(profile, parameter.name), errors,
@@ -353,30 +255,6 @@ def resolve_params(profile, overrides):
     return params
 
 
-def argv_problems(params):
-    """The stored parameters a tool would be given that are not what resolve_params lets through (a row written
-    around it): the names of those fields. The drivers refuse to plan with any (runs/drivers/base.py)."""
-    bad = []
-    for name, value in params.items():
-        parameter = BY_NAME.get(name)
-        if parameter is None or value is None:
-            continue
-        if parameter.kind == "bool":
-            ok = isinstance(value, bool)
-        elif parameter.kind == "number":
-            lo, hi = parameter.limits
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and lo <= value <= hi
-        elif parameter.kind == "sweep":
-            ok = isinstance(value, list) and len(value) <= MAX_SWEEP and all(
-                isinstance(v, int) and not isinstance(v, bool) and LIMITS["threads"][0] <= v <= LIMITS["threads"][1] for v in value)
-        else:
-            lo, hi = parameter.limits
-            ok = isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
-        if not ok:
-            bad.append(name)
-    return bad
-
-
 def open_loop_errors(params):
     """The rules of an open-loop run's parameters, {field: message}: a latency limit needs a rate; an open-loop
     run offers one rate (a sweep of threads at one rate is not what it measures); with several client hosts each
@@ -421,11 +299,6 @@ def step_count(params):
 def is_open_loop(params):
     """The run offered a fixed rate (rate_tps) rather than a closed loop of threads."""
     return bool((params or {}).get("rate_tps"))
-
-
-def thread_steps(params):
-    """The thread counts a run measures, one step each: the sweep, or the single thread count."""
-    return params.get("thread_sweep") or [params.get("threads")]
 
 
 def expected_seconds(params):

@@ -20,7 +20,10 @@ and what the tool is to the rest of the project (so that nothing outside runs/dr
   tables_created(params)                             what its cleanup drops (runs/leftovers.py)
   data_setup(params, threads)                        what sizes its data, in a published set-up (runs/publish.py)
   reproduction(methodology, result), data_differences(methodology, result, params)   runs/reproduce.py
+  PARAMETERS, rule_errors(workload, params)          its own parameters (runs/drivers/parameters.py) and their rules
 """
+
+from dataclasses import replace
 
 from . import hammerdb, openloop, pgbench, sysbench  # noqa: F401 - openloop: the engine's too
 from .base import (  # noqa: F401 - the drivers' shared parts, imported from the package by the engine
@@ -39,11 +42,23 @@ from .base import (  # noqa: F401 - the drivers' shared parts, imported from the
     redact,
     to_float,
 )
+from .parameters import COMMON, SECTIONS
 
 DRIVERS = {"sysbench": sysbench, "pgbench": pgbench, "hammerdb": hammerdb}  # the one list of tools
 RUNNABLE_TOOLS = [name for name, driver in DRIVERS.items() if driver.RUNNABLE]  # forms, views, profiles' querysets
 TOOL_CHOICES = [(name, driver.LABEL) for name, driver in DRIVERS.items()]  # runs.models.Tool
 RUNNABLE_TOOL_CHOICES = [(name, label) for name, label in TOOL_CHOICES if name in RUNNABLE_TOOLS]
+
+# Every parameter of a run, in SECTIONS order: the common ones (every runnable tool takes them) and each driver's own.
+PARAMETERS = tuple(sorted(
+    [replace(p, tools=frozenset(RUNNABLE_TOOLS)) for p in COMMON]
+    + [replace(p, tools=frozenset({name})) for name, driver in DRIVERS.items() for p in driver.PARAMETERS],
+    key=lambda p: SECTIONS.index(p.section)))  # sorted() is stable: the declarations' order within a section
+
+
+def rule_errors(tool, workload, params):
+    """The rules between the parameters of `tool`'s own, {field: message} (its driver's rule_errors)."""
+    return DRIVERS[tool].rule_errors(workload, params)
 
 
 def get_driver(tool):

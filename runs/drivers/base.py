@@ -5,7 +5,7 @@ says what a driver provides)."""
 import re
 from dataclasses import dataclass, field
 
-from ..params import argv_problems
+from .parameters import COMMON, argv_problems
 
 # What a tool may be given as a host, a database or a user (the target's form validates with the same patterns):
 # host names (RFC 1123 labels) and IPv4/IPv6 literals, SQL identifiers; nothing a tool could read as an option.
@@ -87,9 +87,10 @@ class BadArgument(NotRunnable):
     """A value that would reach a tool's argv is not of its kind (a stored target that bypassed validation)."""
 
 
-def checked_params(params):
-    """The run's parameters if every one is of its kind and within its limits (runs/params.py), else BadArgument."""
-    bad = argv_problems(params)
+def checked_params(params, own=()):
+    """The run's parameters if every one is of its kind and within its limits (the common ones and the tool's `own`
+    declarations: runs/drivers/parameters.py), else BadArgument."""
+    bad = argv_problems(params, {p.name: p for p in (*COMMON, *own)})
     if bad:
         raise BadArgument(f"The run's parameter(s) {', '.join(bad)} are not whole numbers within their limits; "
                           "launch the run again.")

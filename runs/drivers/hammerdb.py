@@ -20,6 +20,13 @@ INTERVAL_LATENCY = None
 BYTES_PER_ROW = LOAD_ROWS_PER_S = {}
 
 
+PARAMETERS = ()
+
+
+def rule_errors(workload, params):
+    return {}
+
+
 def data_rows(params):
     return 0
 

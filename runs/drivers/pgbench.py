@@ -10,11 +10,12 @@ import re
 import shlex
 from pathlib import Path
 
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ..params import thread_steps
 from . import latency, openloop
 from .base import Connection, Step, checked_params, checked_workload, libpq_tls_env, libpq_tls_files, to_float
+from .parameters import MIN_LATENCY_LIMIT_MS, Parameter, thread_steps
 
 BINARY = "pgbench"
 # The per-transaction log (-l) of a run step is sampled (--sampling-rate) so that it costs the run little
@@ -57,6 +58,38 @@ ROWS_PER_SCALE = 100_000  # pgbench -i: scale x 100,000 rows in pgbench_accounts
 BYTES_PER_ROW = {"postgresql": 157}
 LOAD_ROWS_PER_S = {"postgresql": 216_000}
 TABLES = ["pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history"]  # what -i -I d drops
+
+
+# Its own parameters (beside the ones every tool takes: runs/drivers/parameters.py COMMON).
+PARAMETERS = (
+    Parameter("scale", gettext_lazy("scale"), limits=(1, 100_000), form_label=gettext_lazy("scale (pgbench)"), section="data"),
+    Parameter("range", gettext_lazy("range"), limits=(1, 10_000_000_000), form_label=gettext_lazy("range (pgbench)"), section="data"),
+    Parameter("jobs", gettext_lazy("jobs (-j)"), limits=(1, 1024), form_label=gettext_lazy("jobs -j (pgbench)"), help=gettext_lazy("Empty: as many as clients."),
+              api_help="pgbench -j (at most the clients).", empty_means_default=True, section="data"),
+    Parameter("latency_limit_ms", gettext_lazy("latency limit (ms)"), kind="number", limits=(MIN_LATENCY_LIMIT_MS, 3_600_000),
+              on_profile=False, empty_means_default=True,
+              form_label=gettext_lazy("latency limit, ms (pgbench, open loop)"), help=gettext_lazy(
+                  "pgbench -L with the offered rate: transactions slower than this are counted late, those already this "
+                  "late when they could start are skipped. Empty: none."),
+              api_help="pgbench -L (ms, with rate_tps): transactions above it are counted late, those already that late "
+                       "at their start skipped. Null or absent: no limit.", section="client"),
+)
+
+
+def rule_errors(workload, params):
+    """The rules between its parameters, {field: message}: the scale (required), the range (within the scale's rows;
+    required by the ro and rw scripts) and the jobs (at most the clients of any step)."""
+    errors = {}
+    if not params["scale"]:
+        errors["scale"] = _("scale is required for pgbench.")
+    elif params["range"] and params["range"] > params["scale"] * ROWS_PER_SCALE:
+        errors["range"] = _("range (%(r)s) must not exceed the rows of the scale (%(n)s = scale x 100000).") % {
+            "r": params["range"], "n": params["scale"] * ROWS_PER_SCALE}
+    if params["jobs"] and params["jobs"] > min([params["threads"], *params["thread_sweep"]]):
+        errors["jobs"] = _("jobs (-j) must not exceed the number of clients (-c).")
+    if workload in SCRIPTS and not params["range"]:
+        errors["range"] = _("range is required for the %(w)s script.") % {"w": workload}
+    return errors
 
 
 def data_rows(params):
@@ -218,7 +251,7 @@ def build_argv(phase, conn, params, workdir=None, threads=None, duration_s=None,
 
 
 def plan(conn, params, workdir):
-    checked_params(params)
+    checked_params(params, PARAMETERS)
     checked_workload(WORKLOADS, params.get("workload", "tpcb"))
     steps = [Step("prepare", build_argv("prepare", conn, params))]
     for index, threads in enumerate(thread_steps(params), start=1):

@@ -7,12 +7,13 @@ the runner keeps an outer time limit as well.
 
 import re
 
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ..params import thread_steps
 from . import latency, openloop
 from .base import (Connection, Step, checked_params, checked_workload, libpq_tls_env, libpq_tls_files, statements_per_transaction,
                    to_float)
+from .parameters import Parameter, thread_steps
 
 BINARY = "sysbench"
 # The OLTP tests sysbench 1.0 bundles (its manual's list, /usr/share/sysbench/oltp_*.lua), given by name only.
@@ -32,6 +33,19 @@ INTERVAL_LATENCY = "p95"  # the latency each interval line prints (--percentile=
 # one table of 1,000,000 rows, one loading thread).
 BYTES_PER_ROW = {"mysql": 248, "postgresql": 255}
 LOAD_ROWS_PER_S = {"mysql": 47_800, "postgresql": 24_000}
+
+
+# Its own parameters (beside the ones every tool takes: runs/drivers/parameters.py COMMON).
+PARAMETERS = (
+    Parameter("tables", gettext_lazy("tables"), limits=(1, 1024), form_label=gettext_lazy("tables (sysbench)"), section="data"),
+    Parameter("rows_per_table", gettext_lazy("rows per table"), limits=(1, 1_000_000_000), form_label=gettext_lazy("rows per table (sysbench)"), section="data"),
+)
+
+
+def rule_errors(workload, params):
+    """The rules between its parameters, {field: message}: the tables and their rows are required."""
+    return {name: _("%(field)s is required for sysbench.") % {"field": name}
+            for name in ("tables", "rows_per_table") if not params[name]}
 
 
 def data_rows(params):
@@ -181,7 +195,7 @@ def build_argv(phase, conn, params, workdir, threads=None, duration_s=None):
 
 
 def plan(conn, params, workdir):
-    checked_params(params)
+    checked_params(params, PARAMETERS)
     # "reset" drops tables a previous run left behind (a killed worker never reached its cleanup);
     # sysbench's cleanup is a no-op when there are none. (pgbench -i drops old tables itself.)
     steps = [Step("reset", build_argv("cleanup", conn, params, workdir)), Step("prepare", build_argv("prepare", conn, params, workdir))]
