@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from config.limits import is_id
+from whitepaper.choices import NOT_STATED_MARK
 
 from . import stats
 from .drivers import get_driver
@@ -31,7 +32,7 @@ PARAMETERS = {
     "tables": gettext_lazy("tables"), "rows_per_table": gettext_lazy("rows per table"), "scale": gettext_lazy("scale"),
     "range": gettext_lazy("range"), "jobs": gettext_lazy("jobs (-j)"), "prepared": gettext_lazy("prepared statements"),
     "client_hosts": gettext_lazy("client hosts"),
-    # open loop and capacity search (issue 35): shown when a compared run has them (a closed-loop run: "—")
+    # open loop and capacity search (issue 35): shown when a compared run has them (a closed-loop run: the not-stated mark)
     "rate_tps": gettext_lazy("offered rate (TPS)"), "latency_limit_ms": gettext_lazy("latency limit (ms)"),
     "capacity_bound_ms": gettext_lazy("capacity: p95 bound (ms)"),
 }
@@ -137,7 +138,7 @@ def parse_selection(run_ids, base=None, group_ids=(), include_disturbed=None):
 
 def _show(value):
     if value in (None, "", []):
-        return "—"
+        return NOT_STATED_MARK
     if isinstance(value, bool):
         return _("on") if value else _("off")
     if isinstance(value, list):

@@ -12,6 +12,7 @@ from django.db.models import Case, When
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from whitepaper.choices import NOT_STATED_MARK
 from whitepaper.models import PublishedResult
 
 from .access import short_version
@@ -144,7 +145,7 @@ def methodology_differences(run, result=None):
     def add(key, aspect, published, measured, unknown_until_run=False):
         published, measured = _fmt(published), _fmt(measured)
         same = None if not published or (unknown_until_run and not measured) else published == measured
-        rows.append(Difference(key, str(aspect), published or _("not stated"), measured or "—", same))
+        rows.append(Difference(key, str(aspect), published or _("not stated"), measured or NOT_STATED_MARK, same))
 
     # Engine and major version: a MySQL 8.0 row is not reproduced on MariaDB 10.11 (nor on MySQL 5.7).
     engine, version = published_engine(result)

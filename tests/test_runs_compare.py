@@ -75,7 +75,7 @@ def test_two_real_runs_of_different_thread_counts_list_exactly_what_differs(comm
     assert by_threads[1][two.pk]["tps"] is None and by_threads[1][sweep.pk]["tps_pct"] is None  # the baseline has no 1-thread step
     assert by_threads[2][sweep.pk]["tps_pct"] == round(100 * (steps[2] - t2) / t2, 1)
     parameters = {d["key"]: d["values"] for d in data["differences"] if d["group"] == "parameter"}
-    assert parameters == {"threads": ["1", "2", "2"], "thread_sweep": ["—", "—", "1, 2"]}
+    assert parameters == {"threads": ["1", "2", "2"], "thread_sweep": ["–", "–", "1, 2"]}
 
     # The page: the same table of differences, readable by a new user.
     client.force_login(operator)

@@ -61,7 +61,7 @@ def test_compare_says_within_or_beyond_noise_and_warns_when_engines_and_tools_di
     # MariaDB against PostgreSQL: said first; the settings only one server has are folded below the rest.
     data = api.get(f"/api/v1/runs/compare/?run={one.pk}&run={pg.pk}").json()
     assert [w["key"] for w in data["warnings"]] == ["engines", "tools"]
-    # A setting one server has and the other lacks; an empty value reads as "—" on both sides, so it does not differ.
+    # A setting one server has and the other lacks; an empty value reads as "–" on both sides, so it does not differ.
     settings = {**one.server_settings, **pg.server_settings}
     only_one = {n for n in set(one.server_settings) ^ set(pg.server_settings) if settings[n] not in (None, "")}
     folded = {d["label"] for d in data["differences"] if d["folded"]}

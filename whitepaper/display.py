@@ -13,7 +13,7 @@ from django.utils import formats, translation
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from .choices import Deployment
+from .choices import NOT_STATED_MARK, Deployment
 from .metrics import METRICS_BY_NAME
 from .queries import version_sort_key
 
@@ -274,7 +274,7 @@ def revised_from(result):
         label = METRICS_BY_NAME[metric].label
         if pct is None:  # printed in one edition only
             parts.append(_("%(metric)s %(old)s in %(year)s") % {
-                "metric": label, "old": metric_shown(revision.older, metric) if old is not None else "–", "year": year})
+                "metric": label, "old": metric_shown(revision.older, metric) if old is not None else NOT_STATED_MARK, "year": year})
         else:
             parts.append(f"{label} " + _("revised from %(old)s in %(year)s, %(pct)s %%") % {
                 "old": metric_shown(revision.older, metric), "year": year, "pct": f"{pct:+.1f}"})
@@ -291,7 +291,7 @@ def superseded(result):
     parts = []
     for metric, _old, new, pct in newer.changes:
         label = METRICS_BY_NAME[metric].label
-        value = metric_shown(newer.newer, metric) if new is not None else "–"
+        value = metric_shown(newer.newer, metric) if new is not None else NOT_STATED_MARK
         parts.append(f"{label} {value}" + (f", {pct:+.1f} %" if pct is not None else ""))
     return _("the %(year)s edition prints %(changes)s") % {"year": year, "changes": "; ".join(parts)}
 
@@ -301,7 +301,7 @@ def superseded_cell(result, metric):
     newer = getattr(result, "superseded", None)
     for name, _old, new, pct in (newer.changes if newer else []):
         if name == metric:
-            value = metric_shown(newer.newer, metric) if new is not None else "–"
+            value = metric_shown(newer.newer, metric) if new is not None else NOT_STATED_MARK
             at = {"year": newer.document.published.year, "value": value}
             if pct is None:
                 return _("%(year)s edition: %(value)s") % at

@@ -19,6 +19,7 @@ from config.htmx import wants_partial
 from config.language import request_language
 
 from . import display
+from .choices import NOT_STATED_MARK
 from .freshness import catalogue_stamp
 from .metrics import METRICS_BY_NAME
 
@@ -219,7 +220,7 @@ def measurement_html(result):
     if low is not None:
         parts.append(format_html('<span class="ci" data-n="{}">{}</span>', n, _(
             "mean of %(n)s runs, TPS 95 %% interval over the runs %(low)s–%(high)s, coefficient of variation %(cv)s %%") % {
-            "n": n, "low": f"{low:.2f}", "high": f"{high:.2f}", "cv": "—" if cv is None else f"{100 * cv:.1f}"}))
+            "n": n, "low": f"{low:.2f}", "high": f"{high:.2f}", "cv": NOT_STATED_MARK if cv is None else f"{100 * cv:.1f}"}))
     elif n == 1 and not m.capacity:
         parts.append(format_html('<span class="ci" data-n="1">{}</span>', _("n = 1: one run, the spread between runs is unknown")))
     found = m.capacity

@@ -8,10 +8,13 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from whitepaper import display
+from whitepaper.choices import NOT_STATED_MARK, or_not_stated
 
 register = template.Library()
 
 register.filter("vendor_name", display.vendor_name)
+register.filter("or_not_stated", or_not_stated)  # {{ x|floatformat:2|or_not_stated }}: format first, then the mark
+register.simple_tag(lambda: NOT_STATED_MARK, name="not_stated")  # {% not_stated %} where a template tests itself
 register.filter("document_title", display.document_title)
 register.filter("inferred_sources", display.inferred_sources)  # {field: where an inferred set-up value comes from}
 
