@@ -19,6 +19,7 @@ class Metric:
     explorer: bool = True  # an explorer column (explorer.EXPLORER_COLUMNS), the admin's list, the filters
     indexed: bool = True  # the explorer's sort on it walks an index of its own (models: result_<name>_asc/_desc)
     sizing: bool = False  # a sizing choice and a chart's metric against vCPUs (forms.SIZING_METRICS, charts.CHART_METRICS)
+    printed: bool = True  # vendors' documents print it: the drafting parser reads it from their tables (drafting/draft.py)
 
 
 METRICS = [
@@ -41,7 +42,7 @@ METRICS = [
     # Issue 35.5: an internal capacity search's answer, never mixed with the closed-loop TPS above. Its bound is the
     # row's latency_bound_ms; vendor whitepapers state no latency and never carry it.
     Metric("sustained_tps", _("TPS sustained at a p95 bound (open-loop)"), "transactions per second", "decimal",
-           explorer=False, indexed=False,
+           explorer=False, indexed=False, printed=False,
            description=_("Internal measurements only: the highest offered rate a capacity search sustained with p95, "
                          "from the scheduled start, at or below the row's latency bound (latency_bound_ms); open-loop, "
                          "not comparable with closed-loop TPS.")),
@@ -65,6 +66,7 @@ METRIC_NAMES = [m.name for m in METRICS]
 EXPLORER_METRICS = [m.name for m in METRICS if m.explorer]  # filters, explorer columns, admin
 INDEXED_METRICS = [m.name for m in METRICS if m.indexed]  # models' sort indexes
 SIZING_METRIC_NAMES = [m.name for m in METRICS if m.sizing]  # sizing's choices, charts' metrics
+PRINTED_METRICS = [m.name for m in METRICS if m.printed]  # what a vendor's table may print (drafting)
 # Figures computed from a row's metrics (PublishedResult.tps_per_core, .qps_normalised), labelled here too.
 DERIVED_LABELS = {"tps_per_core": _("TPS per vCPU"), "qps_normalised": QPS_NORMALISED_LABEL}
 

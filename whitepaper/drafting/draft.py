@@ -16,6 +16,8 @@ from pathlib import Path
 
 import yaml
 
+from ..metrics import METRICS, PRINTED_METRICS, SIZING_METRIC_NAMES
+
 HERE = Path(__file__).resolve().parent
 VOCABULARY_FILE = HERE.parent / "data" / "_vocabulary.yaml"
 NUMBER_RE = re.compile(r"^\d+(?:\.\d+)?$")
@@ -34,7 +36,14 @@ class DraftError(Exception):
 
 @cache
 def formats():
-    return yaml.safe_load((HERE / "formats.yaml").read_text(encoding="utf-8"))
+    """formats.yaml (the vendors' shared wording) with the lists the metric declarations give: `numbers` (the columns
+    whose cells are printed numbers: the size and every metric a document prints), `row_counts` (those that may carry
+    亿/万) and `metrics` (the figures that make a header a result table's: the throughputs sizing asks about)."""
+    fmt = yaml.safe_load((HERE / "formats.yaml").read_text(encoding="utf-8"))
+    fmt["numbers"] = ["vcpus", "memory_gb", *PRINTED_METRICS]
+    fmt["row_counts"] = [m.name for m in METRICS if m.kind == "rows" and m.printed]
+    fmt["metrics"] = [name for name in SIZING_METRIC_NAMES if name in PRINTED_METRICS]
+    return fmt
 
 
 @cache
