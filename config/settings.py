@@ -219,7 +219,8 @@ SPECTACULAR_SETTINGS = {
     # /api/v1/ changes only with an incompatible API.
     "VERSION": "3.1.1",
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_postprocess",
-                           "whitepaper.api.views.partial_results_schema", "config.api_docs.schema_docs",
+                           "whitepaper.api.views.partial_results_schema",
+                           "whitepaper.api.examples.metric_parameter_examples", "config.api_docs.schema_docs",
                            "whitepaper.api.examples.schema_examples"],
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies as components of their own (RunRequest, ScheduleRequest...): the writable fields only, so a

@@ -20,25 +20,32 @@ class Metric:
     indexed: bool = True  # the explorer's sort on it walks an index of its own (models: result_<name>_asc/_desc)
     sizing: bool = False  # a sizing choice and a chart's metric against vCPUs (forms.SIZING_METRICS, charts.CHART_METRICS)
     printed: bool = True  # vendors' documents print it: the drafting parser reads it from their tables (drafting/draft.py)
+    # (value, a minimum, a maximum) the API's documentation gives its filters as examples (name, min_<name>, max_<name>):
+    # values the documents print (Huawei 2023 SQL Server web 16 vCPU, Alibaba 2019 ppas.x8.2xlarge.2 at 1亿 hot rows).
+    example: tuple = None
 
 
 METRICS = [
-    Metric("max_connections", _("Max connections"), "connections", "int",
+    Metric("max_connections", _("Max connections"), "connections", "int", example=(10000, 5000, 20000),
            description=_("Maximum connections reached in the vendor's stress test (最大连接数).")),
-    Metric("iops", _("IOPS"), "I/O operations per second", "int",
+    Metric("iops", _("IOPS"), "I/O operations per second", "int", example=(18000, 16000, 22000),
            description=_("Disk I/O operations per second; empty where IOPS depends on the disk.")),
-    Metric("tps", _("TPS"), "transactions per second", "decimal", indexed=False, sizing=True),  # its index: models
-    Metric("qps", _("QPS"), "queries per second", "decimal", indexed=False, sizing=True,  # its index: models
+    Metric("tps", _("TPS"), "transactions per second", "decimal", example=(3102, 3000, 10000), indexed=False,
+           sizing=True),  # its index: models
+    Metric("qps", _("QPS"), "queries per second", "decimal", example=(62045, 50000, 200000), indexed=False,
+           sizing=True,  # its index: models
            description=_("Statements per second; what counts as a statement depends on the methodology "
                          "(Huawei counts 20 per sysbench transaction, Alibaba about 18).")),
-    Metric("tpm", _("TPM"), "TPC-C transactions per minute", "decimal", sizing=True),
+    Metric("tpm", _("TPM"), "TPC-C transactions per minute", "decimal", example=(1500000, 1000000, 1500000),
+           sizing=True),
     Metric("capacity_rows", _("Estimated capacity"), "rows", "rows", explorer=False, indexed=False,
            description=_("Rows the flavour is estimated to store (预计可存储数据量).")),
-    Metric("data_rows", _("Test data"), "rows", "rows", description=_("Rows loaded for the test (测试数据量).")),
-    Metric("hot_rows", _("Hot data"), "rows", "rows",
+    Metric("data_rows", _("Test data"), "rows", "rows", example=(1000000000, 500000000, 5000000000),
+           description=_("Rows loaded for the test (测试数据量).")),
+    Metric("hot_rows", _("Hot data"), "rows", "rows", example=(100000000, 100000000, 1000000000),
            description=_("Rows touched by the test's queries (热/活跃数据量).")),
-    Metric("ro_qps", _("Read-only QPS"), "queries per second", "decimal", sizing=True),
-    Metric("rw_qps", _("Read-write QPS"), "queries per second", "decimal", sizing=True),
+    Metric("ro_qps", _("Read-only QPS"), "queries per second", "decimal", example=(268319, 200000, 700000), sizing=True),
+    Metric("rw_qps", _("Read-write QPS"), "queries per second", "decimal", example=(170955, 100000, 310000), sizing=True),
     # Issue 35.5: an internal capacity search's answer, never mixed with the closed-loop TPS above. Its bound is the
     # row's latency_bound_ms; vendor whitepapers state no latency and never carry it.
     Metric("sustained_tps", _("TPS sustained at a p95 bound (open-loop)"), "transactions per second", "decimal",

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from ..export import PARQUET_MEDIA_TYPE
+from ..metrics import METRICS
 
 EXAMPLES_FILE = Path(__file__).with_name("response_examples.json")
 PARQUET_EXAMPLE = "(binary) An Apache Parquet file: 'PAR1', row groups of 2,000 rows, the footer, 'PAR1'."
@@ -35,6 +36,24 @@ REQUESTS = {
     "/api/v1/sizing/": "/api/v1/sizing/?engine=mysql&version=8.0&target=3000",
     "/api/v1/changelog/": "/api/v1/changelog/",
 }
+
+
+# A metric's filter parameters -> their example, from the metric's declaration (Metric.example).
+METRIC_PARAMETER_EXAMPLES = {f"{prefix}{m.name}": value for m in METRICS if m.example
+                             for prefix, value in zip(("", "min_", "max_"), m.example)}
+
+
+def metric_parameter_examples(result, generator, request, public):
+    """A post-processing hook (before config.api_docs.schema_docs): the catalogue's metric filters get their
+    declaration's examples, on the catalogue's paths (the runs API's parameters of the same names mean other things)."""
+    for path, path_item in result.get("paths", {}).items():
+        if path.startswith(("/api/v1/runs/", "/api/v1/targets/", "/api/v1/profiles/", "/api/v1/schedules/")):
+            continue
+        for operation in path_item.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("name") in METRIC_PARAMETER_EXAMPLES and "example" not in parameter:
+                    parameter["example"] = METRIC_PARAMETER_EXAMPLES[parameter["name"]]
+    return result
 
 
 def first_items(value):
