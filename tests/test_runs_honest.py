@@ -117,7 +117,7 @@ def test_the_pgbench_summary_shows_p95_and_max_from_its_latency_table(client, op
     client.force_login(operator_user)
     page = client.get(f"/runs/{run.pk}/").content.decode()
     line = page.split('id="summary-latency"')[1].split("</tr>")[0]
-    assert "— / 0.923 / 14.215 / 1.702" in line and "from the latency table: pgbench -l" in line
+    assert "– / 0.923 / 14.215 / 1.702" in line and "from the latency table: pgbench -l" in line
 
 
 @pytest.mark.parametrize("value,message", [("abc", "must be the id of a published result"), ("２", "must be the id of a published result"),
