@@ -105,12 +105,22 @@ def _mean(values):
 def published_figures(run, members=None):
     """The metrics a published row of this run carries, the mean over its series' runs (runs/stats.py: the run is
     the unit of evidence): a capacity search's sustained rate as its own metric (sustained_tps, its bound beside it),
-    never as TPS; any other run's TPS and QPS."""
+    never as TPS; any other run's TPS and QPS, and the highest p95 latency of its runs."""
     members = members or series_members(run)
     if is_capacity(run.params):
         return {"sustained_tps": _two(_mean([((m.summary or {}).get("capacity") or {}).get("sustained_tps") for m in members]))}
     return {"tps": _two(_mean([(m.summary or {}).get("tps") for m in members])),
-            "qps": _two(_mean([(m.summary or {}).get("qps") for m in members]))}
+            "qps": _two(_mean([(m.summary or {}).get("qps") for m in members])),
+            "latency_p95_ms": _two(highest_p95(members))}
+
+
+def highest_p95(members):
+    """The highest of the runs' p95 latency (ms): every run of the series had its p95 at or below it (a p95 of p95s
+    would be no run's). None when a run has none, or its latency was measured wrong (Run.latency_caveat)."""
+    values = [m.summary_latency()["p95"] for m in members]
+    if not values or any(v is None for v in values) or any(m.latency_caveat for m in members):
+        return None
+    return max(values)
 
 
 @transaction.atomic
