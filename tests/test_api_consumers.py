@@ -233,7 +233,9 @@ APPENDED = ["id", "url", "tps_per_core", "statements_per_transaction", "origin",
             # issue 46: the coefficient of variation of TPS over an internal row's runs
             "tps_cv",
             # issue 46.6: the client host loaded beyond its cores (acknowledged when published)
-            "client_disturbed"]
+            "client_disturbed",
+            # issue 51.1: an internal row's p95 latency (a metric declared later: appended, empty for a vendor's row)
+            "latency_p95_ms"]
 
 
 def csv_body(response):

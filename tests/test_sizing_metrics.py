@@ -44,11 +44,11 @@ def test_a_metric_the_engine_does_not_publish_names_those_it_does(client):
 
 def test_the_form_offers_the_export_column_names(client):
     html = client.get("/sizing/?lang=en").content.decode()
-    for name in ("tps", "qps", "tpm", "ro_qps", "rw_qps"):
+    for name in ("tps", "qps", "tpm", "ro_qps", "rw_qps", "latency_p95_ms"):
         assert f'<option value="{name}"' in html
     schema = client.get("/api/v1/schema/?format=json").json()
     metric = next(p for p in schema["paths"]["/api/v1/sizing/"]["get"]["parameters"] if p["name"] == "metric")
-    assert sorted(metric["schema"]["enum"]) == sorted(["tps", "qps", "tpm", "ro_qps", "rw_qps"])
+    assert sorted(metric["schema"]["enum"]) == sorted(["tps", "qps", "tpm", "ro_qps", "rw_qps", "latency_p95_ms"])
 
 
 def test_a_tps_answer_states_the_methodology_data_size(client):
