@@ -21,6 +21,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_celery_beat.models import PeriodicTask
 
+from whitepaper.choices import NOT_STATED_MARK
+
 from . import crypto
 from .addresses import names_unspecified, server_address
 from .cron import schedule_errors
@@ -287,7 +289,7 @@ class BenchmarkProfile(models.Model):
             return ""
         return _("%(workload)s is not a workload %(tool)s runs here: choose one of %(allowed)s (a path, an option or "
                  "another name is refused: the tool would run it as its script).") % {
-            "workload": repr(str(self.workload)[:60]), "tool": self.tool, "allowed": ", ".join(allowed) or "-"}
+            "workload": repr(str(self.workload)[:60]), "tool": self.tool, "allowed": ", ".join(allowed) or NOT_STATED_MARK}
 
     def clean(self):
         """The workload, then each parameter with a launch's own rules and limits (runs/params.py: profile_errors),

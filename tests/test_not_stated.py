@@ -33,6 +33,11 @@ def test_no_python_or_script_writes_the_mark_by_hand():
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.Constant) and node.value in ("—", "–"):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+                # `x or "-"`: a hyphen standing in for a missing value in words for a reader. The CSV's revision text
+                # (export.py: "tps 434 -> -") is data, its cells ASCII, and keeps it.
+                elif (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and path.name != "export.py"
+                      and isinstance(node.values[-1], ast.Constant) and node.values[-1].value == "-"):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     for path in sorted((ROOT / "static" / "js").glob("*.js")):
         found += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in re.finditer(r"""["'`][—–]["'`]""", path.read_text())]
     assert found == [], "use whitepaper.choices.NOT_STATED_MARK"

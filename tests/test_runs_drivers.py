@@ -78,6 +78,9 @@ def test_a_step_is_judged_by_one_rule_for_one_client_and_for_each_client():
         "run step with 8 threads exceeded its time limit (60 s); the tool was stopped.", {})
     assert judge_step(sysbench, run, Outcome(None, "", "", "timeout"), 60, [SECRET], host="client-b")[0] == (
         "run step exceeded its time limit (60 s); the tool was stopped.")
+    prepare = Step(phase="prepare", argv=["sysbench"])  # no threads to name (it said "with - threads")
+    assert judge_step(sysbench, prepare, Outcome(None, "", "", "timeout"), 60, [SECRET])[0] == (
+        "prepare step exceeded its time limit (60 s); the tool was stopped.")
     too_many = recorded("sysbench-1.0.20-mysql-too-many-threads.stdout.txt")
     assert judge_step(sysbench, run, Outcome(1, too_many, ""), 60, [SECRET], host="client-b")[0] == (
         "run failed on client-b: Worker threads failed to initialize: FATAL: error 1040: Too many connections")

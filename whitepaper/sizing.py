@@ -20,6 +20,7 @@ from django import forms
 from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
+from .choices import NOT_STATED_MARK
 from .editions import attach_older_editions
 from .filters import ResultFilter
 from .metrics import SIZING_METRIC_NAMES, metric_label
@@ -113,7 +114,7 @@ class SizingQuestion(forms.Form):
                 self.add_error("metric", _("No document publishes %(metric)s for this engine and version; published: "
                                            "%(known)s.") % {
                     "metric": labels[metric],
-                    "known": pgettext("list separator", ", ").join(str(labels[m]) for m in published) or "-"})
+                    "known": pgettext("list separator", ", ").join(str(labels[m]) for m in published) or NOT_STATED_MARK})
         return data
 
 

@@ -140,7 +140,7 @@ def judge_step(driver, step, outcome, limit_s, secrets, host=""):
     (host: the client's, named in its reasons)."""
     on = f" on {host}" if host else ""
     if outcome.stopped == "timeout":
-        threads = "" if host else f" with {step.threads or '-'} threads"
+        threads = f" with {step.threads} threads" if step.threads and not host else ""  # prepare, cleanup: none
         return f"{step.phase} step{threads} exceeded its time limit ({limit_s} s); the tool was stopped.", {}
     if outcome.returncode is not None and outcome.returncode < 0:  # killed by a signal we did not send
         return redact(f"{step.phase} failed{on}: {crash_reason(driver, outcome)}", secrets), {}
