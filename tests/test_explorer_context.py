@@ -118,3 +118,16 @@ def test_a_document_cited_by_its_title_says_what_it_covers(client):
     assert "涵盖 MySQL，PPAS，PostgreSQL" in zh  # the pages' Chinese list separator
     one = client.get("/explore/?document=huawei-2025-10-21-mysql&cols=vcpus&cols=document&lang=en").content.decode()
     assert "covers" not in re.search(r'<td data-col="document" class="text">(.*?)</td>', one, re.S).group(1)
+
+
+def test_the_default_columns_ticked_in_the_pickers_order_are_the_default(client):
+    """The form sends the ticked columns in the picker's order: that is the default, and its URL carries no `cols`.
+    A metric declared later (latency_p95_ms, issue 51.1) sits after data_rows in the picker but was appended to the
+    default list, so the default never matched and every explorer URL carried `cols` (the browser tests saw it)."""
+    page = client.get("/explore/?lang=en").content.decode()
+    picker = re.search(r'<span class="columns">(.*?)</span>', page, re.S).group(1)
+    ticked = re.findall(r'name="cols" value="([^"]+)" checked', picker)
+    assert "latency_p95_ms" in ticked and ticked.index("latency_p95_ms") < ticked.index("memory_ratio")
+    query = "&".join(f"cols={c}" for c in ticked)
+    response = client.get(f"/explore/?q=&engine=mysql&{query}")  # sent without JavaScript: an empty field
+    assert response.status_code == 302 and response["Location"] == "/explore/?engine=mysql"
