@@ -106,3 +106,18 @@ def test_a_published_run_carries_the_p95_sysbench_printed(committed, worker, cli
     assert client.post(f"/runs/{run.pk}/publish/", {"acknowledge_other_load": "on"}).status_code == 302
     row = Run.objects.get(pk=run.pk).published_result
     assert row.latency_p95_ms == Decimal(printed[0]).quantize(Decimal("0.01"))
+
+
+@pytest.mark.django_db
+def test_the_document_charts_no_latency_against_cores_but_its_table_shows_it(published, client):
+    """A chart against vCPUs names its peak (the highest figure): a lower-is-better metric draws no chart of its own
+    (whitepaper/charts.py CHART_METRICS), while the table prints the row's p95 beside its TPS."""
+    import json
+
+    html = client.get(published["large"].table.document.get_absolute_url() + "?lang=en").content.decode()
+    charts = [json.loads(body) for body in re.findall(r'<script id="chart-[^"]*" type="application/json">(.*?)</script>',
+                                                      html, re.S)]
+    assert charts, "no chart on the internal document's page"
+    drawn = {m["name"] for chart in charts for m in chart["metrics"]}
+    assert "tps" in drawn and "latency_p95_ms" not in drawn
+    assert "7.25" in html and "15.50" in html

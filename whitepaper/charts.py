@@ -18,7 +18,9 @@ from .queries import version_sort_key
 from .variants import SERIES_FIELDS, field_value
 
 # Metrics that can be drawn against vCPUs, in the order a chart offers them.
-CHART_METRICS = SIZING_METRIC_NAMES
+# A chart's metric against vCPUs, and its summary's "peak" (the true maximum), are higher-is-better figures: a
+# lower-is-better sizing metric (a latency) is no chart of its own.
+CHART_METRICS = [name for name in SIZING_METRIC_NAMES if METRICS_BY_NAME[name].higher_is_better]
 
 
 def number(value):
