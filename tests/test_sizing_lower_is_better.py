@@ -36,3 +36,17 @@ def test_a_higher_is_better_metric_still_reaches_at_or_above(client):
     answers = {(a["result"]["flavor"]["spec_code"], a["printed"]) for a in body["answers"]}
     assert ("ppas.x8.xlarge.2", "142283") in answers and ("ppas.x8.xlarge.2", "117538") in answers
     assert not {printed for _spec, printed in answers} & {"57415", "70701", "101744"}
+
+
+
+def test_the_best_row_per_flavour_is_the_lowest_where_lower_is_better(client, monkeypatch):
+    # PostgreSQL 12 dedicated 1:4, 2 vCPU 8 GB: huawei-2023-08-03-rds.yaml:662 prints 446.71 TPS, the newer
+    # huawei-2025-10-21-postgresql.yaml:126 prints 435.68. By TPS declared lower-is-better, the best is the newer's.
+    declared = metrics.METRICS_BY_NAME["tps"]
+    monkeypatch.setitem(metrics.METRICS_BY_NAME, "tps", dataclasses.replace(declared, higher_is_better=False))
+    query = "engine=postgresql&version=12&family=dedicated&memory_ratio=1:4&vcpus=2&memory_gb=8&by=tps"
+    (best,) = client.get(f"/api/v1/results/best/?{query}").json()["results"]
+    assert (best["printed"]["tps"], best["document"]["slug"]) == ("435.68", "huawei-2025-10-21-postgresql")
+    monkeypatch.setitem(metrics.METRICS_BY_NAME, "tps", declared)
+    (best,) = client.get(f"/api/v1/results/best/?{query}&page_size=1").json()["results"]  # another URL: not a cached answer
+    assert best["printed"]["tps"] == "446.71"

@@ -289,14 +289,15 @@ class NullsLastIndex(models.Index):
 
 def _metric_field(name):
     metric = METRICS_BY_NAME[name]
+    help_text = f"{metric.unit}; {'higher' if metric.higher_is_better else 'lower'} is better"
     if metric.kind == "int":
         field = models.PositiveIntegerField
     elif metric.kind == "rows":
         field = models.PositiveBigIntegerField
     else:
         return models.DecimalField(metric.label, max_digits=16, decimal_places=2, null=True, blank=True,
-                                   help_text=f"{metric.unit}; higher is better")
-    return field(metric.label, null=True, blank=True, help_text=f"{metric.unit}; higher is better")
+                                   help_text=help_text)
+    return field(metric.label, null=True, blank=True, help_text=help_text)
 
 
 class ResultTable(models.Model):

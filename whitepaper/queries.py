@@ -365,12 +365,14 @@ class PublishedResultQuerySet(models.QuerySet):
 
     def best_per_variant(self, metric=None):
         """Per variant (VARIANT_FIELDS, "the same flavour") among these rows, across documents: the
-        row of the newest document (NEWEST_DOCUMENT_FIRST), or with `metric` the row with the highest
-        value of it (rows without it last; ties: the newer document). Each row is annotated with
+        row of the newest document (NEWEST_DOCUMENT_FIRST), or with `metric` the row with the best
+        value of it (the highest, the lowest where lower is better: Metric.higher_is_better) (rows without it last; ties: the newer document). Each row is annotated with
         `variant_rows`, how many of these rows publish its variant (its editions)."""
         partition = [F(path) for path in VARIANT_FIELDS.values()]
         newest = [F(f[1:]).desc() for f in NEWEST_DOCUMENT_FIRST]
-        order = ([F(metric).desc(nulls_last=True)] if metric else []) + newest
+        better = (F(metric).desc(nulls_last=True) if metric not in METRICS_BY_NAME or METRICS_BY_NAME[metric].higher_is_better
+                  else F(metric).asc(nulls_last=True))
+        order = ([better] if metric else []) + newest
         return (self.annotate(variant_rows=Window(Count("id"), partition_by=partition))
                 .alias(_best=Window(Rank(), partition_by=partition, order_by=order)).filter(_best=1))
 

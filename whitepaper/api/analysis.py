@@ -293,6 +293,14 @@ class SizingAnswerSerializer(serializers.Serializer):
         "below the one asked); null otherwise."))
 
 
+LOWER_IS_BETTER = [m.name for m in METRICS_BY_NAME.values() if not m.higher_is_better]
+# The sizing target's meaning per metric, from the declarations (metrics.METRICS): its unit, and whether the answer
+# reaches it (at or above) or stays within it (at or below, where lower is better).
+TARGET_DESCRIPTION = "The value asked, in the metric's unit (the answer's `unit`): " + "; ".join(
+    f"{name}: {METRICS_BY_NAME[name].unit}, "
+    f"{'at or above' if METRICS_BY_NAME[name].higher_is_better else 'at or below'}" for name, _label in SIZING_METRICS) + "."
+
+
 class SizingSerializer(serializers.Serializer):
     engine = serializers.CharField()
     version = serializers.CharField(allow_null=True, help_text="null: every version.")
@@ -308,7 +316,7 @@ class SizingSerializer(serializers.Serializer):
         "whitepapers state no latency); empty otherwise."))
     unit = serializers.CharField()
     target = serializers.DecimalField(max_digits=16, decimal_places=2, coerce_to_string=False,
-                                      help_text="The value to reach, in `unit` (per minute for tpm, per second otherwise).")
+                                      help_text=TARGET_DESCRIPTION)
     latest = serializers.BooleanField(help_text="true: each flavour's newest published figure answers (default); "
                                                 "false: every edition's figure may answer.")
     answers = SizingAnswerSerializer(many=True, help_text="Per vendor, engine version, family, memory ratio, "
@@ -332,12 +340,10 @@ class SizingView(CatalogueCaching, APIView):
             OpenApiParameter("edition", str, description="SQL Server edition as recorded, e.g. web, enterprise+standard; "
                                                          "absent: every edition."),
             OpenApiParameter("metric", str, enum=[m for m, _label in SIZING_METRICS], description=(
-                "tps (default), qps, tpm, ro_qps or rw_qps (the export's columns); a metric no document publishes "
-                "for the engine and version is a 400 naming the published ones.")),
+                f"{', '.join(m for m, _label in SIZING_METRICS)} (the export's columns; default tps); a metric no "
+                "document publishes for the engine and version is a 400 naming the published ones.")),
             OpenApiParameter("target", {"type": "number", "minimum": 0, "maximum": 99999999999999.99}, required=True,
-                             description="The value to reach, in the metric's unit (the answer's `unit`): tps: transactions "
-                                         "per second; qps, ro_qps, rw_qps: queries per second; tpm: transactions per minute "
-                                         "(TPC-C)."),
+                             description=TARGET_DESCRIPTION),
             _include_internal_parameter(),
             OpenApiParameter("latest", bool, description=(
                 "true (default): each flavour's newest published figure answers, an older edition's other number is "
@@ -388,7 +394,8 @@ BEST_BY = ["newest", *[m.name for m in METRICS_BY_NAME.values() if m.kind != "ro
 
 class BestBy(BaseFilterBackend):
     """`by=newest` (default): per flavour, the newest document's row; `by=<metric>`: the row with the
-    highest value of that metric across documents (rows without it last; ties: the newer document)."""
+    best value of that metric across documents (Metric.higher_is_better; rows without it last; ties: the newer
+    document)."""
 
     param = "by"
 
@@ -407,8 +414,9 @@ class BestBy(BaseFilterBackend):
         return [{"name": self.param, "required": False, "in": "query",
                  "schema": {"type": "string", "enum": BEST_BY, "default": "newest"},
                  "description": "newest (default): per flavour, the row of the newest document publishing it; a "
-                                "metric: the row with the highest value of it across documents (rows without it "
-                                "last; ties: the newer document)."}]
+                                "metric: the row with the best value of it across documents, the highest, the lowest "
+                                f"for {', '.join(LOWER_IS_BETTER) or 'none today'} (rows without it last; ties: the newer "
+                                "document)."}]
 
 
 class BestResultSerializer(s.ResultSerializer):
