@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='publishedresult',
             name='latency_p95_ms',
-            field=models.DecimalField(blank=True, decimal_places=2, help_text='milliseconds; higher is better', max_digits=16, null=True, verbose_name='p95 latency (ms)'),
+            field=models.DecimalField(blank=True, decimal_places=2, help_text='milliseconds; lower is better', max_digits=16, null=True, verbose_name='p95 latency (ms)'),
         ),
         migrations.AddIndex(
             model_name='publishedresult',
