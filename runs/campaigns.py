@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
+from . import actions
 from .footprint import confirmation_error, estimate, needs_confirmation
 from .models import ACTIVE_STATES, MIN_CAMPAIGN_REPEATS, Campaign, CampaignCell, Run, RunState
 from .services import parse_repeats, queue_blocks, validate_launch
@@ -87,8 +88,21 @@ def campaign_state(run_states):
     return "cancelled" if RunState.CANCELLED in states else "finished"
 
 
+def runs_of(campaign):
+    return Run.objects.filter(repeat_group__campaign_cell__campaign=campaign)
+
+
 def state_of(campaign):
-    return campaign_state(Run.objects.filter(repeat_group__campaign_cell__campaign=campaign).values_list("state", flat=True))
+    return campaign_state(runs_of(campaign).values_list("state", flat=True))
+
+
+def cancel_campaign(campaign, user):
+    """Cancel what the campaign has not finished, through the run's own action (runs/actions.py cancel): its queued
+    runs at once, the later rounds first so that the queue starts none of them meanwhile, then its active runs are
+    asked to stop. Finished runs are kept. Returns how many runs changed."""
+    pending = list(runs_of(campaign).filter(state=RunState.QUEUED).order_by("-block", "-pk"))
+    pending += list(runs_of(campaign).filter(state__in=ACTIVE_STATES))
+    return sum(1 for run in pending if actions.cancel(run, user))
 
 
 def cells(campaign):

@@ -12,7 +12,7 @@ import statistics
 import pytest
 from django.core.exceptions import ValidationError
 
-from runs.campaigns import campaign_state, cells, launch_campaign, state_of
+from runs.campaigns import campaign_state, cancel_campaign, cells, launch_campaign, state_of
 from runs.models import Campaign, CampaignCell, RepeatGroup, Run, RunState, Target
 from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, make_targets, make_user
 from tests.test_runs_interleaved import finish_all, tps_from_log
@@ -89,6 +89,22 @@ def test_a_bad_launch_names_each_field_and_stores_nothing(profiles):
     assert (Campaign.objects.count(), RepeatGroup.objects.count(), Run.objects.count()) == before
     assert launch_campaign(name="two", profile=profile, overrides=long, targets=[mysql, Target.objects.get(name="mysql-c")],
                            user=user, repeats=5, confirm=True)
+
+@pytest.mark.django_db
+def test_cancelling_a_campaign_cancels_its_unfinished_runs_and_keeps_the_finished(profiles):
+    user = make_user("campaign-cancel", operator=True)
+    campaign = launch_campaign(name="c", profile=profiles[SYSBENCH], overrides={}, targets=[make_targets()["mysql"]],
+                               user=user, repeats=3)
+    runs = list(Run.objects.filter(repeat_group__campaign_cell__campaign=campaign).order_by("block"))
+    Run.objects.filter(pk=runs[0].pk).update(state=RunState.SUCCEEDED, summary={"tps": 100.0})  # round 1 finished
+    assert cancel_campaign(campaign, user) == 2
+    states = dict(Run.objects.filter(pk__in=[r.pk for r in runs]).values_list("block", "state"))
+    assert states == {1: RunState.SUCCEEDED, 2: RunState.CANCELLED, 3: RunState.CANCELLED}
+    assert all("campaign-cancel" in r.reason for r in Run.objects.filter(state=RunState.CANCELLED))
+    assert state_of(campaign) == "cancelled" and cancel_campaign(campaign, user) == 0
+    [cell] = cells(campaign)
+    assert cell.series.n == 1 and cell.series.mean == 100.0 and cell.state == "cancelled"
+
 
 def test_its_state_is_derived_from_its_runs():
     q, r, s, f, c = RunState.QUEUED, RunState.RUNNING, RunState.SUCCEEDED, RunState.FAILED, RunState.CANCELLED
