@@ -51,3 +51,23 @@ def test_only_operators_launch_or_read_campaigns(anonymous, customer, profiles):
     assert customer.post("/api/v1/campaigns/", body, content_type="application/json").status_code == 403
     assert customer.get("/api/v1/campaigns/").status_code == 403
     assert Campaign.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_its_launcher_cancels_a_campaign_once_and_no_other_operator_can(operator_api, profiles):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from testbed.runs_support import make_user
+
+    body = {"name": "m", "profile": SYSBENCH, "targets": [make_targets()["mysql"].pk], "repeats": 2}
+    campaign = operator_api.post("/api/v1/campaigns/", body, format="json").json()
+    other = APIClient()
+    other.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=make_user('other-op', operator=True)).key}")
+    assert other.post(f"/api/v1/campaigns/{campaign['id']}/cancel/").status_code == 403
+    assert Run.objects.filter(pk__in=campaign["cells"][0]["runs"], state="queued").count() == 2
+    response = operator_api.post(f"/api/v1/campaigns/{campaign['id']}/cancel/")
+    assert response.status_code == 202 and response.json()["state"] == "cancelled"
+    assert set(Run.objects.filter(pk__in=campaign["cells"][0]["runs"]).values_list("state", flat=True)) == {"cancelled"}
+    again = operator_api.post(f"/api/v1/campaigns/{campaign['id']}/cancel/")
+    assert again.status_code == 409 and again.json()["campaign"]["state"] == "cancelled"

@@ -110,6 +110,8 @@ def record_runs(client, host):
                                                              "repeats": 3})
     call("get", "/api/v1/campaigns/{id}/", 200, f"/api/v1/campaigns/{campaign['id']}/")
     call("get", "/api/v1/campaigns/", 200, "/api/v1/campaigns/?page_size=1")
+    call("post", "/api/v1/campaigns/{id}/cancel/", 202, f"/api/v1/campaigns/{campaign['id']}/cancel/", body={})
+    call("post", "/api/v1/campaigns/{id}/cancel/", 409, f"/api/v1/campaigns/{campaign['id']}/cancel/", body={})
     schedule = {"name": "nightly quick run", "target": target.pk, "profile": PROFILE, "cron": "0 3 * * *"}
     created = call("post", "/api/v1/schedules/", 201, body=schedule)
     detail = f"/api/v1/schedules/{created['id']}/"

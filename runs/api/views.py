@@ -31,9 +31,9 @@ from .. import actions, compare, history
 from ..models import DEFAULT_INTERLEAVED_REPEATS, BenchmarkProfile, Campaign, Run, RunState, Schedule, Target
 from ..record import csv_response, json_response
 from ..schedules import delete_schedule, save_schedule, set_enabled
-from ..campaigns import launch_campaign
+from ..campaigns import cancel_campaign, launch_campaign, state_of
 from ..services import launch_interleaved, launch_run, profile_in_use
-from ..permissions import IsOperator, IsStaffToWrite, MayEditProfile, check_may_change_run
+from ..permissions import IsOperator, IsStaffToWrite, MayEditProfile, check_may_change_campaign, check_may_change_run
 from ..views import RunFilter
 from .serializers import CampaignSerializer, ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer, TargetSerializer
 
@@ -430,6 +430,12 @@ class ScheduleViewSet(OperatorAPIMixin, viewsets.ModelViewSet):
         return self._set_enabled(True)
 
 
+CAMPAIGN_CANCEL_CONFLICT = OpenApiResponse(
+    error_component("CampaignCancelConflict", "conflict", campaign=CampaignSerializer()),
+    description="Every run of the campaign has already ended: nothing to cancel.",
+)
+
+
 @extend_schema_view(
     list=extend_schema(responses={200: CampaignSerializer(many=True), **READ_ERRORS}),
     retrieve=extend_schema(responses={200: CampaignSerializer, **READ_ERRORS}),
@@ -456,3 +462,17 @@ class CampaignViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOn
                 confirm=data.get("confirm", False))
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
+
+    @extend_schema(request=None, responses={
+        202: OpenApiResponse(CampaignSerializer, description="Its queued runs cancelled, its active runs asked to stop."),
+        409: CAMPAIGN_CANCEL_CONFLICT, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None, version=None):
+        campaign = self.get_object()
+        check_may_change_campaign(request.user, campaign, _("You can only cancel your own campaigns."))
+        changed = cancel_campaign(campaign, request.user)
+        body = CampaignSerializer(campaign, context={"request": request}).data
+        if not changed:
+            body = error_body(_("Campaign %(id)s has nothing left to cancel (%(state)s).") % {
+                "id": campaign.pk, "state": state_of(campaign)}, "conflict", campaign=body)
+        return Response(body, status=status.HTTP_202_ACCEPTED if changed else status.HTTP_409_CONFLICT)
