@@ -934,3 +934,52 @@ class ClientSample(IntervalReading):
 
     class Meta:
         ordering = ["id"]
+
+
+# A campaign (issue 47): one profile over several targets, each target a cell measured as a series.
+DEFAULT_CAMPAIGN_REPEATS, MIN_CAMPAIGN_REPEATS = 5, 2
+
+
+class Campaign(models.Model):
+    """One profile (with its overrides) run against several targets, `repeats` runs per target: each target is a
+    cell, a repeat group of its own, and the groups share one launch, so that rounds interleave the targets in a
+    shuffled order (runs/services.py queue_blocks; round r is block r). Its state is derived from its runs
+    (runs/campaigns.py), never stored."""
+
+    name = models.CharField(_("name"), max_length=200)
+    profile = models.ForeignKey(BenchmarkProfile, on_delete=models.PROTECT, related_name="campaigns")
+    overrides = models.JSONField(default=dict, blank=True)
+    repeats = models.PositiveIntegerField(_("repeats"), default=DEFAULT_CAMPAIGN_REPEATS, validators=[
+        MinValueValidator(MIN_CAMPAIGN_REPEATS), MaxValueValidator(MAX_REPEATS)], help_text=_("Runs per cell (rounds)."))
+    reference = models.ForeignKey("whitepaper.Document", on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+                                  help_text=_("A vendor edition whose rows the campaign measures again."))
+    launch = models.CharField(max_length=32, editable=False, db_index=True,
+                              help_text=_("The launch id its cells' repeat groups share."))
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return self.name
+
+
+class CampaignCell(models.Model):
+    """One target of a campaign and its series; the target's declared size is kept as it was at launch."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="cells")
+    position = models.PositiveSmallIntegerField(help_text=_("Its place in the campaign (from 0)."))
+    target = models.ForeignKey(Target, on_delete=models.PROTECT, related_name="+")
+    repeat_group = models.OneToOneField(RepeatGroup, on_delete=models.PROTECT, related_name="campaign_cell")
+    engine_version = models.CharField(max_length=200, blank=True)
+    family = models.CharField(max_length=60, blank=True)
+    vcpus = models.PositiveIntegerField(null=True, blank=True)
+    memory_gb = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "position"], name="campaign_cell_position")]
+
+    def __str__(self):
+        return f"{self.campaign} / {self.target}"

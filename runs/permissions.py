@@ -28,6 +28,12 @@ def check_may_change_run(user, run, message):
         raise PermissionDenied(message)
 
 
+def check_may_change_campaign(user, campaign, message):
+    """As for a run: staff may cancel any campaign, an operator only the campaigns they launched."""
+    if not (is_staff(user) or campaign.created_by_id == user.pk):
+        raise PermissionDenied(message)
+
+
 def may_edit_profile(user, profile):
     """Operators create and edit benchmark profiles where they launch runs; a profile that follows a published
     methodology (profile.methodology: a whitepaper's numbers, what its rows were measured with) only staff change or

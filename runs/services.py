@@ -133,22 +133,29 @@ def launch_interleaved(setups, *, user, repeats=DEFAULT_INTERLEAVED_REPEATS, con
         resolved.append(params)
     if errors:
         raise ValidationError(errors)
+    with transaction.atomic():
+        return queue_blocks(setups, resolved, count, user=user, rng=rng)
+
+
+def queue_blocks(setups, resolved, count, *, user, rng=None):
+    """Store validated set-ups (`resolved`: each one's params) as repeat groups sharing one launch id, `count` runs
+    each in randomized blocks, and queue the runs once committed; call inside a transaction. Used by
+    launch_interleaved and by a campaign's launch (runs/campaigns.py), whose rounds are these blocks."""
     rng = rng or random.SystemRandom()
     launch = uuid.uuid4().hex
-    with transaction.atomic():
-        groups = [RepeatGroup.objects.create(count=count, launch=launch, position=i) for i in range(len(setups))]
-        runs = []
-        for block in range(1, count + 1):
-            order = list(range(len(setups)))
-            rng.shuffle(order)
-            for i in order:
-                setup, params = setups[i], resolved[i]
-                runs.append(Run.objects.create(
-                    target=setup["target"], profile=setup["profile"],
-                    overrides=typed_overrides(setup["profile"], setup.get("overrides") or {}), params=params,
-                    requested_by=user, step_count=step_count(params), repeat_group=groups[i], repeat_index=block,
-                    block=block))
-        transaction.on_commit(lambda: [enqueue(run) for run in runs])
+    groups = [RepeatGroup.objects.create(count=count, launch=launch, position=i) for i in range(len(setups))]
+    runs = []
+    for block in range(1, count + 1):
+        order = list(range(len(setups)))
+        rng.shuffle(order)
+        for i in order:
+            setup, params = setups[i], resolved[i]
+            runs.append(Run.objects.create(
+                target=setup["target"], profile=setup["profile"],
+                overrides=typed_overrides(setup["profile"], setup.get("overrides") or {}), params=params,
+                requested_by=user, step_count=step_count(params), repeat_group=groups[i], repeat_index=block,
+                block=block))
+    transaction.on_commit(lambda: [enqueue(run) for run in runs])
     return groups
 
 

@@ -106,6 +106,12 @@ def record_runs(client, host):
     queued = call("post", "/api/v1/runs/", 201, body={"target": target.pk, "profile": PROFILE})
     call("post", "/api/v1/runs/{id}/cancel/", 202, f"/api/v1/runs/{queued['id']}/cancel/", body={})
     call("post", "/api/v1/runs/{id}/cancel/", 409, f"/api/v1/runs/{run}/cancel/", body={})  # it has finished
+    campaign = call("post", "/api/v1/campaigns/", 201, body={"name": "quick matrix", "profile": PROFILE, "targets": [target.pk],
+                                                             "repeats": 3})
+    call("get", "/api/v1/campaigns/{id}/", 200, f"/api/v1/campaigns/{campaign['id']}/")
+    call("get", "/api/v1/campaigns/", 200, "/api/v1/campaigns/?page_size=1")
+    call("post", "/api/v1/campaigns/{id}/cancel/", 202, f"/api/v1/campaigns/{campaign['id']}/cancel/", body={})
+    call("post", "/api/v1/campaigns/{id}/cancel/", 409, f"/api/v1/campaigns/{campaign['id']}/cancel/", body={})
     schedule = {"name": "nightly quick run", "target": target.pk, "profile": PROFILE, "cron": "0 3 * * *"}
     created = call("post", "/api/v1/schedules/", 201, body=schedule)
     detail = f"/api/v1/schedules/{created['id']}/"

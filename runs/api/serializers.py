@@ -10,9 +10,13 @@ from rest_framework import serializers
 from config.api import RejectsUnknownFields
 from config.limits import LimitedJSONField
 
+from ..campaigns import campaign_state
+from ..campaigns import cells as campaign_cells
 from ..models import (
     MAX_REPEATS,
     BenchmarkProfile,
+    Campaign,
+    CampaignCell,
     RepeatGroup,
     Run,
     RunClient,
@@ -442,3 +446,84 @@ class ScheduleSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
         return attrs
+
+
+class CampaignCellSerializer(serializers.ModelSerializer):
+    """A cell of a campaign: a target (with its declared size at launch) and its series."""
+    target = serializers.PrimaryKeyRelatedField(read_only=True, help_text="The target's id.")
+    target_name = serializers.CharField(source="target.name", read_only=True, help_text="The target's name.")
+    state = serializers.CharField(read_only=True, help_text="queued, running, finished or cancelled (from its runs).")
+    n = serializers.SerializerMethodField(help_text="Succeeded, undisturbed runs in its series.")
+    mean_tps = serializers.SerializerMethodField(help_text="The series' mean TPS; null before a run succeeded.")
+    ci_low_tps = serializers.SerializerMethodField(help_text="The 95 % interval's low end; null with fewer than 2 runs.")
+    ci_high_tps = serializers.SerializerMethodField(help_text="The 95 % interval's high end; null with fewer than 2 runs.")
+    cv = serializers.SerializerMethodField(help_text="Coefficient of variation of its runs' TPS; null with fewer than 2.")
+    runs = serializers.SerializerMethodField(help_text="Its runs' ids, round by round.")
+
+    class Meta:
+        model = CampaignCell
+        fields = ["position", "target", "target_name", "engine_version", "family", "vcpus", "memory_gb", "state", "n",
+                  "mean_tps", "ci_low_tps", "ci_high_tps", "cv", "runs"]
+        extra_kwargs = {"position": {"help_text": "Its place in the campaign (from 0)."},
+                        "engine_version": {"help_text": "The target's server version at launch."},
+                        "family": {"help_text": "The target's declared family at launch."},
+                        "vcpus": {"help_text": "The target's declared vCPUs at launch."},
+                        "memory_gb": {"help_text": "The target's declared memory (GB) at launch."}}
+
+    @staticmethod
+    def _figure(cell, name):
+        value = getattr(cell.series, name, None) if cell.series else None
+        return round(value, 4 if name == "cv" else 2) if value is not None else None
+
+    def get_n(self, cell) -> int:
+        return cell.series.n if cell.series else 0
+
+    def get_mean_tps(self, cell) -> float | None:
+        return self._figure(cell, "mean")
+
+    def get_ci_low_tps(self, cell) -> float | None:
+        return self._figure(cell, "low")
+
+    def get_ci_high_tps(self, cell) -> float | None:
+        return self._figure(cell, "high")
+
+    def get_cv(self, cell) -> float | None:
+        return self._figure(cell, "cv")
+
+    def get_runs(self, cell) -> list[int]:
+        return [cell.rounds[b].pk for b in sorted(cell.rounds)]
+
+
+class CampaignSerializer(RejectsUnknownFields, serializers.ModelSerializer):
+    """A campaign: one profile over several targets, `repeats` runs per target (runs/campaigns.py)."""
+    profile = SlugField(slug_field="slug", queryset=BenchmarkProfile.objects.all(), help_text="The profile's slug.")
+    overrides = OverridesField(required=False, default=dict, help_text="As a run's overrides, the same for every target.")
+    targets = serializers.PrimaryKeyRelatedField(queryset=Target.objects.all(), many=True, write_only=True,
+                                                 help_text="The targets' ids: one cell each, in this order.")
+    repeats = serializers.JSONField(required=False, default=5, help_text="Runs per cell (rounds), 2 to 30; default 5.")
+    confirm = serializers.BooleanField(required=False, default=False, write_only=True,
+                                       help_text="Launch a campaign whose footprint is large (400 under confirm otherwise).")
+    created_by = serializers.CharField(source="created_by.get_username", read_only=True, default=None, allow_null=True,
+                                       help_text="Who launched it.")
+    state = serializers.SerializerMethodField(help_text="queued, running, finished or cancelled: derived from its runs.")
+    cells = serializers.SerializerMethodField(help_text="Its cells, in order.")
+
+    class Meta:
+        model = Campaign
+        fields = ["id", "name", "profile", "overrides", "targets", "repeats", "confirm", "reference", "created_by",
+                  "created_at", "state", "cells"]
+        read_only_fields = ["id", "created_at"]
+        extra_kwargs = {"name": {"help_text": "The campaign's name."},
+                        "reference": {"help_text": "A vendor document (id) whose rows the campaign measures again."}}
+
+    def _cells(self, campaign):
+        if not hasattr(campaign, "_cells"):
+            campaign._cells = campaign_cells(campaign)
+        return campaign._cells
+
+    def get_state(self, campaign) -> str:
+        return campaign_state(run.state for cell in self._cells(campaign) for run in cell.rounds.values())
+
+    @extend_schema_field(CampaignCellSerializer(many=True))
+    def get_cells(self, campaign):
+        return CampaignCellSerializer(self._cells(campaign), many=True).data

@@ -28,13 +28,14 @@ from config.pagination import CatalogPagination
 from whitepaper.api.params import StrictOrderingFilter, unknown_params
 
 from .. import actions, compare, history
-from ..models import DEFAULT_INTERLEAVED_REPEATS, BenchmarkProfile, Run, RunState, Schedule, Target
+from ..models import DEFAULT_INTERLEAVED_REPEATS, BenchmarkProfile, Campaign, Run, RunState, Schedule, Target
 from ..record import csv_response, json_response
 from ..schedules import delete_schedule, save_schedule, set_enabled
+from ..campaigns import cancel_campaign, launch_campaign, state_of
 from ..services import launch_interleaved, launch_run, profile_in_use
-from ..permissions import IsOperator, IsStaffToWrite, MayEditProfile, check_may_change_run
+from ..permissions import IsOperator, IsStaffToWrite, MayEditProfile, check_may_change_campaign, check_may_change_run
 from ..views import RunFilter
-from .serializers import ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer, TargetSerializer
+from .serializers import CampaignSerializer, ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer, TargetSerializer
 
 MAX_SAMPLES = 5000
 
@@ -427,3 +428,51 @@ class ScheduleViewSet(OperatorAPIMixin, viewsets.ModelViewSet):
     def resume(self, request, pk=None, version=None):
         """Resume a paused schedule (enabled = true). Idempotent."""
         return self._set_enabled(True)
+
+
+CAMPAIGN_CANCEL_CONFLICT = OpenApiResponse(
+    error_component("CampaignCancelConflict", "conflict", campaign=CampaignSerializer()),
+    description="Every run of the campaign has already ended: nothing to cancel.",
+)
+
+
+@extend_schema_view(
+    list=extend_schema(responses={200: CampaignSerializer(many=True), **READ_ERRORS}),
+    retrieve=extend_schema(responses={200: CampaignSerializer, **READ_ERRORS}),
+    create=extend_schema(responses={201: CampaignSerializer, **WRITE_ERRORS}),
+)
+class CampaignViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Campaigns (issue 47): one profile over several targets, each target a cell measured as a series, rounds
+    interleaving the targets. POST launches one (201): its runs are queued round after round."""
+
+    serializer_class = CampaignSerializer
+    filterset_class = None
+    ordering_fields = ["created_at", "id"]
+    lookup_value_regex = r"\d+"
+
+    def get_queryset(self):
+        return Campaign.objects.select_related("profile", "created_by")
+
+    def perform_create(self, serializer):
+        data = serializer.validated_data
+        try:  # launch_campaign is the one place a campaign is validated; its errors come back field by field
+            serializer.instance = launch_campaign(
+                name=data["name"], profile=data["profile"], overrides=data.get("overrides") or {}, targets=data["targets"],
+                user=self.request.user, repeats=data.get("repeats", 5), reference=data.get("reference"),
+                confirm=data.get("confirm", False))
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+
+    @extend_schema(request=None, responses={
+        202: OpenApiResponse(CampaignSerializer, description="Its queued runs cancelled, its active runs asked to stop."),
+        409: CAMPAIGN_CANCEL_CONFLICT, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None, version=None):
+        campaign = self.get_object()
+        check_may_change_campaign(request.user, campaign, _("You can only cancel your own campaigns."))
+        changed = cancel_campaign(campaign, request.user)
+        body = CampaignSerializer(campaign, context={"request": request}).data
+        if not changed:
+            body = error_body(_("Campaign %(id)s has nothing left to cancel (%(state)s).") % {
+                "id": campaign.pk, "state": state_of(campaign)}, "conflict", campaign=body)
+        return Response(body, status=status.HTTP_202_ACCEPTED if changed else status.HTTP_409_CONFLICT)
