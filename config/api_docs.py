@@ -134,7 +134,7 @@ PARAMETER_EXAMPLES = {
     # Metric.example), set by the catalogue's hook whitepaper.api.examples.metric_parameter_examples before this one.
 }
 # The runs API's parameters of the same names mean other things (target: a target's id; ordering: one field).
-RUNS_PATHS = ("/api/v1/runs/", "/api/v1/targets/", "/api/v1/profiles/", "/api/v1/schedules/")
+RUNS_PATHS = ("/api/v1/runs/", "/api/v1/targets/", "/api/v1/profiles/", "/api/v1/schedules/", "/api/v1/campaigns/")
 RUNS_PARAMETER_EXAMPLES = {
     "page": 2, "page_size": 50, "id": 1, "run": 1, "group": 1, "base": "1", "include_disturbed": "false", "target": 1, "published_result": 1, "after": 0,
     "repeat_group": 1, "schedule": 1, "ordering": "-created_at", "profile": "sysbench-oltp-rw-mysql",

@@ -6,7 +6,7 @@ import pytest
 
 pytestmark = pytest.mark.django_db
 
-RUNS = ("/api/v1/runs/", "/api/v1/targets/", "/api/v1/profiles/", "/api/v1/schedules/")
+RUNS = ("/api/v1/runs/", "/api/v1/targets/", "/api/v1/profiles/", "/api/v1/schedules/", "/api/v1/campaigns/")
 
 
 @pytest.fixture

@@ -7,6 +7,8 @@ placeholders. Lists are cut to their first item; URLs name https://rds-perf.exam
 import json
 from pathlib import Path
 
+from config.api_docs import RUNS_PATHS
+
 from ..export import PARQUET_MEDIA_TYPE
 from ..metrics import METRICS
 
@@ -47,7 +49,7 @@ def metric_parameter_examples(result, generator, request, public):
     """A post-processing hook (before config.api_docs.schema_docs): the catalogue's metric filters get their
     declaration's examples, on the catalogue's paths (the runs API's parameters of the same names mean other things)."""
     for path, path_item in result.get("paths", {}).items():
-        if path.startswith(("/api/v1/runs/", "/api/v1/targets/", "/api/v1/profiles/", "/api/v1/schedules/")):
+        if path.startswith(RUNS_PATHS):
             continue
         for operation in path_item.values():
             for parameter in operation.get("parameters", []):
