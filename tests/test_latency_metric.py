@@ -121,3 +121,14 @@ def test_the_document_charts_no_latency_against_cores_but_its_table_shows_it(pub
     drawn = {m["name"] for chart in charts for m in chart["metrics"]}
     assert "tps" in drawn and "latency_p95_ms" not in drawn
     assert "7.25" in html and "15.50" in html
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lang, most, least", [("en", "At most", "At least"), ("zh-hans", "至多", "至少")])
+def test_the_sizing_form_says_at_most_for_a_latency(client, lang, most, least):
+    """The value asked is a ceiling for a lower-is-better metric: the form said "At least 10" beside "p95 latency"."""
+    latency = client.get(f"/sizing/?engine=mysql&metric=latency_p95_ms&target=10&lang={lang}").content.decode()
+    tps = client.get(f"/sizing/?engine=mysql&metric=tps&target=3000&lang={lang}").content.decode()
+    label = re.compile(r'<label for="id_target">([^<:：]*)')
+    assert label.search(latency).group(1).strip() == most
+    assert label.search(tps).group(1).strip() == least

@@ -23,7 +23,7 @@ from django.utils.translation import gettext_lazy as _
 from .choices import NOT_STATED_MARK
 from .editions import attach_older_editions
 from .filters import ResultFilter
-from .metrics import SIZING_METRIC_NAMES, metric_label
+from .metrics import METRICS_BY_NAME, SIZING_METRIC_NAMES, metric_label
 from .models import Engine, EngineVersion, PublishedResult
 from .queries import version_sort_key
 
@@ -54,7 +54,8 @@ class SizingQuestion(forms.Form):
                               help_text=_("e.g. 5.7; empty for every version"))
     # Not required: a URL without `metric` asks about TPS, as the select shows.
     metric = forms.ChoiceField(label=_("Metric"), choices=SIZING_METRICS, initial="tps", required=False)
-    target = FigureField(label=_("At least"), min_value=0, max_digits=16, decimal_places=2)
+    target = FigureField(label=_("At least"), min_value=0, max_digits=16, decimal_places=2,
+                         help_text=_("at or above it for a throughput; at or below it for a latency (lower is better)"))
     # Issue 35.5: with a bound the question is "the smallest flavour sustaining `target` TPS with p95 <= the bound",
     # answered from published capacity searches only (LATENCY_METRIC), never from closed-loop TPS.
     latency_bound_ms = forms.DecimalField(label=_("p95 at most (ms)"), required=False, min_value=Decimal("0.01"),
@@ -77,6 +78,9 @@ class SizingQuestion(forms.Form):
         deployment and edition."""
         super().__init__(*args, **kwargs)
         self.fields["engine"].choices = [(e.slug, e.name) for e in engines]
+        asked = METRICS_BY_NAME.get((self.data or {}).get("metric") or "tps")
+        if asked is not None and not asked.higher_is_better:  # the answer stays at or below the value: say so
+            self.fields["target"].label = _("At most")
         if editions is None:  # the home page's short form: no latency bound either (the sizing page has it)
             del self.fields["deployment"], self.fields["edition"], self.fields["latency_bound_ms"]
         else:
