@@ -119,6 +119,7 @@ COMPONENT_FIELDS = {
     ("ServerSamplePage", "results"): "This page's server readings.",
     ("CancelConflict", "run"): "The run as it is now.",
     ("CampaignCancelConflict", "campaign"): "The campaign as it is now.",
+    ("CampaignPauseConflict", "campaign"): "The campaign as it is now.",
 }
 
 # Query parameter name -> an example value (parameters with an enum or a boolean take their first value).

@@ -7,13 +7,14 @@ whichever path ended the run. Publishing and retracting, which change what a run
 than its state, are runs/publish.py's publish_run and retract_run."""
 
 from django.db import transaction
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from whitepaper import webhooks
 
-from . import history, stats
+from . import history, retries, stats
 from .access import TargetAccess
 from .models import ACTIVE_STATES, ClientState, Run, RunClient, RunState, Sample
 
@@ -23,8 +24,9 @@ MAX_REASON_CHARS = 5000
 def claim(run, worker, pid, client_host, client_cores):
     """queued -> preparing by this worker, unless another run of the same server and database is active or queued
     before it where a worker can take it (then False: wait; Run.queued_ahead says the order, Run.takeable_ahead which
-    of those count)."""
-    return run.transition(RunState.PREPARING, allowed_from=[RunState.QUEUED], unless=run.takeable_ahead(), worker=worker,
+    of those count), or the run is held (then False: its campaign is paused)."""
+    return run.transition(RunState.PREPARING, allowed_from=[RunState.QUEUED], only_if=Q(held=False),
+                          unless=run.takeable_ahead(), worker=worker,
                           worker_pid=pid, client_host=client_host, client_cores=client_cores, started_at=timezone.now())
 
 
@@ -91,6 +93,8 @@ def _end(run, state, **fields):
     # of its own, so its failure never takes the state back).
     with transaction.atomic():
         moved = run.transition(state, **fields)
+        if moved:  # before the group's judgement: a retried run's group is not complete until its retry has ended
+            retries.retry_once(run)
         if moved and run.repeat_group_id:
             # The group is one result: judged once all its runs have ended, however each one ended.
             history.record_group_judgement(run.repeat_group_id)

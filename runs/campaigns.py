@@ -11,9 +11,11 @@ import random
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Prefetch
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from . import actions
+from .dispatch import enqueue
 from .footprint import confirmation_error, estimate, needs_confirmation
 from .models import ACTIVE_STATES, MIN_CAMPAIGN_REPEATS, Campaign, CampaignCell, Run, RunState
 from .services import parse_repeats, queue_blocks, validate_launch
@@ -76,10 +78,13 @@ def launch_campaign(*, name, profile, overrides, targets, user, repeats, referen
     return campaign
 
 
-def campaign_state(run_states):
-    """A campaign's state from its runs' states: queued (none started), running, finished (every run ended, none
-    cancelled) or cancelled (every run ended, some cancelled)."""
+def campaign_state(run_states, paused=False):
+    """A campaign's state from its runs' states: queued (none started), running, paused (runs left to start, held),
+    finished (every run ended, none cancelled) or cancelled (every run ended, some cancelled). A paused campaign's
+    active runs finish: it reads "paused" once a run is held."""
     states = list(run_states)
+    if paused and RunState.QUEUED in states:
+        return "paused"
     if any(s in ACTIVE_STATES for s in states):
         return "running"
     if any(s == RunState.QUEUED for s in states):
@@ -92,8 +97,42 @@ def runs_of(campaign):
     return Run.objects.filter(repeat_group__campaign_cell__campaign=campaign)
 
 
+def state_of_cells(campaign, found):
+    """The campaign's state from its cells as cells() gives them (each round's latest attempt)."""
+    return campaign_state((run.state for cell in found for run in cell.rounds.values()),
+                          paused=campaign.paused_at is not None)
+
+
 def state_of(campaign):
-    return campaign_state(runs_of(campaign).values_list("state", flat=True))
+    return campaign_state(runs_of(campaign).values_list("state", flat=True), paused=campaign.paused_at is not None)
+
+
+def pause_campaign(campaign):
+    """Hold the campaign's queued runs (Run.held: no worker claims them, they keep no place in their target's queue);
+    its active runs finish. False when it was already paused or has nothing left to start."""
+    with transaction.atomic():
+        if not Campaign.objects.filter(pk=campaign.pk, paused_at__isnull=True).update(paused_at=timezone.now()):
+            campaign.refresh_from_db(fields=["paused_at"])
+            return False
+        held = runs_of(campaign).filter(state=RunState.QUEUED).update(held=True)
+        if not held:
+            transaction.set_rollback(True)
+    campaign.refresh_from_db(fields=["paused_at"])
+    return bool(held)
+
+
+def resume_campaign(campaign):
+    """Release the held runs and send their messages once committed (the round order stays: a run's place in its
+    target's queue is its creation). False when the campaign was not paused."""
+    with transaction.atomic():
+        if not Campaign.objects.filter(pk=campaign.pk, paused_at__isnull=False).update(paused_at=None):
+            campaign.refresh_from_db(fields=["paused_at"])
+            return False
+        released = list(runs_of(campaign).filter(state=RunState.QUEUED, held=True).select_related("target"))
+        Run.objects.filter(pk__in=[r.pk for r in released]).update(held=False)
+        transaction.on_commit(lambda: [enqueue(run) for run in released])
+    campaign.refresh_from_db(fields=["paused_at"])
+    return True
 
 
 def cancel_campaign(campaign, user):
@@ -110,11 +149,12 @@ def cells(campaign):
     the TPS of its succeeded, undisturbed runs; None before one has). Three queries whatever the campaign's size."""
     found = list(campaign.cells.select_related("target").prefetch_related(
         Prefetch("repeat_group__runs", queryset=Run.objects.only("pk", "state", "block", "summary", "disturbed",
-                                                                 "repeat_group_id"))))
+                                                                 "repeat_group_id", "retry_of_id"))))
     for cell in found:
-        runs = list(cell.repeat_group.runs.all())
-        cell.rounds = {r.block: r for r in runs}
+        runs = sorted(cell.repeat_group.runs.all(), key=lambda r: r.pk)
+        cell.rounds = {r.block: r for r in runs}  # a round's latest attempt: its retry, if it had one
+        cell.retried = {r.block: r for r in runs if r.retry_of_id}  # round -> the retry (runs/retries.py)
         cell.series = series((r.summary or {}).get("tps") for r in runs
                              if r.state == RunState.SUCCEEDED and not r.disturbed)
-        cell.state = campaign_state(r.state for r in runs)
+        cell.state = campaign_state((r.state for r in runs), paused=campaign.paused_at is not None)
     return found

@@ -427,6 +427,12 @@ class Run(models.Model):
         "out of verdicts unless asked for, published only with an acknowledgement; null: not measured."))
     block = models.PositiveIntegerField(null=True, blank=True, help_text=_(
         "An interleaved comparison's block (from 1): each block ran every set-up once, in a shuffled order."))
+    # A campaign's run (runs/campaigns.py): held while its campaign is paused, and the run it is the one retry of.
+    held = models.BooleanField(default=False, help_text=_(
+        "Queued in a paused campaign: no worker claims it, and it holds no place in its target's queue, until the "
+        "campaign resumes."))
+    retry_of = models.OneToOneField("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="retry",
+                                    help_text=_("The campaign run that failed or was disturbed, which this run measures again."))
     # A run whose server saw other load (runs.insight.other_load) is published only when someone says they
     # know: who and when are kept on the run (issue 23.3).
     other_load_acknowledged_at = models.DateTimeField(null=True, blank=True, help_text=_(
@@ -568,10 +574,11 @@ class Run(models.Model):
         line["filled_from"] = measured.get("method", "") if filled else ""
         return line
 
-    def transition(self, to, *, allowed_from=None, unless=None, **fields):
-        """Move to state `to` only if the row is still in one of the states that may precede it (and
-        `unless`, a queryset, finds nothing). Returns True when this call made the move. The row in the
-        database decides, not this object. Called by runs/actions.py, the one place each state change is made."""
+    def transition(self, to, *, allowed_from=None, unless=None, only_if=None, **fields):
+        """Move to state `to` only if the row is still in one of the states that may precede it (and `only_if`, a Q
+        on the row, holds, and `unless`, a queryset, finds nothing). Returns True when this call made the move. The
+        row in the database decides, not this object. Called by runs/actions.py, the one place each state change is
+        made."""
         sources = [s for s, targets in TRANSITIONS.items() if to in targets]
         if allowed_from is not None:
             sources = [s for s in sources if s in allowed_from]
@@ -582,6 +589,8 @@ class Run(models.Model):
         try:
             with transaction.atomic():
                 moving = Run.objects.filter(pk=self.pk, state__in=sources)
+                if only_if is not None:
+                    moving = moving.filter(only_if)
                 if unless is not None:
                     moving = moving.filter(~Exists(unless))
                 moved = moving.update(state=to, **fields)
@@ -595,8 +604,9 @@ class Run(models.Model):
         return bool(moved)
 
     def queued_ahead(self):
-        """The runs of the same server and database queued before this one (one definition of the queue's order)."""
-        return Run.objects.filter(database_key=self.database_key, state=RunState.QUEUED).exclude(pk=self.pk).filter(
+        """The runs of the same server and database queued before this one (one definition of the queue's order); a
+        held run (a paused campaign's) keeps no place."""
+        return Run.objects.filter(database_key=self.database_key, state=RunState.QUEUED, held=False).exclude(pk=self.pk).filter(
             Q(created_at__lt=self.created_at) | Q(created_at=self.created_at, pk__lt=self.pk))
 
     def takeable_ahead(self):
@@ -955,6 +965,8 @@ class Campaign(models.Model):
                                   help_text=_("A vendor edition whose rows the campaign measures again."))
     launch = models.CharField(max_length=32, editable=False, db_index=True,
                               help_text=_("The launch id its cells' repeat groups share."))
+    paused_at = models.DateTimeField(null=True, blank=True, help_text=_(
+        "Set while the campaign is paused: its queued runs are held (Run.held), its active runs finish."))
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -7,7 +7,9 @@ is redelivered (runs.tasks.run_benchmark):
   broker, or never sent because the broker was down at launch) is queued again; the claim is idempotent, so a
   duplicate message is harmless;
 - a queued run on a queue no live worker consumes is failed, naming the queue, once it has waited
-  RUNS_UNCLAIMED_FAIL_SECONDS."""
+  RUNS_UNCLAIMED_FAIL_SECONDS.
+
+A held run (queued in a paused campaign) is none of these: it waits for its campaign to resume."""
 
 import logging
 import os
@@ -71,7 +73,8 @@ def reconcile():
                 failed.append(run.pk)
 
     unowned_since = now - timedelta(seconds=settings.RUNS_REQUEUE_AFTER_SECONDS)
-    waiting = list(Run.objects.filter(state=RunState.QUEUED).select_related("target")
+    # A held run (a paused campaign's) has no message on purpose and waits for its campaign, not for a worker.
+    waiting = list(Run.objects.filter(state=RunState.QUEUED, held=False).select_related("target")
                    .filter(Q(heartbeat_at__lt=unowned_since) | Q(heartbeat_at__isnull=True, created_at__lt=unowned_since)))
     if not waiting:
         return failed

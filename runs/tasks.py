@@ -53,6 +53,8 @@ def run_benchmark(self, run_id):
                                     run_id=run_id)
     if not claimed:
         retry_database(run.refresh_from_db, run_id=run_id)
+        if run.state == RunState.QUEUED and run.held:  # its campaign is paused: resuming sends a new message
+            return "held"
         if run.state == RunState.QUEUED:  # another run of this target is active: wait, do not share
             retry_database(run.beat, run_id=run_id)  # a worker holds its message: the reconciler leaves it alone
             raise self.retry(countdown=settings.RUNS_WAIT_RETRY_SECONDS, max_retries=None)

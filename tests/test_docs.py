@@ -37,7 +37,7 @@ def map_entries():
     sub-directories' entries (`whitepaper/`'s `views.py` is not the `api/` entry's)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("## Map of the code", 1)[1].split("```", 2)[1]
-    entries, top = [], None
+    entries, top, current = [], None, None
     for line in block.splitlines():
         if not line.strip():
             continue
@@ -45,17 +45,17 @@ def map_entries():
         head = line.strip().split("  ", 1)[0]
         if indent == 0:
             dirs = [d.rstrip("/") for d in re.findall(r"[\w.]+/", head)]
-            top = {"dirs": dirs, "text": line}
+            top = current = {"dirs": dirs, "text": line}
             entries.append(top)
         elif indent == 2 and head.endswith("/"):
-            entries.append({"dirs": [f"{top['dirs'][0]}/{head.rstrip('/')}"], "text": line, "sub": True})
+            current = {"dirs": [f"{top['dirs'][0]}/{head.rstrip('/')}"], "text": line, "sub": True}
+            entries.append(current)
         elif indent == 2:
             top["text"] += "\n" + line
-            entries.append(None)  # a module's own line: continuation lines go to the top-level entry
+            current = top  # a module's own line: its continuation lines go to the top-level entry
         else:
-            last = next(e for e in reversed(entries) if e is not None and (indent > 2 or e is top))
-            last["text"] += "\n" + line
-    return [e for e in entries if e is not None]
+            current["text"] += "\n" + line
+    return entries
 
 
 def entry_of(path):

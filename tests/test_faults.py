@@ -212,3 +212,94 @@ def test_database_connections_terminated_mid_run(stack, token, targets):
     assert requests.get(f"{stack.url}/", timeout=10).status_code == 200
     again = final(launched(stack, token, targets["mysql"], "sysbench-oltp-rw-mysql-quick", duration_s=1))
     assert again.state == RunState.SUCCEEDED, again.reason
+
+
+# --- Campaigns (issue 47.2): a killed worker, a restarted broker and a pause lose no run and leave no cell short ---
+
+def launch_campaign(stack, token, targets, repeats, **overrides):
+    response = requests.post(f"{stack.url}/api/v1/campaigns/", json={
+        "name": "fault campaign", "profile": "sysbench-oltp-rw-mysql-quick", "overrides": overrides,
+        "targets": [t.pk for t in targets], "repeats": repeats}, headers={"Authorization": f"Token {token}"}, timeout=30)
+    assert response.status_code == 201, response.text
+    return response.json()["id"]
+
+
+def campaign(stack, token, campaign_id):
+    response = requests.get(f"{stack.url}/api/v1/campaigns/{campaign_id}/", headers={"Authorization": f"Token {token}"},
+                            timeout=30)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def campaign_final(stack, token, campaign_id, timeout=240):
+    return wait_for(lambda: (c := campaign(stack, token, campaign_id))["state"] in ("finished", "cancelled") and c,
+                    timeout, interval=1, message=f"campaign {campaign_id} to finish")
+
+
+def campaign_runs(campaign_id):
+    return Run.objects.filter(repeat_group__campaign_cell__campaign_id=campaign_id)
+
+
+def sized_targets(targets):
+    from .test_campaigns import sized_mysql
+
+    return [targets["mysql"], sized_mysql("fault-mysql-4-8", 4, 8)]
+
+
+def test_a_campaign_whose_worker_is_killed_mid_run_finishes_with_every_cells_n(stack, token, targets):
+    campaign_id = launch_campaign(stack, token, sized_targets(targets), 2, duration_s=3)
+    wait_for(lambda: campaign_runs(campaign_id).filter(samples__isnull=False, state=RunState.RUNNING).exists(),
+             timeout=90, message="a campaign run measuring")
+    killed = campaign_runs(campaign_id).get(state=RunState.RUNNING)
+    finished_before = set(campaign_runs(campaign_id).filter(state=RunState.SUCCEEDED).values_list("pk", flat=True))
+    os.killpg(stack.bench.pid, signal.SIGKILL)
+    stack.bench.wait()
+    stack.start_bench()
+    found = campaign_final(stack, token, campaign_id)
+    assert found["state"] == "finished"
+    killed.refresh_from_db()
+    assert killed.state == RunState.FAILED and "stopped reporting" in killed.reason
+    retry = Run.objects.get(retry_of=killed)
+    assert retry.state == RunState.SUCCEEDED and retry.block == killed.block, retry.reason
+    for cell in found["cells"]:
+        assert cell["n"] == 2 and cell["mean_tps"] > 0, cell
+    # No finished run lost: each run that had succeeded before the kill is in its cell's runs, and so in its series.
+    counted = {run for cell in found["cells"] for run in cell["runs"]}
+    assert finished_before <= counted and retry.pk in counted and killed.pk not in counted
+    assert [r for cell in found["cells"] for r in cell["retries"]] == [
+        {"round": killed.block, "run": killed.pk, "retry": retry.pk}]
+
+
+def test_a_campaign_whose_broker_is_restarted_empty_finishes_with_every_cells_n(stack, token, targets):
+    campaign_id = launch_campaign(stack, token, sized_targets(targets), 2, duration_s=2)
+    wait_for(lambda: campaign_runs(campaign_id).filter(state=RunState.SUCCEEDED).exists(), timeout=90,
+             message="a first campaign run to succeed")
+    finished_before = set(campaign_runs(campaign_id).filter(state=RunState.SUCCEEDED).values_list("pk", flat=True))
+    stack.kill_redis()
+    stack.start_redis()  # empty: the campaign's queued messages are gone
+    found = campaign_final(stack, token, campaign_id)
+    assert found["state"] == "finished"
+    assert [cell["n"] for cell in found["cells"]] == [2, 2], found["cells"]
+    assert finished_before <= {run for cell in found["cells"] for run in cell["runs"]}
+    assert "queued again" in stack.read_log("fault-reconciler")
+
+
+def test_a_paused_campaign_starts_nothing_until_it_resumes(stack, token, targets):
+    headers = {"Authorization": f"Token {token}"}
+    campaign_id = launch_campaign(stack, token, [targets["mysql"]], 3, duration_s=2)
+    wait_for(lambda: campaign_runs(campaign_id).exclude(state=RunState.QUEUED).exists(), timeout=90,
+             message="the campaign's first run to start")
+    assert requests.post(f"{stack.url}/api/v1/campaigns/{campaign_id}/pause/", headers=headers, timeout=30).status_code == 200
+    first = wait_for(lambda: campaign_runs(campaign_id).filter(state__in=[RunState.SUCCEEDED, RunState.FAILED]).first(),
+                     timeout=90, message="the active run to finish")
+    assert first.state == RunState.SUCCEEDED, first.reason  # a pause lets the active run finish
+    # Held, not lost: over the requeue period and two reconciler passes after it (RUNS_REQUEUE_AFTER_SECONDS 3, a pass
+    # every second) the worker starts none and the reconciler neither sends nor fails them. A window, as nothing
+    # happening can only be watched for so long.
+    window = float(Stack.RUNS_ENV["RUNS_REQUEUE_AFTER_SECONDS"]) + 2
+    time.sleep(window)
+    assert list(campaign_runs(campaign_id).exclude(pk=first.pk).values_list("state", "held")) == [(RunState.QUEUED, True)] * 2
+    assert campaign(stack, token, campaign_id)["state"] == "paused"
+    assert requests.post(f"{stack.url}/api/v1/campaigns/{campaign_id}/resume/", headers=headers, timeout=30).status_code == 200
+    found = campaign_final(stack, token, campaign_id)
+    assert found["state"] == "finished" and found["cells"][0]["n"] == 3 and found["cells"][0]["retries"] == []

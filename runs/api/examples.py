@@ -110,6 +110,8 @@ def record_runs(client, host):
                                                              "repeats": 3})
     call("get", "/api/v1/campaigns/{id}/", 200, f"/api/v1/campaigns/{campaign['id']}/")
     call("get", "/api/v1/campaigns/", 200, "/api/v1/campaigns/?page_size=1")
+    for verb, status in (("pause", 200), ("pause", 409), ("resume", 200), ("resume", 409)):
+        call("post", f"/api/v1/campaigns/{{id}}/{verb}/", status, f"/api/v1/campaigns/{campaign['id']}/{verb}/", body={})
     call("post", "/api/v1/campaigns/{id}/cancel/", 202, f"/api/v1/campaigns/{campaign['id']}/cancel/", body={})
     call("post", "/api/v1/campaigns/{id}/cancel/", 409, f"/api/v1/campaigns/{campaign['id']}/cancel/", body={})
     schedule = {"name": "nightly quick run", "target": target.pk, "profile": PROFILE, "cron": "0 3 * * *"}

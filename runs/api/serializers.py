@@ -10,7 +10,7 @@ from rest_framework import serializers
 from config.api import RejectsUnknownFields
 from config.limits import LimitedJSONField
 
-from ..campaigns import campaign_state
+from ..campaigns import state_of_cells
 from ..campaigns import cells as campaign_cells
 from ..models import (
     MAX_REPEATS,
@@ -458,12 +458,15 @@ class CampaignCellSerializer(serializers.ModelSerializer):
     ci_low_tps = serializers.SerializerMethodField(help_text="The 95 % interval's low end; null with fewer than 2 runs.")
     ci_high_tps = serializers.SerializerMethodField(help_text="The 95 % interval's high end; null with fewer than 2 runs.")
     cv = serializers.SerializerMethodField(help_text="Coefficient of variation of its runs' TPS; null with fewer than 2.")
-    runs = serializers.SerializerMethodField(help_text="Its runs' ids, round by round.")
+    runs = serializers.SerializerMethodField(help_text="Its runs' ids, round by round (a retried round's retry).")
+    retries = serializers.SerializerMethodField(help_text=(
+        "Its rounds whose run failed or ran on a disturbed client and was run again, once: the round, the run "
+        "measured again and its retry."))
 
     class Meta:
         model = CampaignCell
         fields = ["position", "target", "target_name", "engine_version", "family", "vcpus", "memory_gb", "state", "n",
-                  "mean_tps", "ci_low_tps", "ci_high_tps", "cv", "runs"]
+                  "mean_tps", "ci_low_tps", "ci_high_tps", "cv", "runs", "retries"]
         extra_kwargs = {"position": {"help_text": "Its place in the campaign (from 0)."},
                         "engine_version": {"help_text": "The target's server version at launch."},
                         "family": {"help_text": "The target's declared family at launch."},
@@ -493,6 +496,14 @@ class CampaignCellSerializer(serializers.ModelSerializer):
     def get_runs(self, cell) -> list[int]:
         return [cell.rounds[b].pk for b in sorted(cell.rounds)]
 
+    @extend_schema_field(inline_serializer("CampaignRetry", {
+        "round": serializers.IntegerField(help_text="The round (from 1)."),
+        "run": serializers.IntegerField(help_text="The run that failed or was disturbed."),
+        "retry": serializers.IntegerField(help_text="Its one retry (counted in the series if it succeeded undisturbed).")},
+        many=True))
+    def get_retries(self, cell):
+        return [{"round": b, "run": cell.retried[b].retry_of_id, "retry": cell.retried[b].pk} for b in sorted(cell.retried)]
+
 
 class CampaignSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     """A campaign: one profile over several targets, `repeats` runs per target (runs/campaigns.py)."""
@@ -505,14 +516,15 @@ class CampaignSerializer(RejectsUnknownFields, serializers.ModelSerializer):
                                        help_text="Launch a campaign whose footprint is large (400 under confirm otherwise).")
     created_by = serializers.CharField(source="created_by.get_username", read_only=True, default=None, allow_null=True,
                                        help_text="Who launched it.")
-    state = serializers.SerializerMethodField(help_text="queued, running, finished or cancelled: derived from its runs.")
+    state = serializers.SerializerMethodField(
+        help_text="queued, running, paused, finished or cancelled: derived from its runs (and paused_at).")
     cells = serializers.SerializerMethodField(help_text="Its cells, in order.")
 
     class Meta:
         model = Campaign
         fields = ["id", "name", "profile", "overrides", "targets", "repeats", "confirm", "reference", "created_by",
-                  "created_at", "state", "cells"]
-        read_only_fields = ["id", "created_at"]
+                  "created_at", "paused_at", "state", "cells"]
+        read_only_fields = ["id", "created_at", "paused_at"]
         extra_kwargs = {"name": {"help_text": "The campaign's name."},
                         "reference": {"help_text": "A vendor document (id) whose rows the campaign measures again."}}
 
@@ -522,7 +534,7 @@ class CampaignSerializer(RejectsUnknownFields, serializers.ModelSerializer):
         return campaign._cells
 
     def get_state(self, campaign) -> str:
-        return campaign_state(run.state for cell in self._cells(campaign) for run in cell.rounds.values())
+        return state_of_cells(campaign, self._cells(campaign))
 
     @extend_schema_field(CampaignCellSerializer(many=True))
     def get_cells(self, campaign):

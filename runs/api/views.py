@@ -31,7 +31,7 @@ from .. import actions, compare, history
 from ..models import DEFAULT_INTERLEAVED_REPEATS, BenchmarkProfile, Campaign, Run, RunState, Schedule, Target
 from ..record import csv_response, json_response
 from ..schedules import delete_schedule, save_schedule, set_enabled
-from ..campaigns import cancel_campaign, launch_campaign, state_of
+from ..campaigns import cancel_campaign, launch_campaign, pause_campaign, resume_campaign, state_of
 from ..services import launch_interleaved, launch_run, profile_in_use
 from ..permissions import IsOperator, IsStaffToWrite, MayEditProfile, check_may_change_campaign, check_may_change_run
 from ..views import RunFilter
@@ -430,6 +430,10 @@ class ScheduleViewSet(OperatorAPIMixin, viewsets.ModelViewSet):
         return self._set_enabled(True)
 
 
+CAMPAIGN_PAUSE_CONFLICT = OpenApiResponse(
+    error_component("CampaignPauseConflict", "conflict", campaign=CampaignSerializer()),
+    description="Pause: already paused, or no run left to start. Resume: not paused.",
+)
 CAMPAIGN_CANCEL_CONFLICT = OpenApiResponse(
     error_component("CampaignCancelConflict", "conflict", campaign=CampaignSerializer()),
     description="Every run of the campaign has already ended: nothing to cancel.",
@@ -476,3 +480,33 @@ class CampaignViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOn
             body = error_body(_("Campaign %(id)s has nothing left to cancel (%(state)s).") % {
                 "id": campaign.pk, "state": state_of(campaign)}, "conflict", campaign=body)
         return Response(body, status=status.HTTP_202_ACCEPTED if changed else status.HTTP_409_CONFLICT)
+
+    @extend_schema(request=None, responses={
+        200: OpenApiResponse(CampaignSerializer, description="Its queued runs held; its active runs finish."),
+        409: CAMPAIGN_PAUSE_CONFLICT, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND})
+    @action(detail=True, methods=["post"])
+    def pause(self, request, pk=None, version=None):
+        """Pause: no run of the campaign starts until it resumes; the runs already active finish."""
+        campaign = self.get_object()
+        check_may_change_campaign(request.user, campaign, _("You can only pause your own campaigns."))
+        if pause_campaign(campaign):
+            return Response(CampaignSerializer(campaign, context={"request": request}).data)
+        reason = (_("Campaign %(id)s is already paused.") if campaign.paused_at else
+                  _("Campaign %(id)s has no run left to start (%(state)s).")) % {"id": campaign.pk, "state": state_of(campaign)}
+        return self._conflict(campaign, reason)
+
+    @extend_schema(request=None, responses={
+        200: OpenApiResponse(CampaignSerializer, description="Its held runs queued again, in their rounds' order."),
+        409: CAMPAIGN_PAUSE_CONFLICT, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND})
+    @action(detail=True, methods=["post"])
+    def resume(self, request, pk=None, version=None):
+        campaign = self.get_object()
+        check_may_change_campaign(request.user, campaign, _("You can only resume your own campaigns."))
+        if resume_campaign(campaign):
+            return Response(CampaignSerializer(campaign, context={"request": request}).data)
+        return self._conflict(campaign, _("Campaign %(id)s is not paused (%(state)s).") % {
+            "id": campaign.pk, "state": state_of(campaign)})
+
+    def _conflict(self, campaign, reason):
+        body = CampaignSerializer(campaign, context={"request": self.request}).data
+        return Response(error_body(reason, "conflict", campaign=body), status=status.HTTP_409_CONFLICT)
