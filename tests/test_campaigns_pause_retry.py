@@ -137,7 +137,7 @@ def test_a_cancelled_or_hand_launched_run_is_not_retried_and_a_paused_campaigns_
     assert not Run.objects.filter(retry_of=by_hand).exists()
 
     campaign = launched(profiles, user, [target], repeats=3)
-    one, two, three = campaign_runs(campaign)
+    one, *_later = campaign_runs(campaign)
     actions.claim(one, "w", 1, "h", 2)
     assert api.post(f"/api/v1/campaigns/{campaign.pk}/pause/").status_code == 200
     actions.fail(Run.objects.get(pk=one.pk), "lost while the campaign was paused")
