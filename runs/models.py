@@ -967,6 +967,16 @@ class Campaign(models.Model):
                               help_text=_("The launch id its cells' repeat groups share."))
     paused_at = models.DateTimeField(null=True, blank=True, help_text=_(
         "Set while the campaign is paused: its queued runs are held (Run.held), its active runs finish."))
+    # Its edition (runs/campaign_edition.py): the drafted data file, reviewed, then imported as a document.
+    draft = models.JSONField(default=dict, blank=True, help_text=_(
+        "The drafted edition: a data file in the catalogue's format, what publishing imports."))
+    drafted_at = models.DateTimeField(null=True, blank=True)
+    drafted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    edition = models.ForeignKey("whitepaper.Document", on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+                                help_text=_("The published edition (a document of internal measurements)."))
+    published_at = models.DateTimeField(null=True, blank=True)
+    published_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                     related_name="+")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -60,7 +60,7 @@ def publish_run(run_id, *, user=None, acknowledge_other_load=False):
     target, summary = run.target, run.summary
     if not (target.vcpus and target.memory_gb) and not target.flavor_id:
         raise ValidationError(_("Set the target's vCPUs and memory (or its catalogue flavour) before publishing."))
-    methodology = _methodology_for(run)
+    methodology = methodology_for(run)
     figures = published_figures(run)
     # Under the target's catalogue flavour when it names one; else an internal flavour of its declared size.
     # Never a vendor family matched by name: the target's free-text family is not the vendor's.
@@ -177,7 +177,7 @@ def setup_key(setup):
     return hashlib.sha256(json.dumps(setup, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
-def _methodology_for(run):
+def methodology_for(run):
     """The methodology of this run's set-up: shared with earlier rows of exactly the same set-up, never another's."""
     setup, profile = measurement_setup(run), run.profile
     key = setup_key(setup)

@@ -1,7 +1,7 @@
 # Staff pages for targets and runs (/runs/...).
 from django.urls import path
 
-from . import views
+from . import edition_views, views
 
 app_name = "runs"
 urlpatterns = [
@@ -19,6 +19,8 @@ urlpatterns = [
     path("<int:pk>/publish/", views.run_publish, name="run-publish"),
     path("<int:pk>/retract/", views.run_retract, name="run-retract"),
     path("<int:pk>/drop-leftovers/", views.run_drop_leftovers, name="run-drop-leftovers"),
+    path("campaigns/<int:pk>/edition/", edition_views.campaign_edition, name="campaign-edition"),
+    path("campaigns/<int:pk>/edition.yaml", edition_views.campaign_edition_file, name="campaign-edition-file"),
     path("schedules/", views.schedule_list, name="schedule-list"),
     path("schedules/new/", views.schedule_form, name="schedule-new"),
     path("schedules/<int:pk>/", views.schedule_form, name="schedule-edit"),

@@ -6,6 +6,7 @@ writes one parsed document in one transaction: a second import of the same file 
 """
 
 import datetime
+import math
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -17,6 +18,7 @@ from django.urls import reverse
 
 from . import newest, order_key, webhooks
 from .freshness import touch
+from .measurement import Measurement
 from .metrics import METRICS
 from .models import (
     MEMORY_RATIO_RE,
@@ -70,6 +72,7 @@ class ParsedRow:
     values: dict  # identity columns -> str
     metrics: dict  # metric name -> (number, printed)
     iops_depends_on_disk: bool = False
+    measurement: dict = field(default_factory=dict)  # an internal edition's row: its series (Measurement JSON)
 
 
 @dataclass
@@ -241,6 +244,41 @@ def _parse_row(path, label, position, cells, columns, defaults):
     return ParsedRow(position, values, metrics, on_disk)
 
 
+MEASUREMENT_NUMBERS = ("stdev", "cv", "tps_ci_low", "tps_ci_high")
+
+
+def _measured(text):
+    """A measured figure as the drafting wrote it (a float's digits, not a printed cell): finite, not negative."""
+    value = float(str(text))
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"not a measured figure: {text!r}")
+    return value
+
+
+def _parse_measurement(path, label, position, raw):
+    """An internal edition's row's series (whitepaper/data/README.md, `measurements`): its runs' TPS as measured,
+    n, the standard deviation, the coefficient of variation and the 95 % interval of the mean, as the drafting
+    computed them (runs/stats.py), and the interval's method; stored as the row's Measurement."""
+    where = "measurements"
+    if not isinstance(raw, dict) or set(raw) - {"n", "tps_runs", "method", *MEASUREMENT_NUMBERS}:
+        raise DataFileError(path, "a measurement is a mapping of n, tps_runs, stdev, cv, tps_ci_low, tps_ci_high, method",
+                            label, position, where)
+    try:
+        n = parse_number(_text(path, raw.get("n"), "n", label, position), "int")
+        runs = [_measured(v) for v in raw.get("tps_runs") or []]
+        numbers = {k: _measured(raw[k]) if raw.get(k) not in (None, "") else None for k in MEASUREMENT_NUMBERS}
+    except (ValueError, TypeError) as exc:
+        raise DataFileError(path, str(exc), label, position, where) from None
+    if n < 1 or len(runs) != n:
+        raise DataFileError(path, f"n ({n}) must be at least 1 and count tps_runs ({len(runs)})", label, position, where)
+    method = _text(path, raw.get("method"), "method", label, position)
+    low, high = numbers["tps_ci_low"], numbers["tps_ci_high"]
+    repeats = {"runs": [], "tps": runs, "n": n, "mean": round(sum(runs) / n, 2), "stdev": numbers["stdev"],
+               "cv": numbers["cv"], "ci_low": low, "ci_high": high, "method": method}
+    tps_ci = {"low": low, "high": high, "n": n, "cv": numbers["cv"], "method": method} if low is not None else None
+    return Measurement(n=n, tps_ci=tps_ci, repeats=repeats).to_json()
+
+
 def _parse_table(path, position, raw, methodology_slugs):
     if not isinstance(raw, dict):
         raise DataFileError(path, "each table must be a mapping", field="tables")
@@ -271,9 +309,14 @@ def _parse_table(path, position, raw, methodology_slugs):
                         _text(path, raw.get("heading"), "heading", label),
                         _text(path, raw.get("heading_en"), "heading_en", label),
                         _text(path, raw.get("version_example"), "version_example", label) == "true")
+    measurements = raw.get("measurements")
+    if measurements is not None and (not isinstance(measurements, list) or len(measurements) != len(raw["rows"])):
+        raise DataFileError(path, "measurements must be a list with one entry per row", label, field="measurements")
     seen = {}
     for row_position, cells in enumerate(raw["rows"], start=1):
         row = _parse_row(path, label, row_position, cells, columns, defaults)
+        if measurements is not None:
+            row.measurement = _parse_measurement(path, label, row_position, measurements[row_position - 1])
         key = tuple(row.values.get(k, row.metrics.get(k, (None,))[0]) for k in ROW_IDENTITY)
         if key in seen:
             raise DataFileError(path, f"duplicate row: same flavour and conditions as row {seen[key]}",
@@ -470,7 +513,7 @@ def _import_row(report, vendor, engines, families, table_obj, row):
     )
     values = {
         "engine_version": version, "flavor": flavor, "deployment": v["deployment"], "edition": v["edition"],
-        "iops_depends_on_disk": row.iops_depends_on_disk,
+        "iops_depends_on_disk": row.iops_depends_on_disk, "measurement": row.measurement,
         "printed": {name: printed for name, (_, printed) in row.metrics.items()},
         **{m.name: row.metrics.get(m.name, (None,))[0] for m in METRICS},
     }

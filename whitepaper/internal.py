@@ -125,6 +125,20 @@ def retract_internal_result(result_id):
             methodology.delete()
 
 
+@transaction.atomic
+def retract_internal_document(document_id):
+    """Take a whole document of internal measurements (a campaign's edition) out of the catalogue: its rows, tables,
+    methodologies and the document itself (a vendor's document is never removed here). False if it is gone."""
+    document = Document.objects.filter(pk=document_id, vendor__slug=INTERNAL_VENDOR_SLUG).first()
+    if document is None:
+        return False
+    PublishedResult.objects.filter(table__document=document).delete()  # freshness bumps the catalogue stamp
+    ResultTable.objects.filter(document=document).delete()
+    Methodology.objects.filter(document=document).delete()
+    document.delete()
+    return True
+
+
 def _internal_flavor(vendor, size):
     family, _created = InstanceFamily.objects.get_or_create(vendor=vendor, slug=INTERNAL_FAMILY["slug"], defaults={
         "name": INTERNAL_FAMILY["name"], "name_zh": INTERNAL_FAMILY["name_zh"]})

@@ -1,7 +1,9 @@
 import django_filters
+from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
@@ -23,7 +25,7 @@ from config.api import ERROR, PARAMETER_ERRORS, error_body, error_component
 from config.deprecation import mark_deprecated
 from config.authentication import BearerOrTokenAuthentication
 from config.limits import MAX_ID, IdField, is_id
-from config.permissions import MethodIsAllowed
+from config.permissions import MethodIsAllowed, is_staff
 from config.pagination import CatalogPagination
 from whitepaper.api.params import StrictOrderingFilter, unknown_params
 
@@ -31,6 +33,7 @@ from .. import actions, compare, history
 from ..models import DEFAULT_INTERLEAVED_REPEATS, BenchmarkProfile, Campaign, Run, RunState, Schedule, Target
 from ..record import csv_response, json_response
 from ..schedules import delete_schedule, save_schedule, set_enabled
+from ..campaign_edition import EditionError, draft_edition, publish_edition
 from ..campaigns import cancel_campaign, launch_campaign, pause_campaign, resume_campaign, state_of
 from ..services import launch_interleaved, launch_run, profile_in_use
 from ..permissions import IsOperator, IsStaffToWrite, MayEditProfile, check_may_change_campaign, check_may_change_run
@@ -434,6 +437,23 @@ CAMPAIGN_PAUSE_CONFLICT = OpenApiResponse(
     error_component("CampaignPauseConflict", "conflict", campaign=CampaignSerializer()),
     description="Pause: already paused, or no run left to start. Resume: not paused.",
 )
+CAMPAIGN_EDITION_CONFLICT = OpenApiResponse(
+    error_component("CampaignEditionConflict", "conflict", campaign=CampaignSerializer()),
+    description="Draft: no cell has a succeeded run. Publish: nothing drafted, or its document's slug is taken.",
+)
+STAFF_ONLY = OpenApiResponse(ERROR, description="Authenticated, but not staff.")
+CAMPAIGN_DRAFT = inline_serializer("CampaignDraft", {
+    "slug": serializers.CharField(help_text="The draft document's slug (internal-<date>-<series>)."),
+    "tables": serializers.IntegerField(help_text="Its tables."),
+    "rows": serializers.IntegerField(help_text="Its rows (one per flavour measured)."),
+    "review_url": serializers.URLField(help_text="The review page (HTML)."),
+    "data_file_url": serializers.URLField(help_text="The draft as a data file in the catalogue's format (YAML)."),
+})
+CAMPAIGN_PUBLISHED = inline_serializer("CampaignPublished", {
+    "document": serializers.CharField(help_text="The published document's slug."),
+    "url": serializers.URLField(help_text="The document in the API."),
+    "html_url": serializers.URLField(help_text="The document's page."),
+})
 CAMPAIGN_CANCEL_CONFLICT = OpenApiResponse(
     error_component("CampaignCancelConflict", "conflict", campaign=CampaignSerializer()),
     description="Every run of the campaign has already ended: nothing to cancel.",
@@ -506,6 +526,48 @@ class CampaignViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOn
             return Response(CampaignSerializer(campaign, context={"request": request}).data)
         return self._conflict(campaign, _("Campaign %(id)s is not paused (%(state)s).") % {
             "id": campaign.pk, "state": state_of(campaign)})
+
+    @extend_schema(request=None, responses={
+        201: OpenApiResponse(CAMPAIGN_DRAFT, description="Drafted from the cells finished so far (an earlier draft replaced)."),
+        409: CAMPAIGN_EDITION_CONFLICT, 401: UNAUTHENTICATED, 403: STAFF_ONLY, 404: NOT_FOUND})
+    @action(detail=True, methods=["post"])
+    def draft(self, request, pk=None, version=None):
+        """Draft the campaign's edition (staff): a data file in the catalogue's format, one table per engine version,
+        family and memory ratio, one row per flavour with the mean of its cell's runs, n and the 95 % interval."""
+        campaign = self._staff_campaign(request)
+        try:
+            data = draft_edition(campaign, request.user)
+        except EditionError as exc:
+            return self._conflict(campaign, " ".join(exc.messages))
+        return Response(self._draft_body(campaign, data), status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={
+        200: OpenApiResponse(CAMPAIGN_PUBLISHED, description="The drafted edition imported as a document of internal measurements."),
+        409: CAMPAIGN_EDITION_CONFLICT, 401: UNAUTHENTICATED, 403: STAFF_ONLY, 404: NOT_FOUND})
+    @action(detail=True, methods=["post"])
+    def publish(self, request, pk=None, version=None):
+        """Publish the drafted edition (staff): exactly the draft, as a document labelled internal everywhere."""
+        campaign = self._staff_campaign(request)
+        try:
+            document = publish_edition(campaign, request.user)
+        except EditionError as exc:
+            return self._conflict(campaign, " ".join(exc.messages))
+        return Response({"document": document.slug,
+                         "url": request.build_absolute_uri(reverse("v1:document-detail", args=[document.slug])),
+                         "html_url": request.build_absolute_uri(document.get_absolute_url())})
+
+    def _staff_campaign(self, request):
+        campaign = self.get_object()
+        if not is_staff(request.user):
+            raise PermissionDenied(_("Only staff can draft or publish a campaign's edition."))
+        return campaign
+
+    def _draft_body(self, campaign, data):
+        request = self.request
+        return {"slug": data["document"]["slug"], "tables": len(data["tables"]),
+                "rows": sum(len(t["rows"]) for t in data["tables"]),
+                "review_url": request.build_absolute_uri(reverse("runs:campaign-edition", args=[campaign.pk])),
+                "data_file_url": request.build_absolute_uri(reverse("runs:campaign-edition-file", args=[campaign.pk]))}
 
     def _conflict(self, campaign, reason):
         body = CampaignSerializer(campaign, context={"request": self.request}).data

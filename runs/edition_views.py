@@ -1,0 +1,79 @@
+"""A campaign's edition, for staff (issue 47.4-5): the review page (the drafted tables and methodology, the diff
+against the previous edition of the series with the verdict rule's word on each changed figure, and the reference
+document's printed figures beside ours with what differs in the set-up), drafting, publishing, retracting, and the
+data file. Operators read the review; staff draft, publish and retract."""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods
+
+from config.permissions import is_staff
+
+from .campaign_edition import (EditionError, draft_edition, draft_tables, export_text, publish_edition, reference_rows,
+                               retract_edition, review)
+from .models import Campaign
+from .permissions import operator_required
+
+
+def _campaign(pk):
+    return get_object_or_404(Campaign.objects.select_related("profile", "reference", "edition", "drafted_by"), pk=pk)
+
+
+def review_url(campaign):
+    return reverse("runs:campaign-edition", args=[campaign.pk])
+
+
+@operator_required
+@require_http_methods(["GET", "POST"])
+def campaign_edition(request, pk):
+    campaign = _campaign(pk)
+    if request.method == "POST":
+        return _act(request, campaign)
+    context = {"campaign": campaign, "draft": campaign.draft or None, "may_publish": is_staff(request.user),
+               "tables": draft_tables(campaign.draft) if campaign.draft else [],
+               "reference": reference_rows(campaign) if campaign.draft else []}
+    if campaign.draft:
+        context["previous"], context["diff_tables"] = review(campaign)
+    return render(request, "runs/campaign_edition.html", context)
+
+
+def _act(request, campaign):
+    """POST action=draft | publish (with confirm=yes) | retract: staff only; each refusal said, nothing changed."""
+    if not is_staff(request.user):
+        raise PermissionDenied(_("Only staff can draft, publish or retract an edition."))
+    action = request.POST.get("action")
+    try:
+        if action == "draft":
+            draft_edition(campaign, request.user)
+            messages.success(request, _("Drafted from the cells finished so far: review it below."))
+        elif action == "publish":
+            if request.POST.get("confirm") != "yes":
+                raise EditionError(_("Tick “I have reviewed the draft” to publish it."))
+            document = publish_edition(campaign, request.user)
+            messages.success(request, _("Published as %(slug)s.") % {"slug": document.slug})
+        elif action == "retract":
+            retract_edition(campaign)
+            messages.success(request, _("The edition was retracted: its document is gone from the catalogue."))
+        else:
+            raise EditionError(_("Unknown action %(action)r: draft, publish or retract.") % {"action": action})
+    except EditionError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect(review_url(campaign))
+    return redirect(review_url(campaign))
+
+
+@operator_required
+@require_GET
+def campaign_edition_file(request, pk):
+    """The drafted edition as the data file a catalogue imports (whitepaper/data/README.md)."""
+    campaign = _campaign(pk)
+    if not campaign.draft:
+        return HttpResponse(_("Campaign %(id)s has no drafted edition.") % {"id": campaign.pk}, status=404,
+                            content_type="text/plain; charset=utf-8")
+    response = HttpResponse(export_text(campaign), content_type="application/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{campaign.draft["document"]["slug"]}.yaml"'
+    return response
