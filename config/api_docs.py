@@ -120,6 +120,7 @@ COMPONENT_FIELDS = {
     ("CancelConflict", "run"): "The run as it is now.",
     ("CampaignCancelConflict", "campaign"): "The campaign as it is now.",
     ("CampaignPauseConflict", "campaign"): "The campaign as it is now.",
+    ("CampaignEditionConflict", "campaign"): "The campaign as it is now.",
 }
 
 # Query parameter name -> an example value (parameters with an enum or a boolean take their first value).

@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 
 from whitepaper.drafting.draft import dump
 from whitepaper.drafting.review import edition_diff
-from whitepaper.importer import import_files, parse_document_file
+from whitepaper.importer import DataFileError, import_files, parse_document_file
 from whitepaper.internal import retract_internal_document
 from whitepaper.models import INTERNAL_VENDOR_SLUG, Document, InstanceFamily, PublishedResult
 
@@ -176,7 +176,10 @@ def draft_edition(campaign, user, day=None):
             "id": campaign.pk})
     data = draft_data(campaign, drafted, day or timezone.localdate())
     with data_file(data) as path:
-        parse_document_file(path)  # the importer's own checks, now rather than at publishing
+        try:
+            parse_document_file(path)  # the importer's own checks, now rather than at publishing
+        except DataFileError as exc:
+            raise EditionError(_("The draft does not pass the catalogue's checks: %(why)s") % {"why": exc}) from None
     campaign.draft, campaign.drafted_at, campaign.drafted_by = data, timezone.now(), user
     campaign.save(update_fields=["draft", "drafted_at", "drafted_by"])
     return data

@@ -59,7 +59,7 @@ def _act(request, campaign):
             retract_edition(campaign)
             messages.success(request, _("The edition was retracted: its document is gone from the catalogue."))
         else:
-            raise EditionError(_("Unknown action %(action)r: draft, publish or retract.") % {"action": action})
+            raise EditionError(_("Unknown action “%(action)s”: draft, publish or retract.") % {"action": action or ""})
     except EditionError as exc:
         messages.error(request, " ".join(exc.messages))
         return redirect(review_url(campaign))

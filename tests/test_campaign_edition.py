@@ -219,3 +219,40 @@ def test_the_exported_file_imports_into_a_fresh_catalogue_with_the_same_rows(pro
     fresh = json.loads(done.stdout.strip().splitlines()[-1])
     here = json.loads(json.dumps(rows_of(slug), default=str))
     assert len(here) == 3 and fresh == here
+
+
+def test_two_runs_far_apart_keep_their_interval_as_computed_below_zero(profiles):
+    campaign = measured_campaign(profiles, [make_targets()["mysql"]], [[100.0, 300.0]], name="Far apart")
+    api = staff_api()
+    assert api.post(f"/api/v1/campaigns/{campaign.pk}/draft/").status_code == 201
+    assert api.post(f"/api/v1/campaigns/{campaign.pk}/publish/").status_code == 200
+    [row] = PublishedResult.objects.filter(table__document=Campaign.objects.get(pk=campaign.pk).edition)
+    # 200 ± t(0.975, 1) · 141.42 / √2 = 200 ± 12.7062 · 100: the low end below zero, said as it is.
+    assert row.measurement["tps_ci"]["low"] == pytest.approx(200 - 1270.62, abs=0.01)
+    assert row.measurement["tps_ci"]["high"] == pytest.approx(200 + 1270.62, abs=0.01)
+
+
+def test_a_data_files_measurements_are_checked_naming_the_table_row_and_field(tmp_path):
+    from whitepaper.importer import DataFileError, parse_document_file
+
+    good = {"n": "2", "tps_runs": ["1.5", "2.5"], "stdev": "0.7", "cv": "0.35", "tps_ci_low": "-4.3", "tps_ci_high": "8.3",
+            "method": "t"}
+    base = {"document": {"slug": "internal-2026-01-01-x", "vendor": "internal", "title": "x", "published": "2026-01-01"},
+            "methodologies": [{"slug": "m-x", "name": "x"}],
+            "tables": [{"label": "t", "methodology": "m-x", "engine": "mysql", "columns": ["vcpus", "memory_gb", "tps"],
+                        "rows": [["2", "4", "2.00"]], "measurements": [good]}]}
+    path = tmp_path / "x.yaml"
+    path.write_text(yaml.safe_dump(base))
+    [row] = parse_document_file(path).tables[0].rows
+    assert row.measurement["n"] == 2 and row.measurement["repeats"]["tps"] == [1.5, 2.5]
+    for bad, reason in [({**good, "n": "3"}, "count tps_runs"), ({**good, "tps_runs": ["1.5", "-2"]}, "not a measured"),
+                        ({**good, "extra": "1"}, "a measurement is a mapping"), ({**good, "cv": "x"}, "could not convert")]:
+        base["tables"][0]["measurements"] = [bad]
+        path.write_text(yaml.safe_dump(base))
+        with pytest.raises(DataFileError) as caught:
+            parse_document_file(path)
+        assert "row 1" in str(caught.value) and "measurements" in str(caught.value) and reason in str(caught.value)
+    base["tables"][0]["measurements"] = [good, good]
+    path.write_text(yaml.safe_dump(base))
+    with pytest.raises(DataFileError, match="one entry per row"):
+        parse_document_file(path)

@@ -247,10 +247,11 @@ def _parse_row(path, label, position, cells, columns, defaults):
 MEASUREMENT_NUMBERS = ("stdev", "cv", "tps_ci_low", "tps_ci_high")
 
 
-def _measured(text):
-    """A measured figure as the drafting wrote it (a float's digits, not a printed cell): finite, not negative."""
+def _measured(text, may_be_negative=False):
+    """A measured figure as the drafting wrote it (a float's digits, not a printed cell): finite, and not negative but
+    for an interval's low end (few runs far apart put the t interval's low end below zero: kept as computed)."""
     value = float(str(text))
-    if not math.isfinite(value) or value < 0:
+    if not math.isfinite(value) or (value < 0 and not may_be_negative):
         raise ValueError(f"not a measured figure: {text!r}")
     return value
 
@@ -266,7 +267,8 @@ def _parse_measurement(path, label, position, raw):
     try:
         n = parse_number(_text(path, raw.get("n"), "n", label, position), "int")
         runs = [_measured(v) for v in raw.get("tps_runs") or []]
-        numbers = {k: _measured(raw[k]) if raw.get(k) not in (None, "") else None for k in MEASUREMENT_NUMBERS}
+        numbers = {k: _measured(raw[k], may_be_negative=k == "tps_ci_low") if raw.get(k) not in (None, "") else None
+                   for k in MEASUREMENT_NUMBERS}
     except (ValueError, TypeError) as exc:
         raise DataFileError(path, str(exc), label, position, where) from None
     if n < 1 or len(runs) != n:

@@ -23,7 +23,7 @@ from .. import actions
 from ..drivers import Connection, get_driver, redact
 from ..execution import summarize
 from ..insight import run_insight
-from ..models import BenchmarkProfile, Run, RunState, Sample, Target
+from ..models import BenchmarkProfile, Campaign, Run, RunState, Sample, Target
 from ..workdir import WORKDIR_PREFIX
 
 RECORDED = Path(settings.BASE_DIR) / "tests" / "recorded"
@@ -112,6 +112,17 @@ def record_runs(client, host):
     call("get", "/api/v1/campaigns/", 200, "/api/v1/campaigns/?page_size=1")
     for verb, status in (("pause", 200), ("pause", 409), ("resume", 200), ("resume", 409)):
         call("post", f"/api/v1/campaigns/{{id}}/{verb}/", status, f"/api/v1/campaigns/{campaign['id']}/{verb}/", body={})
+    call("post", "/api/v1/campaigns/{id}/draft/", 409, f"/api/v1/campaigns/{campaign['id']}/draft/", body={})  # none ran
+    call("post", "/api/v1/campaigns/{id}/publish/", 409, f"/api/v1/campaigns/{campaign['id']}/publish/", body={})
+    # A campaign whose one cell's rounds are the two measured runs: drafted and published.
+    measured = call("post", "/api/v1/campaigns/", 201, body={"name": "quick edition", "profile": PROFILE,
+                                                             "targets": [target.pk], "repeats": 2})
+    group = Campaign.objects.get(pk=measured["id"]).cells.get().repeat_group
+    Run.objects.filter(repeat_group=group).delete()
+    for block, measured_one in enumerate(runs, start=1):
+        Run.objects.filter(pk=measured_one.pk).update(repeat_group=group, repeat_index=block, block=block)
+    call("post", "/api/v1/campaigns/{id}/draft/", 201, f"/api/v1/campaigns/{measured['id']}/draft/", body={})
+    call("post", "/api/v1/campaigns/{id}/publish/", 200, f"/api/v1/campaigns/{measured['id']}/publish/", body={})
     call("post", "/api/v1/campaigns/{id}/cancel/", 202, f"/api/v1/campaigns/{campaign['id']}/cancel/", body={})
     call("post", "/api/v1/campaigns/{id}/cancel/", 409, f"/api/v1/campaigns/{campaign['id']}/cancel/", body={})
     schedule = {"name": "nightly quick run", "target": target.pk, "profile": PROFILE, "cron": "0 3 * * *"}
