@@ -24,6 +24,7 @@ from whitepaper.drafting.draft import dump
 from whitepaper.drafting.review import edition_diff
 from whitepaper.importer import DataFileError, import_files, parse_document_file
 from whitepaper.internal import retract_internal_document
+from whitepaper.queries import version_sort_key
 from whitepaper.models import INTERNAL_VENDOR_SLUG, Document, InstanceFamily, PublishedResult
 
 from . import stats
@@ -31,7 +32,7 @@ from .access import short_version
 from .campaigns import cells
 from .models import Run
 from .publish import measurement_setup, methodology_for, published_figures, setup_key
-from .reproduce import is_decisive, methodology_differences
+from .reproduce import is_decisive, major_version, methodology_differences, run_engine
 
 COLUMNS = ["vcpus", "memory_gb", "tps", "qps", "latency_p95_ms"]
 ENGINE_NAMES = {"mysql": "MySQL", "postgresql": "PostgreSQL"}
@@ -131,7 +132,9 @@ def draft_data(campaign, drafted, day):
         first = members[0].runs[0]
         methodology = f"{slug}-{setup}"[:100]
         methodologies.setdefault(methodology, _methodology(methodology, first))
-        label = " · ".join(filter(None, [f"{ENGINE_NAMES.get(engine, engine)} {version}".strip(), family or None,
+        # MariaDB is filed under MySQL (runs/access.py short_version) and named as what it is.
+        server = version if version.startswith("MariaDB ") else f"{ENGINE_NAMES.get(engine, engine)} {version}".strip()
+        label = " · ".join(filter(None, [server, family or None,
                                          f"CPU:memory = {ratio}" if ratio else None, first.profile.name]))
         if len(setups_per_place[key[:4]]) > 1:
             label += f" · set-up {setup[:6]}"
@@ -143,7 +146,7 @@ def draft_data(campaign, drafted, day):
                        "engine": engine, "version": version, "family": family, "memory_ratio": ratio,
                        "methodology": methodology, "columns": COLUMNS, "rows": rows, "measurements": measurements})
     return {"document": {
-        "slug": slug, "vendor": INTERNAL_VENDOR_SLUG, "title": campaign.name, "title_en": campaign.name, "edition": "",
+        "slug": slug, "vendor": INTERNAL_VENDOR_SLUG, "title": campaign.name, "title_en": "", "edition": "",
         "published": day.isoformat(), "language": "en", "source_file": f"campaign {campaign.pk}",
         "notes": (f"Internal measurements: campaign {campaign.name!r}, {len(drafted)} target(s), up to {campaign.repeats} "
                   "runs each; each row's TPS and QPS are the mean of its runs, with n and the 95 % interval over them. "
@@ -322,22 +325,39 @@ class ReferenceRow:
 
 
 def reference_rows(campaign):
-    """For every counted cell, the reference document's rows of the same engine and size (vCPUs, memory)."""
+    """For every counted cell, the reference document's row it measures again (reference_row), with the comparison."""
     if campaign.reference_id is None:
         return []
-    drafted = draft_cells(campaign)
     candidates = list(PublishedResult.objects.filter(table__document_id=campaign.reference_id, tps__isnull=False)
-                      .select_related("flavor", "engine_version__engine", "table__methodology", "table__document")
+                      .select_related("flavor__family", "engine_version__engine", "table__methodology", "table__document")
                       .order_by("table__position", "position"))
     found = []
-    for d in drafted:
-        for result in candidates:
-            if (result.engine_version.engine.slug, result.flavor.vcpus, result.flavor.memory_gb) != (
-                    d.engine, d.cell.vcpus, d.cell.memory_gb):
-                continue
-            printed = (result.printed or {}).get("tps") or str(result.tps)
-            found.append(ReferenceRow(
-                cell=d.cell, result=result, printed_tps=printed, mean=d.series.mean, low=d.series.low,
-                high=d.series.high, n=d.series.n, ratio=d.series.mean / float(result.tps) if result.tps else None,
-                differences=methodology_differences(d.runs[0], result)))
+    for d in draft_cells(campaign):
+        result = reference_row(d, candidates)
+        if result is None:
+            continue
+        printed = (result.printed or {}).get("tps") or str(result.tps)
+        found.append(ReferenceRow(
+            cell=d.cell, result=result, printed_tps=printed, mean=d.series.mean, low=d.series.low, high=d.series.high,
+            n=d.series.n, ratio=d.series.mean / float(result.tps) if result.tps else None,
+            differences=methodology_differences(d.runs[0], result)))
     return found
+
+
+def reference_row(drafted, candidates):
+    """The one row of a reference document a cell measures again: the same engine, vCPUs and memory; of the cell's
+    declared family when the document prints that family; of the engine version the cell's server runs when the
+    document prints it, else of the document's newest version (the difference is then listed, as decisive); the first
+    such row in document order. None when the document has no row of that engine and size."""
+    rows = [r for r in candidates if (r.engine_version.engine.slug, r.flavor.vcpus, r.flavor.memory_gb) == (
+        drafted.engine, drafted.cell.vcpus, drafted.cell.memory_gb)]
+    same_family = [r for r in rows if r.flavor.family and r.flavor.family.slug == drafted.cell.family]
+    rows = same_family or rows
+    if not rows:
+        return None
+    measured = run_engine(drafted.runs[0])[1]
+    same_version = [r for r in rows if r.engine_version.version == major_version(measured, r.engine_version.version)]
+    if same_version:
+        return same_version[0]
+    newest = max(version_sort_key(r.engine_version.version) for r in rows)
+    return next(r for r in rows if version_sort_key(r.engine_version.version) == newest)

@@ -1,0 +1,105 @@
+"""A campaign's edition in Chromium (issue 47.4-5), at 1280 and 390 px in both languages: the review page (the
+drafted table with each row's n and interval, the diff against the previous edition of the series, the reference
+document's printed TPS beside ours) and, once published from the page, the edition's document page with its
+internal label; Back, Forward and reload keep each page right. TPS is on screen without sideways scrolling.
+PERFDASH_SCREENSHOTS=1 (scripts/screenshots.sh) writes docs/screenshots/campaign-edition-<width>[.zh-hans].png and
+campaign-edition-document-390[.zh-hans].png."""
+
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from runs.campaign_edition import draft_edition
+from runs.models import BenchmarkProfile
+from testbed.runs_support import make_targets, make_user, seed_profiles_for_tests
+from whitepaper.models import Document
+
+from .test_campaign_edition import measured_campaign
+from .test_campaigns import sized_mysql
+from .test_runs_pages_browser import NO_OVERFLOW, login
+
+pytestmark = pytest.mark.django_db(transaction=True)
+REFERENCE = "huawei-2025-10-21-mysql"
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+
+
+def edition_world():
+    """A series with an edition published a month ago and a new campaign drafted today, referring to a vendor's
+    MySQL edition."""
+    seed_profiles_for_tests()
+    profiles = {p.slug: p for p in BenchmarkProfile.objects.all()}
+    targets = [make_targets()["mysql"], sized_mysql("mysql-4-8", 4, 8), sized_mysql("mysql-8-16", 8, 16)]
+    staff = make_user("edition-browser-staff", staff=True)
+    old = measured_campaign(profiles, targets, [[470.0, 472.0, 468.0], [760.0, 770.0, 765.0], [1700.0, 1710.0, 1705.0]])
+    draft_edition(old, staff, day=timezone.localdate() - timedelta(days=30))
+    from runs.campaign_edition import publish_edition
+
+    publish_edition(old, staff)
+    new = measured_campaign(profiles, targets, [[471.0, 473.0, 469.5], [900.0, 905.0, 910.0], [1700.0, 1710.0, 1705.0]])
+    new.reference = Document.objects.get(slug=REFERENCE)
+    new.save(update_fields=["reference"])
+    draft_edition(new, staff)
+    return staff, new
+
+
+def tps_in_view(page, selector, width):
+    """Every TPS cell of `selector` lies within the viewport's width (no sideways scrolling to read it)."""
+    boxes = page.eval_on_selector_all(selector, "cells => cells.map(c => c.getBoundingClientRect().right)")
+    assert boxes and all(right <= width for right in boxes), (selector, boxes, width)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-hans"])
+def test_the_review_page_and_the_published_edition_read_well_at_1280_and_390_px(live_server, browser, lang):
+    staff, campaign = edition_world()
+    shots, suffix = os.environ.get("PERFDASH_SCREENSHOTS") == "1", "" if lang == "en" else ".zh-hans"
+    review = f"{live_server.url}/runs/campaigns/{campaign.pk}/edition/?lang={lang}"
+    for width in (1280, 390):
+        context = login(browser, live_server, staff, width)
+        page = context.new_page()
+        page.goto(review)
+        assert page.evaluate(NO_OVERFLOW), f"the review page is wider than {width} px"
+        tps_in_view(page, ".edition-rows td.tps", width)
+        assert page.locator(".edition-rows td.tps").all_inner_texts() == ["471.17", "905.00", "1705.00"]
+        assert page.locator(".edition-rows td.n").all_inner_texts() == ["3", "3", "3"]
+        verdicts = page.eval_on_selector_all("#edition-previous li", "li => li.map(l => [l.dataset.status, l.dataset.change])")
+        assert verdicts == [["changed", "false"], ["changed", "true"], ["same", "false"]], verdicts
+        printed = page.locator("#edition-reference .printed").all_inner_texts()
+        # One row each: the targets' family (general), and MariaDB is no MySQL version the document prints, so its
+        # newest, 8.0 (table 4-1): 434, 1363, 2014, as printed; the engine and version named as differing.
+        assert printed == ["434", "1363", "2014"], printed
+        tps_in_view(page, "#edition-reference .ours", width)
+        keys = page.eval_on_selector_all("#edition-reference article:first-of-type li", "li => li.map(l => l.dataset.key)")
+        assert {"engine", "major_version"} <= set(keys), keys
+        heading = page.locator("#edition-previous h2").inner_text()
+        assert heading == ("Against the previous edition of the series" if lang == "en" else "与本系列上一版本对比")
+        if shots:
+            page.screenshot(path=str(SCREENSHOTS / f"campaign-edition-{width}{suffix}.png"), full_page=True)
+        context.close()
+
+    # Published from the page (the box ticked), then its document page; Back, Forward and reload.
+    context = login(browser, live_server, staff, 390)
+    page = context.new_page()
+    page.goto(review)
+    page.check("#edition-publish input[name=confirm]")
+    page.click("#edition-publish button")
+    page.wait_for_selector("#edition-published a")
+    page.click("#edition-published a")
+    page.wait_for_selector("table")
+    document_url = page.url
+    assert "/documents/internal-" in document_url
+    assert page.evaluate(NO_OVERFLOW), "the edition's page is wider than 390 px"
+    label = "Internal measurement" if lang == "en" else "内部测量"
+    assert label in page.inner_text("main")
+    if shots:
+        page.screenshot(path=str(SCREENSHOTS / f"campaign-edition-document-390{suffix}.png"))
+    page.go_back()
+    page.wait_for_selector("#edition-published")
+    assert "/edition/" in page.url
+    page.go_forward()
+    page.wait_for_url(document_url)
+    page.reload()
+    assert label in page.inner_text("main") and "905.00" in page.inner_text("main")
+    context.close()
