@@ -127,6 +127,10 @@ def test_publishing_imports_the_draft_as_an_internal_document_and_retracting_rem
     first_runs = [Run.objects.filter(published_result=r).get() for r in stored]
     assert [r.summary["tps"] for r in first_runs] == [100.0, 200.0, 400.5]
     assert anonymous.get(f"/documents/{slug}/").status_code == 200
+    # The feed: the edition as one entry, under its vendor's name (internal), not an entry per row.
+    feed = anonymous.get("/feed/").content.decode()
+    assert feed.count(f"Internal measurements: Quick matrix, {timezone.localdate():%Y-%m-%d}") == 1
+    assert "Internal measurement: MariaDB" not in feed
     assert anonymous.get(first_runs[0].published_result.run_record_url).status_code == 200
 
     assert api.post(f"/api/v1/campaigns/{campaign.pk}/publish/").status_code == 200  # publishing again: the same rows
