@@ -494,12 +494,10 @@ class CampaignViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOn
     def cancel(self, request, pk=None, version=None):
         campaign = self.get_object()
         check_may_change_campaign(request.user, campaign, _("You can only cancel your own campaigns."))
-        changed = cancel_campaign(campaign, request.user)
-        body = CampaignSerializer(campaign, context={"request": request}).data
-        if not changed:
-            body = error_body(_("Campaign %(id)s has nothing left to cancel (%(state)s).") % {
-                "id": campaign.pk, "state": state_of(campaign)}, "conflict", campaign=body)
-        return Response(body, status=status.HTTP_202_ACCEPTED if changed else status.HTTP_409_CONFLICT)
+        if not cancel_campaign(campaign, request.user):
+            return self._conflict(campaign, _("Campaign %(id)s has nothing left to cancel (%(state)s).") % {
+                "id": campaign.pk, "state": state_of(campaign)})
+        return Response(CampaignSerializer(campaign, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=None, responses={
         200: OpenApiResponse(CampaignSerializer, description="Its queued runs held; its active runs finish."),
