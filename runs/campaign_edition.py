@@ -24,8 +24,8 @@ from whitepaper.drafting.draft import dump
 from whitepaper.drafting.review import edition_diff
 from whitepaper.importer import DataFileError, import_files, parse_document_file
 from whitepaper.internal import retract_internal_document
-from whitepaper.queries import version_sort_key
 from whitepaper.models import INTERNAL_VENDOR_SLUG, Document, InstanceFamily, PublishedResult
+from whitepaper.queries import version_sort_key
 
 from . import stats
 from .access import short_version

@@ -93,7 +93,7 @@ def test_the_draft_is_one_table_a_row_per_flavour_with_the_mean_n_and_interval(p
     assert [r[:4] for r in table["rows"]] == [["2", "4", "110.00", "2200.00"], ["4", "8", "204.00", "4080.00"],
                                               ["8", "16", "400.33", "8006.67"]]
     for values, measured in zip(TPS, table["measurements"]):
-        mean, low, high, cv = interval(values)
+        _mean, low, high, cv = interval(values)
         assert measured["n"] == "3" and [float(v) for v in measured["tps_runs"]] == values
         assert float(measured["tps_ci_low"]) == pytest.approx(low, abs=1e-3)
         assert float(measured["tps_ci_high"]) == pytest.approx(high, abs=1e-3)

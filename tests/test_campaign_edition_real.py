@@ -5,6 +5,7 @@ Each row's TPS is checked against the runs as the runs API reports them and as t
 log (never against the draft itself); with a reference document, the review page puts the document's printed figure,
 read here from its data file, beside our mean and names what differs in the set-up."""
 
+import statistics
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
@@ -13,7 +14,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from runs.models import BenchmarkProfile, Target
+from runs.models import Target
 from testbed.runs_support import DB_USER, PASSWORD, PG_DB, make_targets, make_user
 from whitepaper.importer import DATA_DIR
 
@@ -71,6 +72,9 @@ def test_a_sysbench_campaign_on_three_sizes_drafts_one_table_of_three_rows(commi
         from_api = [r["summary"]["tps"] for r in runs]
         from_logs = [tps_from_log(r) for r in (api_run_model(run) for run in cell["runs"])]
         assert from_api == pytest.approx(from_logs, rel=1e-6)  # the runs API says what the tool printed
+        # The cell's series (the campaign's API) is the tool's: its mean and coefficient of variation.
+        assert cell["mean_tps"] == pytest.approx(statistics.fmean(from_logs), abs=0.006)
+        assert cell["cv"] == pytest.approx(statistics.stdev(from_logs) / statistics.fmean(from_logs), abs=1e-4)
         assert row[:2] == [str(cell["vcpus"]), str(cell["memory_gb"])]
         assert row[2] == two_places(sum(from_logs) / 3)
         assert measured["n"] == "3" and [float(v) for v in measured["tps_runs"]] == pytest.approx(from_logs, rel=1e-6)

@@ -5,9 +5,8 @@ action the page and the API will call).
 Without a worker: a launch stores one cell per target with the target's declared size, one repeat group per cell
 sharing the campaign's launch id, runs created round by round (each round every cell once); a bad launch names each
 field and stores nothing, and the footprint asked to confirm is the whole campaign's. With the real worker and the
-machine's MariaDB: 2 targets x 2 repeats finish, and each cell's series is the mean of the TPS sysbench printed."""
-
-import statistics
+machine's MariaDB: tests/test_campaign_edition_real.py (3 targets x 3 repeats, each cell's series against the TPS
+sysbench printed, and the edition drafted from them)."""
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -15,7 +14,6 @@ from django.core.exceptions import ValidationError
 from runs.campaigns import campaign_state, cancel_campaign, cells, launch_campaign, state_of
 from runs.models import Campaign, CampaignCell, RepeatGroup, Run, RunState, Target
 from testbed.runs_support import DB_USER, MYSQL_DB, PASSWORD, make_targets, make_user
-from tests.test_runs_interleaved import finish_all, tps_from_log
 
 SYSBENCH = "sysbench-oltp-rw-mysql-quick"
 
@@ -112,23 +110,3 @@ def test_its_state_is_derived_from_its_runs():
     assert campaign_state([s, q]) == "running" and campaign_state([r, q]) == "running"
     assert campaign_state([s, f]) == "finished" and campaign_state([s, c, q]) == "running"
     assert campaign_state([s, c]) == "cancelled"
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_real_campaign_finishes_with_each_cells_series(committed, worker):
-    from runs.models import BenchmarkProfile
-
-    user = make_user("campaign-real", operator=True)
-    small, large = make_targets()["mysql"], sized_mysql("mysql-4-8", 4, 8)
-    quick = {"duration_s": 2, "report_interval_s": 1, "warmup_s": 1, "threads": 1}
-    campaign = launch_campaign(name="real", profile=BenchmarkProfile.objects.get(slug=SYSBENCH), overrides=quick,
-                               targets=[small, large], user=user, repeats=2)
-    finish_all(Run.objects.filter(repeat_group__campaign_cell__campaign=campaign).values_list("pk", flat=True))
-    assert state_of(campaign) == "finished"
-    for cell in cells(campaign):
-        assert cell.state == "finished" and sorted(cell.rounds) == [1, 2]
-        printed = [tps_from_log(run) for run in Run.objects.filter(repeat_group=cell.repeat_group)]
-        assert cell.series.n == 2
-        assert cell.series.mean == pytest.approx(statistics.fmean(printed), rel=1e-3)
-        assert cell.series.cv == pytest.approx(statistics.stdev(printed) / statistics.fmean(printed), rel=1e-2, abs=1e-4)
-        assert cell.series.low < cell.series.mean < cell.series.high
