@@ -49,6 +49,10 @@ class Stack:
         "RUNS_UNCLAIMED_FAIL_SECONDS": "20",  # longer than a worker takes to (re)start here
         "RUNS_STALE_AFTER_SECONDS": "10",
         "RUNS_WAIT_RETRY_SECONDS": "1",
+        # As the suite's own worker (runs_support.worker_env): the suite loads the machine beyond its cores, and a run
+        # that began on a loaded client would be "disturbed", left out of its cell's series and run again; the limit
+        # itself is tested with a worker of its own (tests/test_runs_disturbed.py).
+        "RUNS_CLIENT_LOAD_LIMIT_PER_CORE": "1000",
     }
 
     def __init__(self, database_url, redis_port, workdir):
