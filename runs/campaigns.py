@@ -17,8 +17,9 @@ from django.utils.translation import gettext as _
 from . import actions
 from .dispatch import enqueue
 from .footprint import confirmation_error, estimate, needs_confirmation
+from .params import expected_seconds
 from .models import ACTIVE_STATES, MIN_CAMPAIGN_REPEATS, Campaign, CampaignCell, Run, RunState
-from .services import parse_repeats, queue_blocks, validate_launch
+from .services import parse_repeats, queue_blocks, typed_overrides, validate_launch
 from .stats import series
 
 MAX_CAMPAIGN_TARGETS = 40
@@ -69,7 +70,9 @@ def launch_campaign(*, name, profile, overrides, targets, user, repeats, referen
     setups = [{"target": t, "profile": profile, "overrides": overrides or {}} for t in targets]
     with transaction.atomic():
         groups = queue_blocks(setups, resolved, count, user=user, rng=rng or random.SystemRandom())
-        campaign = Campaign.objects.create(name=name, profile=profile, overrides=setups[0]["overrides"], repeats=count,
+        # Stored typed whatever sent them (the form sends text), as each run's are (queue_blocks).
+        campaign = Campaign.objects.create(name=name, profile=profile, overrides=typed_overrides(profile, overrides or {}),
+                                           repeats=count,
                                            reference=reference, launch=groups[0].launch, created_by=user)
         CampaignCell.objects.bulk_create(
             CampaignCell(campaign=campaign, position=i, target=t, repeat_group=g, engine_version=t.server_version,
@@ -144,12 +147,26 @@ def cancel_campaign(campaign, user):
     return sum(1 for run in pending if actions.cancel(run, user))
 
 
+def cell_runs():
+    """What a cell's page and API read of its runs (one query for every cell of every campaign asked)."""
+    return Prefetch("repeat_group__runs", queryset=Run.objects.only(
+        "pk", "state", "block", "summary", "disturbed", "repeat_group_id", "retry_of_id"))
+
+
+def with_cells(campaigns):
+    """Campaigns with their cells, targets and runs fetched in four queries however many there are (the API's list)."""
+    return campaigns.prefetch_related(Prefetch("cells", queryset=CampaignCell.objects.select_related("target")
+                                               .prefetch_related(cell_runs())))
+
+
 def cells(campaign):
     """Each cell of the campaign with its runs by round ({round: run}) and its series (runs/stats.py series over
-    the TPS of its succeeded, undisturbed runs; None before one has). Three queries whatever the campaign's size."""
-    found = list(campaign.cells.select_related("target").prefetch_related(
-        Prefetch("repeat_group__runs", queryset=Run.objects.only("pk", "state", "block", "summary", "disturbed",
-                                                                 "repeat_group_id", "retry_of_id"))))
+    the TPS of its succeeded, undisturbed runs; None before one has). Three queries whatever the campaign's size, none
+    for a campaign fetched with_cells."""
+    if "cells" in getattr(campaign, "_prefetched_objects_cache", {}):
+        found = list(campaign.cells.all())
+    else:
+        found = list(campaign.cells.select_related("target").prefetch_related(cell_runs()))
     for cell in found:
         runs = sorted(cell.repeat_group.runs.all(), key=lambda r: r.pk)
         cell.rounds = {r.block: r for r in runs}  # a round's latest attempt: its retry, if it had one
@@ -158,3 +175,25 @@ def cells(campaign):
                              if r.state == RunState.SUCCEEDED and not r.disturbed)
         cell.state = campaign_state((r.state for r in runs), paused=campaign.paused_at is not None)
     return found
+
+
+def time_left(campaign):
+    """An estimate of the seconds until the campaign's last run ends, or None once nothing is left: per server and
+    database (its runs go one at a time; different ones side by side), the runs not yet ended times the mean duration
+    of the campaign's finished runs there (their measured steps before any has finished: set-up not counted), the
+    longest of those. One query."""
+    rows = list(runs_of(campaign).values_list("database_key", "state", "params", "started_at", "finished_at"))
+    pending, taken = {}, {}
+    for key, state, params, started, finished in rows:
+        if state in ACTIVE_STATES or state == RunState.QUEUED:
+            pending.setdefault(key, []).append(params)
+        elif started and finished and state == RunState.SUCCEEDED:
+            taken.setdefault(key, []).append((finished - started).total_seconds())
+    if not pending:
+        return None
+    every = [t for durations in taken.values() for t in durations]
+    left = []
+    for key, params in pending.items():
+        seen = taken.get(key) or every
+        left.append(sum(sum(seen) / len(seen) if seen else expected_seconds(p) for p in params))
+    return int(max(left))

@@ -4,9 +4,10 @@ from django.utils.translation import gettext_lazy as _
 
 from config.limits import LimitedJSONFormField
 from whitepaper import display
+from whitepaper.models import INTERNAL_VENDOR_SLUG, Document
 
 from .drivers import RUNNABLE_TOOL_CHOICES, RUNNABLE_TOOLS
-from .models import MAX_REPEATS, BenchmarkProfile, Schedule, Target, validate_certificate_pem, validate_client_key_pem, validate_password
+from .models import DEFAULT_CAMPAIGN_REPEATS, MAX_REPEATS, MIN_CAMPAIGN_REPEATS, BenchmarkProfile, Schedule, Target, validate_certificate_pem, validate_client_key_pem, validate_password
 from .params import BY_NAME, NAMES, PARAMETERS, PROFILE_FIELDS, allowed_for, parse_profile_value, profile_defaults
 
 
@@ -141,7 +142,44 @@ def parameter_field(parameter):
 RunParameterFields = type("RunParameterFields", (forms.Form,), {p.name: parameter_field(p) for p in PARAMETERS})
 
 
-class RunForm(RunParameterFields):
+class ParameterOverrides:
+    """What a form of a profile and its parameter fields launches: the fields that differ from the profile's values
+    (RunForm, CampaignForm). `empty_clears_sweep`: the form shows the profile's values, so an emptied thread sweep
+    means none; a form whose fields start empty ("as the profile") keeps the profile's sweep."""
+
+    empty_clears_sweep = True
+
+    def overrides(self):
+        """The fields that differ from the profile's values (an empty sweep clears the profile's sweep)."""
+        data = self.cleaned_data
+        profile = data["profile"]
+        allowed = allowed_for(profile.tool)
+        defaults = profile_initial(profile)
+        result = {}
+        for name in NAMES:
+            value = data.get(name)
+            value = value.strip() if isinstance(value, str) else value
+            if name not in allowed:
+                if value not in (None, ""):
+                    self.add_error(name, _("%(field)s does not apply to a %(tool)s profile.") % {"field": name, "tool": profile.tool})
+                continue
+            if name == "thread_sweep" and name in self.data and (value or self.empty_clears_sweep):
+                if value != defaults[name]:
+                    result[name] = value
+                continue
+            if value in (None, "") or str(value) == str(defaults.get(name)):
+                continue
+            result[name] = value
+        return result
+
+    def clean(self):
+        data = super().clean()
+        if data.get("profile") and not self.errors:
+            data["overrides"] = self.overrides()
+        return data
+
+
+class RunForm(ParameterOverrides, RunParameterFields):
     """Target, profile, and the run's parameters, pre-filled with the profile's values. The form only
     translates input: launch_run (services.py) validates the run, with the same rules as the API."""
 
@@ -168,34 +206,6 @@ class RunForm(RunParameterFields):
         """Reproducing a row: only targets of the row's engine."""
         self.fields["target"].queryset = self.fields["target"].queryset.filter(engine=engine)
 
-    def overrides(self):
-        """The fields that differ from the profile's values (an empty sweep clears the profile's sweep)."""
-        data = self.cleaned_data
-        profile = data["profile"]
-        allowed = allowed_for(profile.tool)
-        defaults = profile_initial(profile)
-        result = {}
-        for name in NAMES:
-            value = data.get(name)
-            value = value.strip() if isinstance(value, str) else value
-            if name not in allowed:
-                if value not in (None, ""):
-                    self.add_error(name, _("%(field)s does not apply to a %(tool)s profile.") % {"field": name, "tool": profile.tool})
-                continue
-            if name == "thread_sweep" and name in self.data:
-                if value != defaults[name]:
-                    result[name] = value
-                continue
-            if value in (None, "") or str(value) == str(defaults.get(name)):
-                continue
-            result[name] = value
-        return result
-
-    def clean(self):
-        data = super().clean()
-        if data.get("profile") and not self.errors:
-            data["overrides"] = self.overrides()
-        return data
 
 
 class RetractForm(forms.Form):
@@ -269,3 +279,22 @@ class ProfileForm(forms.ModelForm):
         for name, message in errors.items():
             self.add_error(name, message)
         return data
+
+
+class CampaignForm(ParameterOverrides, RunParameterFields):
+    """A campaign: its name, one profile with its overrides, its targets (a cell each), the runs per cell and an
+    optional reference document. Only translates input: launch_campaign (runs/campaigns.py) validates it."""
+
+    field_order = ["name", "profile", "targets", "repeats", "reference", *NAMES, "confirm"]
+    name = forms.CharField(label=_("name"), max_length=200)
+    profile = forms.ModelChoiceField(BenchmarkProfile.objects.filter(tool__in=RUNNABLE_TOOLS), label=_("profile"))
+    targets = forms.ModelMultipleChoiceField(Target.objects.usable(), label=_("targets"), widget=forms.CheckboxSelectMultiple,
+                                             help_text=_("Each target is a cell, measured as a series of runs."))
+    repeats = forms.CharField(label=_("runs per cell"), required=False, initial=DEFAULT_CAMPAIGN_REPEATS,
+                              widget=forms.NumberInput(attrs={"min": MIN_CAMPAIGN_REPEATS, "max": MAX_REPEATS}))
+    reference = forms.ModelChoiceField(Document.objects.exclude(vendor__slug=INTERNAL_VENDOR_SLUG).order_by("-published"),
+                                       label=_("reference document"), required=False,
+                                       help_text=_("A vendor edition whose rows the campaign measures again: its review "
+                                                   "page puts their printed figures beside ours."))
+    confirm = forms.BooleanField(label=_("I have read the estimate: launch this large campaign"), required=False)
+    empty_clears_sweep = False  # its parameter fields start empty: "as the profile"

@@ -28,9 +28,13 @@ def check_may_change_run(user, run, message):
         raise PermissionDenied(message)
 
 
+def may_change_campaign(user, campaign):
+    """As for a run: staff may pause, resume or cancel any campaign, an operator only the campaigns they launched."""
+    return is_staff(user) or campaign.created_by_id == user.pk
+
+
 def check_may_change_campaign(user, campaign, message):
-    """As for a run: staff may cancel any campaign, an operator only the campaigns they launched."""
-    if not (is_staff(user) or campaign.created_by_id == user.pk):
+    if not may_change_campaign(user, campaign):
         raise PermissionDenied(message)
 
 

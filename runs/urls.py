@@ -1,7 +1,7 @@
 # Staff pages for targets and runs (/runs/...).
-from django.urls import path
+from django.urls import path, re_path
 
-from . import edition_views, views
+from . import campaign_views, edition_views, views
 
 app_name = "runs"
 urlpatterns = [
@@ -19,6 +19,11 @@ urlpatterns = [
     path("<int:pk>/publish/", views.run_publish, name="run-publish"),
     path("<int:pk>/retract/", views.run_retract, name="run-retract"),
     path("<int:pk>/drop-leftovers/", views.run_drop_leftovers, name="run-drop-leftovers"),
+    path("campaigns/", campaign_views.campaign_list, name="campaign-list"),
+    path("campaigns/new/", campaign_views.campaign_new, name="campaign-new"),
+    path("campaigns/<int:pk>/", campaign_views.campaign_detail, name="campaign-detail"),
+    re_path(rf"^campaigns/(?P<pk>\d+)/(?P<action>{'|'.join(campaign_views.ACTIONS)})/$", campaign_views.campaign_action,
+            name="campaign-action"),
     path("campaigns/<int:pk>/edition/", edition_views.campaign_edition, name="campaign-edition"),
     path("campaigns/<int:pk>/edition.yaml", edition_views.campaign_edition_file, name="campaign-edition-file"),
     path("schedules/", views.schedule_list, name="schedule-list"),

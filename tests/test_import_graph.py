@@ -28,7 +28,7 @@ LAYER = {package: index for index, package in enumerate(PACKAGES)}
 PRESENTATION = {
     "whitepaper": ["views", "explorer", "forms", "templatetags", "display", "charts", "pages", "compare_labels",
                    "flavors", "feeds", "api", "admin", "urls", "converters", "drafting.views", "management"],
-    "runs": ["views", "edition_views", "forms", "api", "admin", "urls", "context_processors", "management"],
+    "runs": ["views", "campaign_views", "edition_views", "forms", "api", "admin", "urls", "context_processors", "management"],
 }
 
 

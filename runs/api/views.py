@@ -34,7 +34,7 @@ from ..models import DEFAULT_INTERLEAVED_REPEATS, BenchmarkProfile, Campaign, Ru
 from ..record import csv_response, json_response
 from ..schedules import delete_schedule, save_schedule, set_enabled
 from ..campaign_edition import EditionError, draft_edition, publish_edition
-from ..campaigns import cancel_campaign, launch_campaign, pause_campaign, resume_campaign, state_of
+from ..campaigns import cancel_campaign, launch_campaign, pause_campaign, resume_campaign, state_of, with_cells
 from ..services import launch_interleaved, launch_run, profile_in_use
 from ..permissions import IsOperator, IsStaffToWrite, MayEditProfile, check_may_change_campaign, check_may_change_run
 from ..views import RunFilter
@@ -475,7 +475,7 @@ class CampaignViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOn
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        return Campaign.objects.select_related("profile", "created_by")
+        return with_cells(Campaign.objects.select_related("profile", "created_by"))
 
     def perform_create(self, serializer):
         data = serializer.validated_data
@@ -497,7 +497,7 @@ class CampaignViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOn
         if not cancel_campaign(campaign, request.user):
             return self._conflict(campaign, _("Campaign %(id)s has nothing left to cancel (%(state)s).") % {
                 "id": campaign.pk, "state": state_of(campaign)})
-        return Response(CampaignSerializer(campaign, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
+        return Response(self._body(campaign), status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=None, responses={
         200: OpenApiResponse(CampaignSerializer, description="Its queued runs held; its active runs finish."),
@@ -508,7 +508,7 @@ class CampaignViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOn
         campaign = self.get_object()
         check_may_change_campaign(request.user, campaign, _("You can only pause your own campaigns."))
         if pause_campaign(campaign):
-            return Response(CampaignSerializer(campaign, context={"request": request}).data)
+            return Response(self._body(campaign))
         reason = (_("Campaign %(id)s is already paused.") if campaign.paused_at else
                   _("Campaign %(id)s has no run left to start (%(state)s).")) % {"id": campaign.pk, "state": state_of(campaign)}
         return self._conflict(campaign, reason)
@@ -521,7 +521,7 @@ class CampaignViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOn
         campaign = self.get_object()
         check_may_change_campaign(request.user, campaign, _("You can only resume your own campaigns."))
         if resume_campaign(campaign):
-            return Response(CampaignSerializer(campaign, context={"request": request}).data)
+            return Response(self._body(campaign))
         return self._conflict(campaign, _("Campaign %(id)s is not paused (%(state)s).") % {
             "id": campaign.pk, "state": state_of(campaign)})
 
@@ -567,6 +567,9 @@ class CampaignViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOn
                 "review_url": request.build_absolute_uri(reverse("runs:campaign-edition", args=[campaign.pk])),
                 "data_file_url": request.build_absolute_uri(reverse("runs:campaign-edition-file", args=[campaign.pk]))}
 
+    def _body(self, campaign):
+        """The campaign as it is now (its runs read again: an action has just changed them)."""
+        return CampaignSerializer(self.get_queryset().get(pk=campaign.pk), context={"request": self.request}).data
+
     def _conflict(self, campaign, reason):
-        body = CampaignSerializer(campaign, context={"request": self.request}).data
-        return Response(error_body(reason, "conflict", campaign=body), status=status.HTTP_409_CONFLICT)
+        return Response(error_body(reason, "conflict", campaign=self._body(campaign)), status=status.HTTP_409_CONFLICT)
