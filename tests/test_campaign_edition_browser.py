@@ -103,3 +103,67 @@ def test_the_review_page_and_the_published_edition_read_well_at_1280_and_390_px(
     page.reload()
     assert label in page.inner_text("main") and "905.00" in page.inner_text("main")
     context.close()
+
+
+def campaign_all_but_one_run():
+    """A campaign over three sizes, 2 rounds, every run succeeded but the last one queued: its page is live."""
+    from runs import actions
+    from runs.campaigns import launch_campaign
+    from runs.models import Run
+
+    seed_profiles_for_tests()
+    operator = make_user("campaign-browser-op", operator=True)
+    targets = [make_targets()["mysql"], sized_mysql("mysql-4-8", 4, 8), sized_mysql("mysql-8-16", 8, 16)]
+    campaign = launch_campaign(name="Live matrix", profile=BenchmarkProfile.objects.get(slug="sysbench-oltp-rw-mysql-quick"),
+                               overrides={}, targets=targets, user=operator, repeats=2)
+    runs = list(Run.objects.filter(repeat_group__campaign_cell__campaign=campaign).order_by("pk"))
+    for i, run in enumerate(runs[:-1]):
+        assert actions.claim(run, "w", 1, "h", 2) and actions.start_measuring(run) and actions.start_cleanup(run)
+        assert actions.succeed(run, {"tps": 100.0 * run.target.vcpus + i, "qps": 2000.0 * run.target.vcpus})
+    return operator, campaign, runs[-1], targets
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-hans"])
+def test_the_campaign_page_fills_in_live_at_1280_and_390_px(live_server, browser, lang):
+    from runs import actions
+
+    operator, campaign, last, targets = campaign_all_but_one_run()
+    # Rounds run the cells in a shuffled order: the cell still waiting is the last run's target's.
+    waiting = ["1 / 2" if t.pk == last.target_id else "2 / 2" for t in targets]
+    url = f"{live_server.url}/runs/campaigns/{campaign.pk}/?lang={lang}"
+    chart_points = ("() => { const c = window.Chart && Chart.getChart('campaign-chart');"
+                    " return c ? c.data.datasets.reduce((n, d) => n + d.data.length, 0) : null; }")
+    for width in (1280, 390):
+        context = login(browser, live_server, operator, width)
+        page = context.new_page()
+        page.goto(url)
+        live = width == 1280  # first at 1280 px while its last run waits; at 390 px once it has finished
+        assert page.locator("#campaign-live").get_attribute("data-state") == ("running" if live else "finished")
+        assert page.evaluate(NO_OVERFLOW), f"the campaign page is wider than {width} px"
+        tps_in_view(page, "#campaign-series td.mean", width)
+        assert page.locator("#campaign-series td.n").all_inner_texts() == (waiting if live else ["2 / 2"] * 3)
+        page.wait_for_function(f"() => ({chart_points})() === 3")
+        if live:
+            # The last run ends while the page is open: its next poll shows the campaign finished, every cell 2 of 2.
+            assert actions.claim(last, "w", 1, "h", 2) and actions.start_measuring(last) and actions.start_cleanup(last)
+            assert actions.succeed(last, {"tps": 100.0 * last.target.vcpus + 5, "qps": 2000.0 * last.target.vcpus})
+            page.wait_for_function("() => document.querySelector('#campaign-live').dataset.state === 'finished'",
+                                   timeout=15000)
+            assert page.locator("#campaign-series td.n").all_inner_texts() == ["2 / 2"] * 3
+            page.wait_for_function(f"() => ({chart_points})() === 3")
+            finished = "finished" if lang == "en" else "已完成"
+            assert page.locator(".campaign-state strong").inner_text() == finished
+        if os.environ.get("PERFDASH_SCREENSHOTS") == "1":
+            page.screenshot(path=str(SCREENSHOTS / f"campaign-{width}{'' if lang == 'en' else '.zh-hans'}.png"), full_page=True)
+        # A round's run, then Back, Forward and reload.
+        page.click("#campaign-matrix tbody tr:first-child td.run a")
+        page.wait_for_url("**/runs/*/")
+        run_url = page.url
+        page.go_back()
+        page.wait_for_selector("#campaign-live[data-state=finished]")
+        page.go_forward()
+        page.wait_for_url(run_url)
+        page.go_back()
+        page.reload()
+        assert page.locator("#campaign-live").get_attribute("data-state") == "finished"
+        context.close()
