@@ -18,6 +18,7 @@ from whitepaper import charts
 from .campaign_edition import memory_ratio
 from .campaigns import (cancel_campaign, cells, launch_campaign, pause_campaign, resume_campaign, state_of_cells,
                         time_left)
+from .footprint import describe
 from .forms import CampaignForm
 from .models import Campaign
 from .params import NAMES as PARAMETER_NAMES
@@ -39,13 +40,15 @@ def campaign_list(request):
 def campaign_new(request):
     """The launch form: every error named by its field (a target's as "targets.<i>.<field>"), nothing stored."""
     form = CampaignForm(request.POST or None)
-    launch_errors = {}
+    launch_errors, footprint = {}, None
+    estimate_only = request.POST.get("action") == "estimate"  # "Estimate": the whole campaign's footprint, nothing launched
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            campaign = launch_campaign(name=data["name"], profile=data["profile"], overrides=data["overrides"],
-                                       targets=list(data["targets"]), user=request.user, repeats=data.get("repeats"),
-                                       reference=data.get("reference"), confirm=data.get("confirm", False))
+            found = launch_campaign(name=data["name"], profile=data["profile"], overrides=data["overrides"],
+                                    targets=list(data["targets"]), user=request.user, repeats=data.get("repeats"),
+                                    reference=data.get("reference"), confirm=data.get("confirm", False),
+                                    estimate_only=estimate_only)
         except ValidationError as exc:
             for field, errors in exc.message_dict.items():
                 if field in form.fields:
@@ -53,10 +56,13 @@ def campaign_new(request):
                 else:
                     launch_errors[field] = errors  # a target's own (targets.<i>.<field>): named as such
         else:
-            return redirect("runs:campaign-detail", pk=campaign.pk)
-    status = 400 if request.method == "POST" else 200
-    return render(request, "runs/campaign_form.html", {"form": form, "launch_errors": launch_errors, "parameter_fields": [
-        form[name] for name in PARAMETER_NAMES]}, status=status)
+            if not estimate_only:
+                return redirect("runs:campaign-detail", pk=found.pk)
+            footprint = describe(found)
+    status = 400 if request.method == "POST" and footprint is None else 200
+    return render(request, "runs/campaign_form.html", {
+        "form": form, "launch_errors": launch_errors, "footprint": footprint,
+        "parameter_fields": [form[name] for name in PARAMETER_NAMES]}, status=status)
 
 
 def campaign_context(campaign):

@@ -26,10 +26,12 @@ MAX_CAMPAIGN_TARGETS = 40
 TARGET_FIELDS = ("target", "profile", "client_hosts")  # validate_launch's errors that depend on the target
 
 
-def launch_campaign(*, name, profile, overrides, targets, user, repeats, reference=None, confirm=False, rng=None):
+def launch_campaign(*, name, profile, overrides, targets, user, repeats, reference=None, confirm=False, rng=None,
+                    estimate_only=False):
     """Validate and store a campaign, its cells and their runs, queued once committed. Raises ValidationError
     {field: [messages]} naming every bad field (a target's as "targets.<i>.<field>"), and then nothing is stored.
-    The footprint asked to confirm is the whole campaign's (every cell's runs)."""
+    The footprint asked to confirm is the whole campaign's (every cell's runs). estimate_only: validate, store
+    nothing, and return that footprint (runs/footprint.py estimate) for the form to show before launching."""
     errors = {}
     name = (name or "").strip()
     if not name:
@@ -61,12 +63,13 @@ def launch_campaign(*, name, profile, overrides, targets, user, repeats, referen
             errors.setdefault(key, [])
             errors[key].extend(m for m in messages if m not in errors[key])
         resolved.append(params)
-    if not errors and not confirm:
-        found = estimate(resolved[0], count * len(targets))
-        if needs_confirmation(found):
-            errors["confirm"] = [confirmation_error(found)]
+    found = None if errors else estimate(resolved[0], count * len(targets))
+    if found and not confirm and not estimate_only and needs_confirmation(found):
+        errors["confirm"] = [confirmation_error(found)]
     if errors:
         raise ValidationError(errors)
+    if estimate_only:
+        return found
     setups = [{"target": t, "profile": profile, "overrides": overrides or {}} for t in targets]
     with transaction.atomic():
         groups = queue_blocks(setups, resolved, count, user=user, rng=rng or random.SystemRandom())

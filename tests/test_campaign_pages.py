@@ -50,6 +50,13 @@ def test_the_form_names_each_error_and_stores_nothing_then_launches(client, prof
     assert page.status_code == 400
     assert set(re.findall(r'<li data-field="([\w.]+)"', page.content.decode())) == {"threads", "targets.1.profile"}
     assert (Campaign.objects.count(), Run.objects.count()) == before
+    # "Estimate its footprint": the whole campaign's, nothing stored. The quick profile loads 1 table x 1,000 rows
+    # a run; 1 target x 2 runs, each loading again.
+    page = client.post("/runs/campaigns/new/", {"name": "matrix", "profile": profiles[SYSBENCH].pk, "action": "estimate",
+                                                "targets": [mysql.pk], "repeats": "2"})
+    footprint = page.content.decode().split('id="campaign-footprint">', 1)[1].split("</p>", 1)[0]
+    assert page.status_code == 200 and "loads 1,000 rows" in footprint and "Each of the 2 repeats" in footprint
+    assert (Campaign.objects.count(), Run.objects.count()) == before
     page = client.post("/runs/campaigns/new/", {"name": "matrix", "profile": profiles[SYSBENCH].pk,
                                                 "targets": [mysql.pk, sized_mysql("mysql-4-8", 4, 8).pk], "repeats": "2",
                                                 "threads": "3"})
