@@ -203,6 +203,7 @@ def rows_of(document):
 FRESH_ROWS = "import json; from tests.test_campaign_edition import rows_of; print(json.dumps(rows_of({slug!r}), default=str))"
 
 
+@pytest.mark.slow  # a fresh catalogue: every migration on SQLite in a process of its own (out of the quick tier)
 def test_the_exported_file_imports_into_a_fresh_catalogue_with_the_same_rows(profiles, tmp_path):
     campaign = measured_campaign(profiles, targets_2_4_8(), TPS)
     api = staff_api()
