@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from whitepaper.drafting.draft import dump
 from whitepaper.drafting.review import edition_diff
 from whitepaper.importer import DataFileError, import_files, parse_document_file
-from whitepaper.internal import retract_internal_document
+from whitepaper.internal import declared_ratio, retract_internal_document
 from whitepaper.models import INTERNAL_VENDOR_SLUG, Document, InstanceFamily, PublishedResult
 from whitepaper.queries import version_sort_key
 
@@ -32,10 +32,9 @@ from .access import short_version
 from .campaigns import cells
 from .models import Run
 from .publish import measurement_setup, methodology_for, published_figures, setup_key
-from .reproduce import is_decisive, major_version, methodology_differences, run_engine
+from .reproduce import ENGINE_NAMES, is_decisive, major_version, methodology_differences, run_engine
 
 COLUMNS = ["vcpus", "memory_gb", "tps", "qps", "latency_p95_ms"]
-ENGINE_NAMES = {"mysql": "MySQL", "postgresql": "PostgreSQL"}
 
 
 def series_slug(campaign):
@@ -50,10 +49,6 @@ def document_slug(campaign, day):
 def counted_runs(cell):
     """The runs a cell's figures are the mean of: its succeeded, undisturbed runs (the cell's series)."""
     return sorted((r for r in cell.rounds.values() if r.state == "succeeded" and not r.disturbed), key=lambda r: r.pk)
-
-
-def memory_ratio(vcpus, memory_gb):
-    return f"1:{memory_gb // vcpus}" if vcpus and memory_gb and memory_gb % vcpus == 0 else ""
 
 
 def _text(value):
@@ -75,7 +70,7 @@ class DraftCell:
 
     @property
     def table_key(self):
-        return (self.engine, self.version, self.family, memory_ratio(self.cell.vcpus, self.cell.memory_gb),
+        return (self.engine, self.version, self.family, declared_ratio(self.cell.vcpus, self.cell.memory_gb),
                 setup_key(self.setup))
 
 

@@ -14,8 +14,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from config.htmx import wants_partial
 from whitepaper import charts
+from whitepaper.internal import declared_ratio
 
-from .campaign_edition import memory_ratio
 from .campaigns import (cancel_campaign, cells, launch_campaign, pause_campaign, resume_campaign, state_of_cells,
                         time_left)
 from .footprint import describe
@@ -84,7 +84,7 @@ def _chart(campaign, found):
     for cell in found:
         if cell.series is None:
             continue
-        key = " · ".join(filter(None, [cell.family or _("family not stated"), memory_ratio(cell.vcpus, cell.memory_gb)]))
+        key = " · ".join(filter(None, [cell.family or _("family not stated"), declared_ratio(cell.vcpus, cell.memory_gb)]))
         lines.setdefault(key, []).append({
             "x": cell.vcpus, "memory_gb": cell.memory_gb, "flavor": "", "id": cell.pk, "url": f"#cell-{cell.pk}",
             "tps": round(cell.series.mean, 2), "printed": {"tps": f"{cell.series.mean:.2f}"}})

@@ -139,11 +139,17 @@ def retract_internal_document(document_id):
     return True
 
 
+def declared_ratio(vcpus, memory_gb):
+    """A declared size's CPU:memory ratio as the documents group it ("1:4"), or "" when memory is no whole multiple of
+    the vCPUs (one rule for an internal flavour and a campaign's tables)."""
+    return f"1:{memory_gb // vcpus}" if vcpus and memory_gb and memory_gb % vcpus == 0 and memory_gb >= vcpus else ""
+
+
 def _internal_flavor(vendor, size):
     family, _created = InstanceFamily.objects.get_or_create(vendor=vendor, slug=INTERNAL_FAMILY["slug"], defaults={
         "name": INTERNAL_FAMILY["name"], "name_zh": INTERNAL_FAMILY["name_zh"]})
     vcpus, memory = size.vcpus, size.memory_gb
-    ratio = f"1:{memory // vcpus}" if memory % vcpus == 0 and memory >= vcpus else ""
+    ratio = declared_ratio(vcpus, memory)
     flavor, _created = Flavor.objects.get_or_create(vendor=vendor, family=family, spec_code="", vcpus=vcpus,
                                                     memory_gb=memory, storage="", memory_ratio=ratio)
     return flavor
