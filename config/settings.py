@@ -217,7 +217,7 @@ SPECTACULAR_SETTINGS = {
     "(the web pages also exist in Chinese).",
     # Semantic version of this schema (bumped on every change; see docs/API-CHANGELOG.md). The URL's
     # /api/v1/ changes only with an incompatible API.
-    "VERSION": "3.4.0",
+    "VERSION": "3.5.0",
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_postprocess",
                            "whitepaper.api.views.partial_results_schema",
                            "whitepaper.api.examples.metric_parameter_examples", "config.api_docs.schema_docs",

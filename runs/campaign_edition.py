@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from whitepaper.drafting.draft import dump
@@ -98,7 +99,42 @@ def _measurement(series, runs):
     return {"n": str(series.n), "tps_runs": [repr(float(v)) for v in values], "method": series.method,
             "stdev": _text(None if stdev is None else round(stdev, 4)), "cv": _text(None if series.cv is None else round(series.cv, 6)),
             "tps_ci_low": _text(None if series.low is None else round(series.low, 4)),
-            "tps_ci_high": _text(None if series.high is None else round(series.high, 4))}
+            "tps_ci_high": _text(None if series.high is None else round(series.high, 4)), **_flags(runs)}
+
+
+def _flags(runs):
+    """What a row's runs were flagged with, as a row published from one run keeps it (runs/publish.py measurement_of):
+    client-bound when any of them was (the cause a shared host when any ran on one), the runs whose server saw other
+    load (published only acknowledged: the acknowledgement is written in at publishing), and the first latency caveat.
+    Only the flags there are: a row of clean runs carries client_bound "false" and nothing else."""
+    bound = [r.client_bound for r in runs]
+    flags = {"client_bound": "true" if any(bound) else "" if None in bound else "false"}
+    causes = [r.client_bound_cause for r in runs if r.client_bound]
+    if causes:
+        flags["client_bound_cause"] = "shared_host" if "shared_host" in causes else causes[0]
+    other = [str(r.pk) for r in runs if r.other_load]
+    if other:
+        flags |= {"other_load_runs": other, "other_load_acknowledged_by": ""}
+    with translation.override("en"):  # the data file is in English (document.language)
+        caveat = next((str(r.latency_caveat) for r in runs if r.latency_caveat), "")
+    if caveat:
+        flags["latency_caveat"] = caveat
+    return flags
+
+
+def other_load_runs(data):
+    """The runs of a drafted edition whose server saw other load (their numbers, in row order): publishing the edition
+    needs someone to acknowledge them, as publishing one such run does."""
+    return [int(pk) for table in data.get("tables") or [] for m in table.get("measurements") or []
+            for pk in m.get("other_load_runs") or []]
+
+
+def acknowledged(data, user):
+    """The draft with `user` as who acknowledged its rows' other load (what publishing imports when they do)."""
+    who = user.get_username() if user else "(whoever publishes it)"
+    return {**data, "tables": [{**t, "measurements": [{**m, "other_load_acknowledged_by": who} if m.get("other_load_runs")
+                                                      else m for m in t["measurements"]]} if t.get("measurements") else t
+                               for t in data.get("tables") or []]}
 
 
 def _methodology(slug, first):
@@ -173,14 +209,20 @@ def draft_edition(campaign, user, day=None):
         raise EditionError(_("No cell of campaign %(id)s has a succeeded run yet: there is nothing to draft.") % {
             "id": campaign.pk})
     data = draft_data(campaign, drafted, day or timezone.localdate())
-    with data_file(data) as path:
-        try:
-            parse_document_file(path)  # the importer's own checks, now rather than at publishing
-        except DataFileError as exc:
-            raise EditionError(_("The draft does not pass the catalogue's checks: %(why)s") % {"why": exc}) from None
+    try:
+        parse_as_published(data)  # the importer's own checks, now rather than at publishing
+    except DataFileError as exc:
+        raise EditionError(_("The draft does not pass the catalogue's checks: %(why)s") % {"why": exc}) from None
     campaign.draft, campaign.drafted_at, campaign.drafted_by = data, timezone.now(), user
     campaign.save(update_fields=["draft", "drafted_at", "drafted_by"])
     return data
+
+
+def parse_as_published(data):
+    """The draft read by the importer (whitepaper.importer.parse_document_file) as publishing will import it: its rows'
+    other load acknowledged, which the importer requires, by a placeholder (publishing names who did)."""
+    with data_file(acknowledged(data, None)) as path:
+        return parse_document_file(path)
 
 
 class data_file:
@@ -205,24 +247,34 @@ def export_text(campaign):
 
 
 @transaction.atomic
-def publish_edition(campaign, user):
+def publish_edition(campaign, user, *, acknowledge_other_load=False):
     """Import the drafted edition (what the reviewer read) as a document of the catalogue, and link each row to the
     runs behind it on this dashboard (the row's record page). Raises EditionError, and nothing changes, when there is
-    no draft or another document already has its slug."""
+    no draft or another document already has its slug; a ValidationError naming acknowledge_other_load when a row's
+    runs saw other load on the server and `acknowledge_other_load` is not given (who acknowledged it, and when, is
+    then kept on the rows and on the runs, as for one run published)."""
     if not campaign.draft:
         raise EditionError(_("Draft campaign %(id)s's edition first: publishing imports the draft you reviewed.") % {
             "id": campaign.pk})
+    other = other_load_runs(campaign.draft)
+    if other and not acknowledge_other_load:
+        raise ValidationError({"acknowledge_other_load": [_(
+            "The server saw other load during run(s) %(ids)s of this edition: acknowledge it to publish the edition "
+            "anyway.") % {"ids": ", ".join(map(str, other))}]})
     slug = campaign.draft["document"]["slug"]
     taken = Document.objects.filter(slug=slug).exclude(pk=campaign.edition_id).exists()
     if taken:
         raise EditionError(_("A document %(slug)s is already in the catalogue (an edition of the same series drafted the "
                              "same day): retract it, or rename the campaign.") % {"slug": slug})
+    if other:
+        campaign.draft = acknowledged(campaign.draft, user)
+        Run.objects.filter(pk__in=other).update(other_load_acknowledged_at=timezone.now(), other_load_acknowledged_by=user)
     with data_file(campaign.draft) as path:
         import_files([path])
     document = Document.objects.get(slug=slug)
     _link_runs(campaign, document)
     campaign.edition, campaign.published_at, campaign.published_by = document, timezone.now(), user
-    campaign.save(update_fields=["edition", "published_at", "published_by"])
+    campaign.save(update_fields=["draft", "edition", "published_at", "published_by"])
     return document
 
 
@@ -277,9 +329,8 @@ def _runs_tps(result):
 
 def review(campaign):
     """(previous edition or None, [TableDiff with .changes: [Change]]) of the drafted edition."""
-    with data_file(campaign.draft) as path:
-        parsed = parse_document_file(path)
-        previous, tables = edition_diff(parsed)
+    parsed = parse_as_published(campaign.draft)
+    previous, tables = edition_diff(parsed)
     new_runs = {}
     for table in parsed.tables:
         for row in table.rows:

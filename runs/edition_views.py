@@ -4,7 +4,7 @@ document's printed figures beside ours with what differs in the set-up), draftin
 data file. Operators read the review; staff draft, publish and retract."""
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -13,8 +13,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from config.permissions import is_staff
 
-from .campaign_edition import (EditionError, draft_edition, draft_tables, export_text, publish_edition, reference_rows,
-                               retract_edition, review)
+from .campaign_edition import (EditionError, draft_edition, draft_tables, export_text, other_load_runs, publish_edition,
+                               reference_rows, retract_edition, review)
 from .models import Campaign
 from .permissions import operator_required
 
@@ -35,7 +35,8 @@ def campaign_edition(request, pk):
         return _act(request, campaign)
     context = {"campaign": campaign, "draft": campaign.draft or None, "may_publish": is_staff(request.user),
                "tables": draft_tables(campaign.draft) if campaign.draft else [],
-               "reference": reference_rows(campaign) if campaign.draft else []}
+               "reference": reference_rows(campaign) if campaign.draft else [],
+               "other_load_runs": other_load_runs(campaign.draft) if campaign.draft and not campaign.edition_id else []}
     if campaign.draft:
         context["previous"], context["diff_tables"] = review(campaign)
     return render(request, "runs/campaign_edition.html", context)
@@ -53,14 +54,15 @@ def _act(request, campaign):
         elif action == "publish":
             if request.POST.get("confirm") != "yes":
                 raise EditionError(_("Tick “I have reviewed the draft” to publish it."))
-            document = publish_edition(campaign, request.user)
+            document = publish_edition(campaign, request.user,
+                                       acknowledge_other_load=request.POST.get("acknowledge_other_load") == "on")
             messages.success(request, _("Published as %(slug)s.") % {"slug": document.slug})
         elif action == "retract":
             retract_edition(campaign)
             messages.success(request, _("The edition was retracted: its document is gone from the catalogue."))
         else:
             raise EditionError(_("Unknown action “%(action)s”: draft, publish or retract.") % {"action": action or ""})
-    except EditionError as exc:
+    except ValidationError as exc:  # EditionError, or the missing acknowledgement of other load
         messages.error(request, " ".join(exc.messages))
         return redirect(review_url(campaign))
     return redirect(review_url(campaign))

@@ -170,6 +170,44 @@ def test_drafting_and_publishing_are_for_staff_and_refusals_say_why(profiles, op
     assert list(PublishedResult.objects.filter(table__document=kept).values_list("tps", flat=True)) == [Decimal("100.50")]
 
 
+def test_a_rows_flags_go_with_it_and_other_load_is_published_only_acknowledged(profiles, anonymous, settings):
+    settings.CATALOGUE_STAMP_TTL = 0
+    campaign = measured_campaign(profiles, targets_2_4_8()[:2], [[100.0, 110.0], [200.0, 204.0]], name="Flagged")
+    runs = list(Run.objects.filter(repeat_group__campaign_cell__campaign=campaign).order_by("target_id", "pk"))
+    # What the worker records of a run: the first 2-vCPU run's client host saturated, the tool on the database's own
+    # host; the second 4-vCPU run's server counted 40 % more commits than the tool made (another client's).
+    Run.objects.filter(pk=runs[0].pk).update(client_bound=True, client_info={"target_on_client_host": True})
+    Run.objects.filter(pk__in=[r.pk for r in runs[1:]]).update(client_bound=False)
+    Run.objects.filter(pk=runs[3].pk).update(insight={"steps": [{"step": 1, "threads": 4, "server": {
+        "agreement_pct": 140.0, "tps": 285.6, "tool_tps": 204.0}}]})
+    api = staff_api("flag-staff")
+    body = api.post(f"/api/v1/campaigns/{campaign.pk}/draft/").json()
+    data = yaml.load(api.get(body["data_file_url"]).content, Loader=yaml.BaseLoader)
+    two, four = data["tables"][0]["measurements"]
+    assert (two["client_bound"], two["client_bound_cause"], "other_load_runs" in two) == ("true", "shared_host", False)
+    assert (four["client_bound"], four["other_load_runs"], four["other_load_acknowledged_by"]) == ("false", [str(runs[3].pk)], "")
+    review = api.get(body["review_url"]).content.decode()
+    assert 'data-flag="client_bound" data-cause="shared_host"' in review and 'data-flag="other_load"' in review
+    assert 'id="edition-acknowledge"' in review and f"run(s) {runs[3].pk}:" in review
+
+    refused = api.post(f"/api/v1/campaigns/{campaign.pk}/publish/", {}, format="json")
+    assert refused.status_code == 400 and list(refused.json()["errors"]) == ["acknowledge_other_load"], refused.content
+    assert f"run(s) {runs[3].pk}" in refused.json()["errors"]["acknowledge_other_load"][0]
+    page = api.post(f"/runs/campaigns/{campaign.pk}/edition/", {"action": "publish", "confirm": "yes"}, follow=True)
+    assert "acknowledge it to publish the edition anyway" in page.content.decode()
+    assert not Document.objects.filter(slug=body["slug"]).exists() and Run.objects.get(pk=runs[3].pk).other_load_acknowledged_by is None
+
+    assert api.post(f"/api/v1/campaigns/{campaign.pk}/publish/", {"acknowledge_other_load": True}, format="json").status_code == 200
+    rows = anonymous.get(f"/api/v1/results/?document={body['slug']}&ordering=vcpus&include_internal=true").json()["results"]
+    assert [(r["flavor"]["vcpus"], r["client_bound"], r["other_load"]) for r in rows] == [
+        (2, True, None), (4, False, {"steps": [], "runs": [runs[3].pk], "acknowledged": True, "acknowledged_by": "flag-staff"})]
+    document = anonymous.get(f"/documents/{body['slug']}/").content.decode()
+    assert 'data-flag="client_bound" data-cause="shared_host"' in document and 'data-flag="other_load"' in document
+    assert Run.objects.get(pk=runs[3].pk).other_load_acknowledged_by.get_username() == "flag-staff"
+    exported = yaml.load(api.get(body["data_file_url"]).content, Loader=yaml.BaseLoader)
+    assert exported["tables"][0]["measurements"][1]["other_load_acknowledged_by"] == "flag-staff"
+
+
 def test_the_review_calls_a_changed_figure_a_change_only_when_the_verdict_rule_does(profiles, staff):
     targets = targets_2_4_8()
     old = measured_campaign(profiles, targets, [[110.0, 110.5, 109.5], [204.0, 205.0, 203.0], [400.0, 401.0, 402.0]])
@@ -251,7 +289,11 @@ def test_a_data_files_measurements_are_checked_naming_the_table_row_and_field(tm
     [row] = parse_document_file(path).tables[0].rows
     assert row.measurement["n"] == 2 and row.measurement["repeats"]["tps"] == [1.5, 2.5]
     for bad, reason in [({**good, "n": "3"}, "count tps_runs"), ({**good, "tps_runs": ["1.5", "-2"]}, "not a measured"),
-                        ({**good, "extra": "1"}, "a measurement is a mapping"), ({**good, "cv": "x"}, "could not convert")]:
+                        ({**good, "extra": "1"}, "a measurement is a mapping"), ({**good, "cv": "x"}, "could not convert"),
+                        ({**good, "client_bound": "yes"}, "client_bound is true, false or empty"),
+                        ({**good, "client_bound": "false", "client_bound_cause": "shared_host"}, "for a client-bound row only"),
+                        ({**good, "other_load_runs": ["../x"], "other_load_acknowledged_by": "a"}, "a list of run numbers"),
+                        ({**good, "other_load_runs": ["12"]}, "must say who acknowledged it")]:
         base["tables"][0]["measurements"] = [bad]
         path.write_text(yaml.safe_dump(base))
         with pytest.raises(DataFileError) as caught:

@@ -256,14 +256,20 @@ def _measured(text, may_be_negative=False):
     return value
 
 
+MEASUREMENT_FLAGS = ("client_bound", "client_bound_cause", "other_load_runs", "other_load_acknowledged_by",
+                     "latency_caveat")
+CLIENT_BOUND_CAUSES = ("shared_host", "client_cpu")
+
+
 def _parse_measurement(path, label, position, raw):
     """An internal edition's row's series (whitepaper/data/README.md, `measurements`): its runs' TPS as measured,
     n, the standard deviation, the coefficient of variation and the 95 % interval of the mean, as the drafting
-    computed them (runs/stats.py), and the interval's method; stored as the row's Measurement."""
+    computed them (runs/stats.py), and the interval's method, with the runs' flags (client-bound and why, the runs
+    whose server saw other load and who acknowledged it, a latency caveat); stored as the row's Measurement."""
     where = "measurements"
-    if not isinstance(raw, dict) or set(raw) - {"n", "tps_runs", "method", *MEASUREMENT_NUMBERS}:
-        raise DataFileError(path, "a measurement is a mapping of n, tps_runs, stdev, cv, tps_ci_low, tps_ci_high, method",
-                            label, position, where)
+    if not isinstance(raw, dict) or set(raw) - {"n", "tps_runs", "method", *MEASUREMENT_NUMBERS, *MEASUREMENT_FLAGS}:
+        raise DataFileError(path, "a measurement is a mapping of n, tps_runs, stdev, cv, tps_ci_low, tps_ci_high, method "
+                            "and the flags " + ", ".join(MEASUREMENT_FLAGS), label, position, where)
     try:
         n = parse_number(_text(path, raw.get("n"), "n", label, position), "int")
         runs = [_measured(v) for v in raw.get("tps_runs") or []]
@@ -278,7 +284,33 @@ def _parse_measurement(path, label, position, raw):
     repeats = {"runs": [], "tps": runs, "n": n, "mean": round(sum(runs) / n, 2), "stdev": numbers["stdev"],
                "cv": numbers["cv"], "ci_low": low, "ci_high": high, "method": method}
     tps_ci = {"low": low, "high": high, "n": n, "cv": numbers["cv"], "method": method} if low is not None else None
-    return Measurement(n=n, tps_ci=tps_ci, repeats=repeats).to_json()
+    return Measurement(n=n, tps_ci=tps_ci, repeats=repeats, **_measurement_flags(path, label, position, raw)).to_json()
+
+
+def _measurement_flags(path, label, position, raw):
+    """A measurement's flags, each checked: a row whose runs saw other load on the server is imported only with who
+    acknowledged it, as a run is published only acknowledged (runs/publish.py)."""
+    def text(key):
+        return _text(path, raw.get(key), f"measurements.{key}", label, position)
+
+    bound = text("client_bound")
+    if bound not in ("", "true", "false"):
+        raise DataFileError(path, f"client_bound is true, false or empty, not {bound!r}", label, position,
+                            "measurements.client_bound")
+    cause = text("client_bound_cause")
+    if cause and (bound != "true" or cause not in CLIENT_BOUND_CAUSES):
+        raise DataFileError(path, f"client_bound_cause is one of {', '.join(CLIENT_BOUND_CAUSES)}, for a client-bound "
+                            f"row only, not {cause!r}", label, position, "measurements.client_bound_cause")
+    other, who = raw.get("other_load_runs") or [], text("other_load_acknowledged_by")
+    if not isinstance(other, list) or not all(str(v).isdigit() for v in other):
+        raise DataFileError(path, "other_load_runs is a list of run numbers", label, position, "measurements.other_load_runs")
+    if other and not who:
+        raise DataFileError(path, "the server saw other load during these runs: other_load_acknowledged_by must say who "
+                            "acknowledged it", label, position, "measurements.other_load_acknowledged_by")
+    return {"client_bound": {"true": True, "false": False}.get(bound), "client_bound_cause": cause or None,
+            "other_load": {"steps": [], "runs": [int(v) for v in other], "acknowledged": True, "acknowledged_by": who}
+            if other else None,
+            "latency_caveat": text("latency_caveat")}
 
 
 def _parse_table(path, position, raw, methodology_slugs):

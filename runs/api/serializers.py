@@ -505,6 +505,14 @@ class CampaignCellSerializer(serializers.ModelSerializer):
         return [{"round": b, "run": cell.retried[b].retry_of_id, "retry": cell.retried[b].pk} for b in sorted(cell.retried)]
 
 
+class PublishEditionSerializer(RejectsUnknownFields, serializers.Serializer):
+    """The body of publishing a campaign's edition."""
+
+    acknowledge_other_load = serializers.BooleanField(default=False, help_text=(
+        "true: publish although the server saw other load during some of the edition's runs (the draft's "
+        "`other_load_runs`); required then, as for publishing one such run. Who acknowledged it is kept on the rows."))
+
+
 class CampaignSerializer(RejectsUnknownFields, serializers.ModelSerializer):
     """A campaign: one profile over several targets, `repeats` runs per target (runs/campaigns.py)."""
     profile = SlugField(slug_field="slug", queryset=BenchmarkProfile.objects.all(), help_text="The profile's slug.")

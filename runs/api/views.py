@@ -38,7 +38,7 @@ from ..campaigns import cancel_campaign, launch_campaign, pause_campaign, resume
 from ..services import launch_interleaved, launch_run, profile_in_use
 from ..permissions import IsOperator, IsStaffToWrite, MayEditProfile, check_may_change_campaign, check_may_change_run
 from ..views import RunFilter
-from .serializers import CampaignSerializer, ProfileSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer, TargetSerializer
+from .serializers import CampaignSerializer, ProfileSerializer, PublishEditionSerializer, RunSerializer, SampleSerializer, ScheduleSerializer, ServerSampleSerializer, TargetSerializer
 
 MAX_SAMPLES = 5000
 
@@ -539,17 +539,21 @@ class CampaignViewSet(OperatorAPIMixin, mixins.CreateModelMixin, viewsets.ReadOn
             return self._conflict(campaign, " ".join(exc.messages))
         return Response(self._draft_body(campaign, data), status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={
+    @extend_schema(request=PublishEditionSerializer, responses={
         200: OpenApiResponse(CAMPAIGN_PUBLISHED, description="The drafted edition imported as a document of internal measurements."),
-        409: CAMPAIGN_EDITION_CONFLICT, 401: UNAUTHENTICATED, 403: STAFF_ONLY, 404: NOT_FOUND})
+        400: FIELD_ERRORS, 409: CAMPAIGN_EDITION_CONFLICT, 401: UNAUTHENTICATED, 403: STAFF_ONLY, 404: NOT_FOUND})
     @action(detail=True, methods=["post"])
     def publish(self, request, pk=None, version=None):
         """Publish the drafted edition (staff): exactly the draft, as a document labelled internal everywhere."""
         campaign = self._staff_campaign(request)
+        body = PublishEditionSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
         try:
-            document = publish_edition(campaign, request.user)
+            document = publish_edition(campaign, request.user, acknowledge_other_load=body.validated_data["acknowledge_other_load"])
         except EditionError as exc:
             return self._conflict(campaign, " ".join(exc.messages))
+        except DjangoValidationError as exc:  # the other load not acknowledged: a 400 naming the field
+            raise serializers.ValidationError(exc.message_dict) from None
         return Response({"document": document.slug,
                          "url": request.build_absolute_uri(reverse("v1:document-detail", args=[document.slug])),
                          "html_url": request.build_absolute_uri(document.get_absolute_url())})

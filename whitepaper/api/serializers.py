@@ -369,7 +369,11 @@ class NullWhenEmptyChoiceField(serializers.ChoiceField):
 
 class ResultOtherLoadSerializer(serializers.Serializer):
     steps = serializers.ListField(child=serializers.DictField(), help_text=(
-        "The steps whose server counted more commits than the tool made (step, threads, server_tps, tool_tps, agreement_pct)."))
+        "The steps whose server counted more commits than the tool made (step, threads, server_tps, tool_tps, agreement_pct); "
+        "empty for a campaign edition's row, whose `runs` say which of its runs saw other load (their steps on each run's "
+        "record)."))
+    runs = serializers.ListField(child=serializers.IntegerField(), required=False, help_text=(
+        "A campaign edition's row (since 3.5.0): the runs of its series whose server saw other load."))
     acknowledged = serializers.BooleanField(help_text="Always true: a run with other load is published only once acknowledged.")
     acknowledged_by = serializers.CharField(help_text="Who acknowledged it when publishing.")
 
