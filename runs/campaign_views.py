@@ -90,14 +90,10 @@ def _chart(campaign, found):
             "tps": round(cell.series.mean, 2), "printed": {"tps": f"{cell.series.mean:.2f}"}})
     if not lines:
         return {"chart": None, "chart_rows": []}
-    label = _("TPS")
     chart = {"id": "campaign-chart", "data_id": "campaign-chart-data", "title": _("Mean TPS of each cell against vCPUs"),
              "x_label": _("vCPUs"), "per_core_label": _("per vCPU"), "kind": "line", "initial_metric": "tps",
-             "initial_per_core": False,
-             "metrics": [{"name": "tps", "label": label, "unit": "transactions per second",
-                          "axis": _("%(metric)s (%(unit)s)") % {"metric": label, "unit": _("transactions per second")},
-                          "axis_per_core": _("%(metric)s per vCPU (%(unit)s per vCPU)") % {
-                              "metric": label, "unit": _("transactions per second")}}],
+             "initial_per_core": False, "metrics": [charts.metric_spec("tps")],
+             "point_caption": _("A point goes to its cell's series below."),
              "series": [{"label": k, "points": sorted(v, key=lambda p: (p["x"], p["memory_gb"]))} for k, v in lines.items()]}
     chart["summary"] = charts.summary(chart, "tps")
     return {"chart": chart, "chart_rows": charts.chart_rows(chart)}

@@ -81,6 +81,9 @@ def test_a_campaigns_page_shows_each_cells_series_rounds_and_chart(client, profi
     [line] = chart["series"]  # one family (general) and memory ratio (1:2)
     assert line["label"] == "general · 1:2"
     assert [(p["x"], p["tps"]) for p in line["points"]] == [(2, 110.0), (4, 204.0), (8, 400.33)]
+    # A point goes to its cell on this page (no flavour page: a declared size is no catalogue flavour), and says so.
+    assert all(p["url"].startswith("#cell-") and f'id="{p["url"][1:]}"' in html for p in line["points"])
+    assert "A point goes to its cell&#x27;s series below." in html and "opens its flavour" not in html
     # Finished: the live part is not asked for again.
     assert 'data-state="finished"' in html and "hx-trigger" not in html.split('id="campaign-live"', 1)[1][:300]
 

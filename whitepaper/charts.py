@@ -129,17 +129,23 @@ def available_metrics(results, wanted=None):
     """The metrics these rows have. Where QPS of two definitions meet, QPS is "as published" and QPS
     normalised to one definition is offered beside it, never mixed silently."""
     present = [name for name in CHART_METRICS if any(getattr(r, name) is not None for r in results)]
-    metrics = [{"name": name, "label": str(METRICS_BY_NAME[name].label), "unit": METRICS_BY_NAME[name].unit}
-               for name in present]
+    metrics = [metric_spec(name) for name in present]
     if "qps" in present and (len(qps_definitions(results)) > 1 or wanted == "qps_normalised"):
         at = present.index("qps")
-        metrics[at]["label"] = str(QPS_PUBLISHED_LABEL)
-        metrics.insert(at + 1, {"name": "qps_normalised", "label": str(QPS_NORMALISED_LABEL), "unit": "queries per second"})
-    for m in metrics:  # the y axis says the unit ("TPS (transactions per second)"), per vCPU too
-        unit = UNIT_LABELS[m["unit"]]
-        m["axis"] = _("%(metric)s (%(unit)s)") % {"metric": m["label"], "unit": unit}
-        m["axis_per_core"] = _("%(metric)s per vCPU (%(unit)s per vCPU)") % {"metric": m["label"], "unit": unit}
+        metrics[at] = metric_spec("qps", str(QPS_PUBLISHED_LABEL))
+        metrics.insert(at + 1, metric_spec("qps_normalised", str(QPS_NORMALISED_LABEL), "queries per second"))
     return metrics
+
+
+def metric_spec(name, label=None, unit=None):
+    """A chart's metric: its name, label and unit (the declaration's, metrics.py), and the y axis saying the unit
+    ("TPS (transactions per second)"), per vCPU too."""
+    label = label or str(METRICS_BY_NAME[name].label)
+    unit = unit or METRICS_BY_NAME[name].unit
+    shown = UNIT_LABELS[unit]
+    return {"name": name, "label": label, "unit": unit,
+            "axis": _("%(metric)s (%(unit)s)") % {"metric": label, "unit": shown},
+            "axis_per_core": _("%(metric)s per vCPU (%(unit)s per vCPU)") % {"metric": label, "unit": shown}}
 
 
 def caption(results, title):
