@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from config.permissions import is_staff
+from whitepaper import charts
 
 from .campaign_edition import (EditionError, draft_edition, draft_tables, export_text, other_load_runs, publish_edition,
                                reference_rows, retract_edition, review)
@@ -39,7 +40,28 @@ def campaign_edition(request, pk):
                "other_load_runs": other_load_runs(campaign.draft) if campaign.draft and not campaign.edition_id else []}
     if campaign.draft:
         context["previous"], context["diff_tables"] = review(campaign)
+        context.update(draft_chart(context["tables"]))
     return render(request, "runs/campaign_edition.html", context)
+
+
+def draft_chart(tables):
+    """The draft's TPS and QPS against vCPUs, a line per table (engine version, family, memory ratio), as the
+    published document's charts draw them (static/js/charts.js); a point goes to its table."""
+    metrics = [name for name in ("tps", "qps") if any(r.get(name) for t in tables for r in t["rows"])]
+    series = []
+    for position, table in enumerate(tables, start=1):
+        points = [{"x": int(r["vcpus"]), "memory_gb": float(r["memory_gb"]), "flavor": "", "id": position,
+                   "url": f"#edition-table-{position}", **{m: float(r[m]) if r.get(m) else None for m in metrics},
+                   "printed": {m: r[m] for m in metrics if r.get(m)}} for r in table["rows"]]
+        series.append({"label": table["label"], "points": sorted(points, key=lambda p: (p["x"], p["memory_gb"]))})
+    if not metrics:
+        return {"chart": None, "chart_rows": []}
+    chart = {"id": "edition-chart", "data_id": "edition-chart-data", "title": _("The draft's TPS and QPS against vCPUs"),
+             "x_label": _("vCPUs"), "per_core_label": _("per vCPU"), "kind": "line", "initial_metric": metrics[0],
+             "initial_per_core": False, "metrics": [charts.metric_spec(m) for m in metrics], "series": series,
+             "point_caption": _("A point goes to its table above.")}
+    chart["summary"] = charts.summary(chart, metrics[0])
+    return {"chart": chart, "chart_rows": charts.chart_rows(chart)}
 
 
 def _act(request, campaign):

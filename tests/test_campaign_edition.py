@@ -103,6 +103,13 @@ def test_the_draft_is_one_table_a_row_per_flavour_with_the_mean_n_and_interval(p
     page = api.get(body["review_url"])  # the token's user is staff; the page is for operators too
     assert page.status_code == 200
     assert "110.00" in page.content.decode() and "85.16–134.84" in page.content.decode()  # 110 ± 4.302653·10/√3
+    # The draft's chart: its one table a line of TPS (and QPS) against vCPUs, each point going to its table.
+    chart = json.loads(re.search(r'<script id="edition-chart-data" type="application/json">(.*?)</script>',
+                                 page.content.decode(), re.S)[1])
+    assert [m["name"] for m in chart["metrics"]] == ["tps", "qps"]
+    [line] = chart["series"]
+    assert [(p["x"], p["tps"], p["qps"], p["url"]) for p in line["points"]] == [
+        (2, 110.0, 2200.0, "#edition-table-1"), (4, 204.0, 4080.0, "#edition-table-1"), (8, 400.33, 8006.67, "#edition-table-1")]
 
 
 def test_publishing_imports_the_draft_as_an_internal_document_and_retracting_removes_it(profiles, anonymous, settings):
