@@ -2,14 +2,18 @@
 customer page in headless Chromium at 1280 and 390 px, in English and Chinese: no violation at all (issue 36's bar is
 "no serious or critical"; this holds the pages to every rule axe runs by default, WCAG 2.x A/AA and best practices).
 
-Every document, engine, engine version and edition diff the catalogue has; one flavour page per vendor (they share a
-template); the explorer, compare, sizing with and without an answer. Read-only pages over the session's catalogue
-(see test_browser_pages)."""
+Every document and edition diff (each lays out its own tables: new, gone and changed rows); every engine page, and of
+each engine's versions, which share a template and differ only in their rows, the one with the most rows; one flavour
+page per vendor (they share a template); the explorer, compare, sizing with and without an answer. Read-only pages over
+the session's catalogue (see test_browser_pages). axe costs about 3 s a page at both widths: a template that renders
+the same parts for every version is checked on its fullest page (issue 51.7)."""
 
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+
+from django.db.models import Count
 
 from whitepaper.models import Document, Engine, EngineVersion, Flavor, PublishedResult, Vendor
 from whitepaper.views import edition_links, vendor_coverage
@@ -40,9 +44,12 @@ def customer_pages():
                                           flavor__family__slug="dedicated", flavor__vcpus=8).order_by("pk")[:2]
     pages.append("/compare/?" + "&".join(f"sel={r.pk}" for r in rows))
     pages += [d.get_absolute_url() for d in Document.objects.order_by("slug")]
-    pages += [f"/engines/{e.slug}/" for e in Engine.objects.order_by("slug")]
-    pages += [v.get_absolute_url() for v in EngineVersion.objects.select_related("engine").filter(results__isnull=False)
-              .distinct().order_by("engine__slug", "version")]
+    for engine in Engine.objects.order_by("slug"):
+        pages.append(f"/engines/{engine.slug}/")
+        fullest = (EngineVersion.objects.select_related("engine").filter(engine=engine).annotate(n=Count("results"))
+                   .filter(n__gt=0).order_by("-n", "version").first())
+        if fullest:
+            pages.append(fullest.get_absolute_url())
     for vendor in Vendor.objects.order_by("slug"):
         pages += [f"/editions/{older.slug}/{newer.slug}/" for older, newer, _shared in edition_links(vendor_coverage(vendor))]
         flavor = Flavor.objects.filter(vendor=vendor, results__isnull=False).order_by("pk").first()
@@ -61,7 +68,7 @@ def test_axe_finds_no_violation_on_any_customer_page(server, page, lang):
     narrowed: axe checks what is shown, so the narrow check covers the folded page's elements and the fold's."""
     found = {}
     pages = customer_pages()
-    assert len(pages) > 30
+    assert len(pages) > 25
     for path in pages:
         page.set_viewport_size({"width": 1280, "height": WIDTHS[1280]})
         page.goto(f"{server}{path}{'&' if '?' in path else '?'}lang={lang}")
