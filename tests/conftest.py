@@ -219,12 +219,23 @@ def page(browser):
 
 @pytest.fixture(scope="session")
 @tier("slow")
-def embedded_sqlite(tmp_path_factory):
+def migrated_sqlite(tmp_path_factory):
+    """An empty SQLite database file with every migration applied, once per session process (tests/embedded.py):
+    tests copy it (embedded.copy_of) rather than migrate one of their own."""
+    from .embedded import migrated_sqlite
+
+    return migrated_sqlite(tmp_path_factory.mktemp("migrated-sqlite"))
+
+
+@pytest.fixture(scope="session")
+@tier("slow")
+def embedded_sqlite(tmp_path_factory, migrated_sqlite):
     """The embedded default (no configuration: SQLite), migrated and loaded with the bundled catalogue in a
     subprocess, once per session process (tests/embedded.py); tests only read it."""
-    from .embedded import EmbeddedSQLite
+    from .embedded import EmbeddedSQLite, copy_of
 
-    return EmbeddedSQLite(tmp_path_factory.mktemp("embedded-sqlite"))
+    directory = tmp_path_factory.mktemp("embedded-sqlite")
+    return EmbeddedSQLite(directory, path=copy_of(migrated_sqlite, directory), catalogue=True)
 
 
 # --- Runs: real database users, committed rows, one Celery worker for the session ----------------

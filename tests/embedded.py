@@ -4,6 +4,7 @@ the hostile-request tests send to PostgreSQL in-process, they send here too."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,14 +38,35 @@ print(json.dumps(answers))
 """
 
 
+def migrated_sqlite(directory):
+    """An empty SQLite database with every migration applied (`manage.py migrate` in a subprocess, about 20 s on two
+    cores): made once per session process, copied by the tests that need a fresh database (copy_of)."""
+    path = Path(directory) / "migrated.sqlite3"
+    EmbeddedSQLite(directory, path=path, fresh=True)
+    return path
+
+
+def copy_of(template, directory):
+    """A database of the test's own: the migrated template copied (the subprocess that migrated it has ended)."""
+    path = Path(directory) / "db.sqlite3"
+    shutil.copyfile(template, path)
+    return path
+
+
 class EmbeddedSQLite:
-    def __init__(self, directory):
+    """The dashboard with no configuration, on the SQLite file `path`: `fresh` runs every migration on it (else
+    it is a copy of migrated_sqlite's); `catalogue` imports the bundled catalogue."""
+
+    def __init__(self, directory, path=None, fresh=False, catalogue=False):
+        path = path or Path(directory) / "db.sqlite3"
         self.env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "DJANGO_SETTINGS_MODULE": "config.settings",
-                    "DATABASE_URL": f"sqlite:///{Path(directory) / 'db.sqlite3'}",
+                    "DATABASE_URL": f"sqlite:///{path}",
                     # the hostile requests come from one address: the rate limit is not what is tested
                     "API_ANON_RATE": "100000/minute", "API_AUTHENTICATED_RATE": "100000/minute"}
-        for command in (["migrate", "--noinput", "-v0"], ["import_whitepapers"]):
-            self.manage(*command)
+        if fresh:
+            self.manage("migrate", "--noinput", "-v0")
+        if catalogue:
+            self.manage("import_whitepapers")
 
     def manage(self, *command):
         """A management command's output (it must succeed)."""

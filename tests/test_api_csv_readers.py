@@ -31,7 +31,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from .embedded import EmbeddedSQLite
 
 API = "/api/v1"
 ENGINE_NAMES = {"mysql": "MySQL", "postgresql": "PostgreSQL", "ppas": "PPAS", "sqlserver": "SQL Server"}
@@ -208,10 +207,8 @@ def test_internal_measurements_columns_are_typed_too(live_server, client, staff_
             "latency_bound_ms", "run"} <= typed, typed
 
 
-@pytest.mark.slow
-def test_the_embedded_sqlite_default_writes_the_same_typed_cells(tmp_path, catalogue_server):
+def test_the_embedded_sqlite_default_writes_the_same_typed_cells(embedded_sqlite, catalogue_server):
     """The embedded default (SQLite) answers the same typed cells: each reader types them alike."""
-    embedded = EmbeddedSQLite(tmp_path)
-    answers = embedded.ask([("anonymous", "get", f"{API}/results/csv/?{query}") for query in QUERIES])
+    answers = embedded_sqlite.ask([("anonymous", "get", f"{API}/results/csv/?{query}") for query in QUERIES])
     for query, (status, text) in zip(QUERIES, answers):
         assert status == 200 and text.encode() == fetch(catalogue_server, f"{API}/results/csv/?{query}"), query

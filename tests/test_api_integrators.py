@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 from rest_framework.authtoken.models import Token
 
+from .embedded import copy_of
 from .gunicorn_support import ROOT, gunicorn, server_env
 from .tiers import tier
 
@@ -259,10 +260,8 @@ def two_servers(request, transactional_db, tmp_path, operator_user, staff_user):
     else:
         env.pop("REDIS_URL", None)
         env.pop("CELERY_BROKER_URL", None)
-    if request.param == "sqlite":
-        env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True,
-                       capture_output=True)
+    if request.param == "sqlite":  # a copy of the session's migrated SQLite file (conftest migrated_sqlite)
+        env["DATABASE_URL"] = f"sqlite:///{copy_of(request.getfixturevalue('migrated_sqlite'), tmp_path)}"
         tokens = subprocess.run([sys.executable, "manage.py", "shell", "-c", TOKENS_IN_SQLITE], cwd=ROOT, env=env,
                                 check=True, capture_output=True, text=True).stdout.split()[-2:]
     else:

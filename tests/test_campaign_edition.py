@@ -28,6 +28,7 @@ from runs.models import Campaign, Run
 from testbed.runs_support import make_targets, make_user
 from whitepaper.models import Document, PublishedResult
 
+from .embedded import copy_of
 from .test_campaigns import SYSBENCH, sized_mysql
 
 pytestmark = pytest.mark.django_db
@@ -248,8 +249,9 @@ def rows_of(document):
 FRESH_ROWS = "import json; from tests.test_campaign_edition import rows_of; print(json.dumps(rows_of({slug!r}), default=str))"
 
 
-@pytest.mark.slow  # a fresh catalogue: every migration on SQLite in a process of its own (out of the quick tier)
-def test_the_exported_file_imports_into_a_fresh_catalogue_with_the_same_rows(profiles, tmp_path):
+def test_the_exported_file_imports_into_a_fresh_catalogue_with_the_same_rows(profiles, tmp_path, migrated_sqlite):
+    """A fresh catalogue: a copy of the session's migrated SQLite database (conftest migrated_sqlite), nothing imported;
+    the exported file imported into it by `manage.py import_whitepapers` in a process of its own."""
     campaign = measured_campaign(profiles, targets_2_4_8(), TPS)
     api = staff_api()
     slug = api.post(f"/api/v1/campaigns/{campaign.pk}/draft/").json()["slug"]
@@ -257,12 +259,12 @@ def test_the_exported_file_imports_into_a_fresh_catalogue_with_the_same_rows(pro
     exported = tmp_path / f"{slug}.yaml"
     exported.write_bytes(api.get(f"/runs/campaigns/{campaign.pk}/edition.yaml").content)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DJANGO_SETTINGS"))}
-    env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'fresh.sqlite3'}", DJANGO_SETTINGS_MODULE="config.settings")
+    env.update(DATABASE_URL=f"sqlite:///{copy_of(migrated_sqlite, tmp_path)}", DJANGO_SETTINGS_MODULE="config.settings")
     env.pop("REDIS_URL", None)
     manage = [sys.executable, "manage.py"]
-    for args in (["migrate", "-v0"], ["import_whitepapers", str(exported)]):
-        done = subprocess.run(manage + args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr[-3000:]
+    done = subprocess.run(manage + ["import_whitepapers", str(exported)], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
     done = subprocess.run(manage + ["shell", "-c", FRESH_ROWS.format(slug=slug)], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
