@@ -26,11 +26,12 @@ SCHEMA = ("CREATE TABLE IF NOT EXISTS counts (key TEXT PRIMARY KEY, start REAL N
           "count INTEGER NOT NULL) WITHOUT ROWID")
 # A new window when the stored one has ended: the count restarts at 1 and the window at now. SQLite evaluates every
 # SET expression with the row's old values.
-COUNT = ("INSERT INTO counts (key, start, expires, count) VALUES (?1, ?2, ?2 + ?3, 1) "
+# Named parameters, given as a mapping (numbered ones given a sequence are an error from Python 3.14 on).
+COUNT = ("INSERT INTO counts (key, start, expires, count) VALUES (:key, :now, :now + :period, 1) "
          "ON CONFLICT (key) DO UPDATE SET "
-         "count = CASE WHEN expires <= ?2 THEN 1 ELSE count + 1 END, "
-         "start = CASE WHEN expires <= ?2 THEN ?2 ELSE start END, "
-         "expires = CASE WHEN expires <= ?2 THEN ?2 + ?3 ELSE expires END "
+         "count = CASE WHEN expires <= :now THEN 1 ELSE count + 1 END, "
+         "start = CASE WHEN expires <= :now THEN :now ELSE start END, "
+         "expires = CASE WHEN expires <= :now THEN :now + :period ELSE expires END "
          "RETURNING start, count")
 PURGE_EVERY = 60.0  # seconds: each process drops ended windows at most this often (the file stays small)
 
@@ -63,7 +64,7 @@ class SQLiteCounter:
         now = time.time() if now is None else now
         try:
             connection = self._connection()
-            start, count = connection.execute(COUNT, (key, now, period)).fetchall()[0]
+            start, count = connection.execute(COUNT, {"key": key, "now": now, "period": period}).fetchall()[0]
             if now - self._local.purged >= PURGE_EVERY:
                 self._local.purged = now
                 connection.execute("DELETE FROM counts WHERE expires <= ?", (now,))
