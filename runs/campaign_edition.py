@@ -115,8 +115,7 @@ def _flags(runs):
     other = [str(r.pk) for r in runs if r.other_load]
     if other:
         flags |= {"other_load_runs": other, "other_load_acknowledged_by": ""}
-    with translation.override("en"):  # the data file is in English (document.language)
-        caveat = next((str(r.latency_caveat) for r in runs if r.latency_caveat), "")
+    caveat = next((str(r.latency_caveat) for r in runs if r.latency_caveat), "")
     if caveat:
         flags["latency_caveat"] = caveat
     return flags
@@ -204,11 +203,14 @@ class EditionError(ValidationError):
 def draft_edition(campaign, user, day=None):
     """Draft the edition from the campaign's counted cells now and keep it on the campaign (replacing an earlier
     draft). Raises EditionError when no cell has a run to count."""
-    drafted = draft_cells(campaign)
+    # The data file is in English (document.language), its latency caveats too: read in English from the start (a
+    # run's caveat is kept once read).
+    with translation.override("en"):
+        drafted = draft_cells(campaign)
+        data = draft_data(campaign, drafted, day or timezone.localdate()) if drafted else None
     if not drafted:
         raise EditionError(_("No cell of campaign %(id)s has a succeeded run yet: there is nothing to draft.") % {
             "id": campaign.pk})
-    data = draft_data(campaign, drafted, day or timezone.localdate())
     try:
         parse_as_published(data)  # the importer's own checks, now rather than at publishing
     except DataFileError as exc:

@@ -216,6 +216,32 @@ def test_a_rows_flags_go_with_it_and_other_load_is_published_only_acknowledged(p
     assert exported["tables"][0]["measurements"][1]["other_load_acknowledged_by"] == "flag-staff"
 
 
+def test_a_rows_latency_caveat_is_drafted_in_english_whoever_drafts_it(profiles):
+    """The data file is in English: a run's latency caveat (pgbench given -r and -P on 2 threads, as runs before the
+    driver dropped -r were) is written in English into the draft even when a Chinese page drafts it, and the row
+    prints no p95 latency."""
+    target = make_targets()["postgresql"]
+    campaign = launch_campaign(name="Caveat", profile=profiles["pgbench-tpcb-quick"], overrides={}, targets=[target],
+                               user=make_user("op-caveat", operator=True), repeats=2)
+    for run in Run.objects.filter(repeat_group__campaign_cell__campaign=campaign).order_by("pk"):
+        Run.objects.filter(pk=run.pk).update(server_version="15.8 (Debian 15.8-0+deb12u1)", tool_version="15.8",
+                                             command_line="pgbench -r -P 1 -j 2 -c 2 -T 3 -n perfdash_sb")
+        run.refresh_from_db()
+        assert actions.claim(run, "w", 1, "h", 2) and actions.start_measuring(run) and actions.start_cleanup(run)
+        assert actions.succeed(run, {"tps": 500.0, "qps": 3500.0})
+    from django.test import Client
+
+    client = Client()
+    client.force_login(make_user("caveat-staff", staff=True))
+    assert client.post(f"/runs/campaigns/{campaign.pk}/edition/?lang=zh-hans", {"action": "draft"}).status_code == 302
+    [table] = Campaign.objects.get(pk=campaign.pk).draft["tables"]
+    [measured] = table["measurements"]
+    assert measured["latency_caveat"].startswith("pgbench ran with -r and -P on 2 threads (-j)"), measured
+    assert table["rows"][0][table["columns"].index("latency_p95_ms")] == ""
+    page = client.get(f"/runs/campaigns/{campaign.pk}/edition/?lang=zh-hans").content.decode()
+    assert 'data-flag="latency_caveat"' in page
+
+
 def test_the_review_calls_a_changed_figure_a_change_only_when_the_verdict_rule_does(profiles, staff):
     targets = targets_2_4_8()
     old = measured_campaign(profiles, targets, [[110.0, 110.5, 109.5], [204.0, 205.0, 203.0], [400.0, 401.0, 402.0]])

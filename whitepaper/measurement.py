@@ -13,8 +13,9 @@ _KEYS = ("run", "client_bound", "client_bound_cause", "other_load", "latency_cav
 class Measurement:
     """What an internal row carries about the run(s) behind it (PublishedResult.measurement). The nested values are
     kept as the JSON holds them (the API shows them as they are): other_load {steps, acknowledged, acknowledged_by;
-    an edition's row also runs}, disturbed {runs, acknowledged, acknowledged_by}, tps_ci {low, high, n, cv, method}, repeats (history.group_spread),
-    stability (one run's own TPS interval), capacity (what a capacity search found beside its sustained rate)."""
+    an edition's row also runs}, disturbed {runs, acknowledged, acknowledged_by}, tps_ci {low, high, n, cv, method},
+    repeats (history.group_spread), stability (one run's own TPS interval), capacity (what a capacity search found
+    beside its sustained rate)."""
 
     run: int | None = None
     client_bound: bool | None = None
