@@ -14,7 +14,8 @@ import pytest
 
 from runs.drivers.base import Connection
 from runs.drivers.orderentry import (
-    MIX, NEW_ORDERS_SQL, TABLES, broken_conditions, cleanup_argv, parse_transaction_types, prepare_argvs, run_argv,
+    MIX, NEW_ORDERS_SQL, TABLES, broken_conditions, cleanup_argv, latency_by_type, parse_transaction_types, prepare_argvs,
+    run_argv,
 )
 from testbed.runs_support import DB_USER, PASSWORD, PG_DB
 
@@ -23,8 +24,9 @@ from .tiers import tier
 WAREHOUSES = 2
 
 
-def pgbench(argv):
-    done = subprocess.run(argv, env={**os.environ, "PGPASSWORD": PASSWORD}, capture_output=True, text=True, timeout=600)
+def pgbench(argv, cwd=None):
+    done = subprocess.run(argv, env={**os.environ, "PGPASSWORD": PASSWORD}, capture_output=True, text=True, timeout=600,
+                          cwd=cwd)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     return done.stdout
 
@@ -108,6 +110,21 @@ def test_the_mix_new_orders_rollbacks_and_remote_warehouses_are_what_the_specifi
         remote_lines = one(cur, "SELECT count(*) FROM oe_order_line WHERE ol_o_id > 3000 AND ol_supply_w_id <> ol_w_id")
         assert 0.007 <= remote_lines / new_lines <= 0.013, (remote_lines, new_lines)
         assert broken_conditions(cur) == []
+
+
+def test_each_types_latency_comes_from_its_own_transactions_in_the_log(loaded, tmp_path):
+    """pgbench's per-transaction log names each transaction's script: each type's percentiles are read from its own
+    transactions (checked here against the log's lines read by hand, and its counts against the final report)."""
+    stdout = pgbench(run_argv(loaded, WAREHOUSES, 2, transactions=300, seed=7, log_prefix="oe"), cwd=tmp_path)
+    report = parse_transaction_types(stdout)
+    lines = [line for path in sorted(tmp_path.glob("oe.*")) for line in path.read_text().splitlines()]
+    assert len(lines) == 600
+    by_type = latency_by_type(lines)
+    assert {name: by_type[name]["count"] for name in MIX} == {name: report[name]["transactions"] for name in MIX}
+    # By hand: the stock-level transactions' latencies (script 4, microseconds), their 95th by the rank rule.
+    stock = sorted(int(line.split()[2]) / 1000 for line in lines if line.split()[3] == "4")
+    assert by_type["stock_level"]["p95_ms"] == round(stock[max(1, int(len(stock) * 0.95 + 0.5)) - 1], 3)
+    assert all(by_type[n]["p50_ms"] <= by_type[n]["p95_ms"] <= by_type[n]["p99_ms"] <= by_type[n]["max_ms"] for n in MIX)
 
 
 def test_a_client_keeps_its_home_warehouse_when_asked(loaded):

@@ -24,6 +24,8 @@ not move it); TPM from the tool's own transactions (commits and rollbacks), neve
 import re
 from pathlib import Path
 
+from .latency import PERCENTILES, rank
+
 BINARY = "pgbench"
 SCRIPTS_DIR = Path(__file__).resolve().parent / "scripts" / "orderentry"
 DERIVED_NOTICE = "derived from TPC-C, not comparable with audited TPC-C results"
@@ -68,9 +70,10 @@ def cleanup_argv(conn):
 
 
 def run_argv(conn, warehouses, clients, *, duration_s=None, transactions=None, jobs=None, report_interval_s=1,
-             home=False, seed=None):
+             home=False, seed=None, log_prefix=""):
     """The measured run: the five scripts at their weights, `clients` clients for `duration_s` seconds (or
-    `transactions` each), every client on a random warehouse (home: each keeps client_id mod W + 1)."""
+    `transactions` each), every client on a random warehouse (home: each keeps client_id mod W + 1); with
+    `log_prefix`, pgbench's per-transaction log (-l) in the working directory, for each type's percentiles."""
     warehouses, clients = _warehouses(warehouses), int(clients)
     if clients < 1 or (duration_s is None) == (transactions is None):
         raise ValueError("one of duration_s and transactions, and at least one client")
@@ -80,6 +83,10 @@ def run_argv(conn, warehouses, clients, *, duration_s=None, transactions=None, j
     argv += ["-T", str(int(duration_s))] if duration_s is not None else ["-t", str(int(transactions))]
     if seed is not None:
         argv.append(f"--random-seed={int(seed)}")
+    if log_prefix:
+        if not re.fullmatch(r"[a-z][a-z0-9_]{0,30}", log_prefix):  # a name in the working directory, never a path
+            raise ValueError(f"log_prefix {log_prefix!r}")
+        argv += ["-l", f"--log-prefix={log_prefix}"]
     for name, weight in MIX.items():
         argv += ["-f", f"{script(name)}@{weight}"]
     return argv + _conn_args(conn)
@@ -110,6 +117,34 @@ def parse_transaction_types(stdout):
             current[key] = int(match["count"])
         elif current is not None and (match := _LATENCY_RE.match(line)):
             current["latency_avg_ms"] = float(match["ms"])
+    return found
+
+
+def latency_by_type(lines):
+    """Per transaction type, from pgbench's per-transaction log (-l: `client_id transaction_no time script_no
+    time_epoch time_us [retries]`, `time` the latency in microseconds, or the failure's kind, "serialization",
+    "deadlock" or "failed", instead of a number): the completed transactions' count, p50/p95/p99 and max (ms, the rank
+    rule of runs/drivers/latency.py), and the failures by kind."""
+    names = list(MIX)
+    values, failures = {}, {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 6 or not parts[3].isdigit() or int(parts[3]) >= len(names):
+            continue
+        name = names[int(parts[3])]
+        if parts[2].isdigit():
+            values.setdefault(name, []).append(int(parts[2]) / 1000.0)
+        else:
+            failures.setdefault(name, {}).setdefault(parts[2], 0)
+            failures[name][parts[2]] += 1
+    found = {}
+    for name in names:
+        ordered = sorted(values.get(name, []))
+        stats = {"count": len(ordered), "failures": failures.get(name, {})}
+        if ordered:
+            stats.update({f"p{pct}_ms": round(ordered[rank(len(ordered), pct) - 1], 3) for pct in PERCENTILES},
+                         max_ms=round(ordered[-1], 3))
+        found[name] = stats
     return found
 
 
