@@ -42,6 +42,55 @@ def script(name):
     return SCRIPTS_DIR / f"pg_{name}.sql"
 
 
+LUA = SCRIPTS_DIR / "mysql_orderentry.lua"  # MySQL and MariaDB: the same schema and transactions for sysbench 1.0
+
+
+def sysbench_argv(command, workdir, warehouses, threads, *, duration_s=None, events=None, home=False, seed=None):
+    """sysbench with the project's Lua script, MySQL or MariaDB: `prepare` (a thread a warehouse, at most `threads`),
+    `run` (`duration_s` seconds, or `events` transactions in all) or `cleanup`. Where it connects, the password
+    included, is in the run's 0600 sysbench.cfg in `workdir` (runs/drivers/sysbench.py secret_files), never argv."""
+    if command not in ("prepare", "run", "cleanup"):
+        raise ValueError(f"command {command!r}")
+    warehouses, threads = _warehouses(warehouses), int(threads)
+    argv = ["sysbench", str(LUA), f"--config-file={workdir}/sysbench.cfg", "--db-driver=mysql",
+            f"--warehouses={warehouses}", f"--home={int(bool(home))}", f"--threads={threads}"]
+    if command == "run":
+        if (duration_s is None) == (events is None):
+            raise ValueError("one of duration_s and events")
+        argv += [f"--time={int(duration_s)}", "--forced-shutdown=1"] if duration_s is not None else [
+            f"--events={int(events)}", "--time=0"]
+        if seed is not None:
+            argv.append(f"--rand-seed={int(seed)}")
+    return argv + [command]
+
+
+_THREAD_RE = re.compile(r"^orderentry thread \d+ (?P<counts>.*)$")
+
+
+def parse_sysbench_types(stdout):
+    """Per transaction type, summed over the threads' "orderentry thread" lines (runs/drivers/scripts/orderentry/
+    mysql_orderentry.lua): transactions (commits and rollbacks), rolled_back (new-orders' 1 %), retried (deadlocks and
+    lock wait timeouts run again), and each type's share of the total (%)."""
+    found = {name: {"transactions": 0, "rolled_back": 0, "retried": 0} for name in MIX}
+    seen = False
+    for line in (stdout or "").splitlines():
+        if match := _THREAD_RE.match(line.strip()):
+            seen = True
+            for part in match["counts"].split():
+                name, _, numbers = part.partition("=")
+                if name in found:
+                    done, rolled_back, retried = (int(n) for n in numbers.split("/"))
+                    found[name]["transactions"] += done
+                    found[name]["rolled_back"] += rolled_back
+                    found[name]["retried"] += retried
+    if not seen:
+        return {}
+    total = sum(t["transactions"] for t in found.values())
+    for t in found.values():
+        t["share_pct"] = round(100 * t["transactions"] / total, 1) if total else None
+    return found
+
+
 def _conn_args(conn):
     # The database is pgbench's positional argument, last (-d is --debug): runs/drivers/pgbench.py.
     return ["-h", conn.host, "-p", str(int(conn.port)), "-U", conn.user, conn.database]
