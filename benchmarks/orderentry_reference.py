@@ -11,9 +11,14 @@ ratios ours / reference, and the mixes (ours 45/43/4/4/4 %; sysbench-tpcc 10/10/
 share of 43.5 % against 45 %, so ours may run up to 3 % more new orders for the same transaction rate). Both at READ
 COMMITTED (sysbench-tpcc --trx_level=RC). The target is ours within 25 % of the reference.
 
-Usage:  .venv/bin/python benchmarks/orderentry_reference.py SYSBENCH_TPCC_DIR [WAREHOUSES] [CLIENTS] [SECONDS] [ROUNDS]
-        (defaults 2 warehouses, 4 clients, 20 s, 3 rounds)
-Output: benchmarks/orderentry_reference.out.txt keeps the latest run, with its command."""
+On MariaDB (ENGINE=mariadb) ours is the sysbench Lua script, a statement a round trip as sysbench-tpcc's is; on
+PostgreSQL ours is pgbench scripts whose new-order and delivery are a few set-based statements (about 5 round trips a
+new-order against sysbench-tpcc's 4 an order line, about 46): the two engines together tell how much of a difference is
+the round trips.
+
+Usage:  [ENGINE=postgresql|mariadb] .venv/bin/python benchmarks/orderentry_reference.py SYSBENCH_TPCC_DIR [WAREHOUSES]
+        [CLIENTS] [SECONDS] [ROUNDS]     (defaults 2 warehouses, 4 clients, 20 s, 3 rounds)
+Output: benchmarks/orderentry_reference.<engine>.out.txt keeps the latest run, with its command."""
 
 import math
 import os
@@ -22,22 +27,42 @@ import sys
 import time
 from pathlib import Path
 
+import tempfile
+
 import psycopg
+import pymysql
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from runs.drivers.base import Connection  # noqa: E402
-from runs.drivers.orderentry import NEW_ORDERS_SQL, cleanup_argv, parse_transaction_types, prepare_argvs, run_argv  # noqa: E402
+from runs.drivers.orderentry import (  # noqa: E402
+    NEW_ORDERS_SQL, cleanup_argv, parse_sysbench_types, parse_transaction_types, prepare_argvs, run_argv, sysbench_argv,
+)
+from runs.drivers.sysbench import secret_files  # noqa: E402
 
 DB = "perfdash_oe_reference"
-HOST, PORT, USER = "127.0.0.1", 5432, "postgres"
+ENGINE = os.environ.get("ENGINE", "postgresql")
+MARIADB = ENGINE == "mariadb"
+HOST, PORT, USER = ("127.0.0.1", 3306, "root") if MARIADB else ("127.0.0.1", 5432, "postgres")
 
 
 def admin(sql):
+    if MARIADB:
+        conn = pymysql.connect(host=HOST, port=PORT, user=USER, autocommit=True)
+        conn.cursor().execute(sql.replace(" WITH (FORCE)", ""))
+        conn.close()
+        return
     with psycopg.connect(host=HOST, port=PORT, user=USER, dbname="postgres", autocommit=True) as conn:
         conn.execute(sql)
 
 
 def scalar(sql):
+    if MARIADB:
+        conn = pymysql.connect(host=HOST, port=PORT, user=USER, database=DB, autocommit=True)
+        cur = conn.cursor()
+        cur.execute(sql)
+        value = cur.fetchone()[0]
+        conn.close()
+        return value
     with psycopg.connect(host=HOST, port=PORT, user=USER, dbname=DB, autocommit=True) as conn:
         return conn.execute(sql).fetchone()[0]
 
@@ -50,8 +75,9 @@ def run(argv, cwd=None):
 
 
 def reference_argv(directory, warehouses, clients, seconds, command):
-    return ["sysbench", str(Path(directory) / "tpcc.lua"), "--db-driver=pgsql", f"--pgsql-host={HOST}",
-            f"--pgsql-port={PORT}", f"--pgsql-user={USER}", f"--pgsql-db={DB}", "--tables=1", f"--scale={warehouses}",
+    driver = "mysql" if MARIADB else "pgsql"
+    return ["sysbench", str(Path(directory) / "tpcc.lua"), f"--db-driver={driver}", f"--{driver}-host={HOST}",
+            f"--{driver}-port={PORT}", f"--{driver}-user={USER}", f"--{driver}-db={DB}", "--tables=1", f"--scale={warehouses}",
             f"--threads={clients}", f"--time={seconds}", "--report-interval=0", "--trx_level=RC", "--use_fk=0", command]
 
 
@@ -68,13 +94,18 @@ def main():
     warehouses, clients, seconds, rounds = (int(a) for a in (sys.argv[2:] + ["2", "4", "20", "3"][len(sys.argv) - 2:])[:4])
     admin(f"DROP DATABASE IF EXISTS {DB}")
     admin(f"CREATE DATABASE {DB}")
-    conn = Connection("postgresql", HOST, PORT, DB, USER)
-    lines = [f"$ .venv/bin/python benchmarks/orderentry_reference.py {directory.name} {warehouses} {clients} {seconds} {rounds}",
+    conn = Connection("mysql" if MARIADB else "postgresql", HOST, PORT, DB, USER)
+    workdir = Path(tempfile.mkdtemp(prefix="orderentry-reference-"))
+    for name, text in secret_files(conn, "").items():
+        (workdir / name).write_text(text)
+    lines = [f"$ ENGINE={ENGINE} .venv/bin/python benchmarks/orderentry_reference.py {directory.name} {warehouses} "
+             f"{clients} {seconds} {rounds}",
              f"{time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.2f}; {warehouses} warehouses, "
-             f"{clients} clients, {seconds} s a run, READ COMMITTED, PostgreSQL on 127.0.0.1"]
+             f"{clients} clients, {seconds} s a run, READ COMMITTED, {ENGINE} on 127.0.0.1"]
     try:
         started = time.monotonic()
-        for argv in prepare_argvs(conn, warehouses):
+        for argv in ([sysbench_argv("prepare", workdir, warehouses, warehouses)] if MARIADB
+                     else prepare_argvs(conn, warehouses)):
             run(argv)
         lines.append(f"load: ours {time.monotonic() - started:.1f} s")
         started = time.monotonic()
@@ -82,8 +113,11 @@ def main():
         lines.append(f"load: sysbench-tpcc {time.monotonic() - started:.1f} s")
         ratios = []
         for r in range(1, rounds + 1):
-            ours, _, out = nopm_of(NEW_ORDERS_SQL, run_argv(conn, warehouses, clients, duration_s=seconds), None, seconds)
-            mix = {k: v.get("share_pct") for k, v in parse_transaction_types(out).items()}
+            argv = (sysbench_argv("run", workdir, warehouses, clients, duration_s=seconds) if MARIADB
+                    else run_argv(conn, warehouses, clients, duration_s=seconds))
+            ours, _, out = nopm_of(NEW_ORDERS_SQL, argv, None, seconds)
+            parse = parse_sysbench_types if MARIADB else parse_transaction_types
+            mix = {k: v.get("share_pct") for k, v in parse(out).items()}
             ref, _, _ = nopm_of("SELECT sum(d_next_o_id) FROM district1",
                                 reference_argv(directory, warehouses, clients, seconds, "run"), directory, seconds)
             ratios.append(ours / ref)
@@ -92,11 +126,11 @@ def main():
         mean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
         lines.append(f"ours / reference, geometric mean over {rounds} rounds: {mean:.3f} (target: 0.75-1.25)")
     finally:
-        run(cleanup_argv(conn))
+        run(sysbench_argv("cleanup", workdir, warehouses, 1) if MARIADB else cleanup_argv(conn))
         admin(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
     text = "\n".join(lines) + "\n"
     print(text)
-    (Path(__file__).with_suffix(".out.txt")).write_text(text)
+    Path(__file__).with_name(f"orderentry_reference.{ENGINE}.out.txt").write_text(text)
 
 
 if __name__ == "__main__":

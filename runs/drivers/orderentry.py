@@ -64,27 +64,23 @@ def sysbench_argv(command, workdir, warehouses, threads, *, duration_s=None, eve
     return argv + [command]
 
 
-_THREAD_RE = re.compile(r"^orderentry thread \d+ (?P<counts>.*)$")
+# A thread's counts, "<type>=<transactions>/<rolled back>/<retried>": found anywhere in the output (threads ending
+# together may write their lines into one another's).
+_COUNTS_RE = re.compile(r"(?P<name>" + "|".join(MIX) + r")=(?P<done>\d+)/(?P<rolled_back>\d+)/(?P<retried>\d+)")
 
 
 def parse_sysbench_types(stdout):
     """Per transaction type, summed over the threads' "orderentry thread" lines (runs/drivers/scripts/orderentry/
     mysql_orderentry.lua): transactions (commits and rollbacks), rolled_back (new-orders' 1 %), retried (deadlocks and
-    lock wait timeouts run again), and each type's share of the total (%)."""
-    found = {name: {"transactions": 0, "rolled_back": 0, "retried": 0} for name in MIX}
-    seen = False
-    for line in (stdout or "").splitlines():
-        if match := _THREAD_RE.match(line.strip()):
-            seen = True
-            for part in match["counts"].split():
-                name, _, numbers = part.partition("=")
-                if name in found:
-                    done, rolled_back, retried = (int(n) for n in numbers.split("/"))
-                    found[name]["transactions"] += done
-                    found[name]["rolled_back"] += rolled_back
-                    found[name]["retried"] += retried
-    if not seen:
+    lock wait timeouts run again), and each type's share of the total (%). {} when no thread reported."""
+    if "orderentry thread" not in (stdout or ""):
         return {}
+    found = {name: {"transactions": 0, "rolled_back": 0, "retried": 0} for name in MIX}
+    for match in _COUNTS_RE.finditer(stdout):
+        t = found[match["name"]]
+        t["transactions"] += int(match["done"])
+        t["rolled_back"] += int(match["rolled_back"])
+        t["retried"] += int(match["retried"])
     total = sum(t["transactions"] for t in found.values())
     for t in found.values():
         t["share_pct"] = round(100 * t["transactions"] / total, 1) if total else None

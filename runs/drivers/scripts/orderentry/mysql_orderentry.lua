@@ -288,6 +288,6 @@ function thread_done()
   for _, t in ipairs(TYPES) do
     parts[#parts + 1] = string.format("%s=%d/%d/%d", t, counts[t].done, counts[t].rolled_back, counts[t].retried)
   end
-  print(string.format("orderentry thread %d %s", sysbench.tid, table.concat(parts, " ")))
+  io.write(string.format("orderentry thread %d %s\n", sysbench.tid, table.concat(parts, " ")))  -- one write a line
   con:disconnect()
 end
