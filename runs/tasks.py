@@ -77,7 +77,10 @@ def run_benchmark(self, run_id):
     except Exception as exc:  # noqa: BLE001 - any bug must end the run failed, never 'running' forever
         log.exception("run %s crashed", run_id)
         reopen_database()
-        _fail_after(run, execution, f"Internal error in the worker: {exc.__class__.__name__}: {exc}")
+        # Recorded across a blip of the dashboard's database too: a failure written on a connection that a blip ends
+        # would leave the run in its phase for good, its task gone.
+        retry_database(_fail_after, run, execution, f"Internal error in the worker: {exc.__class__.__name__}: {exc}",
+                       grace=RECORD_FAILURE_SECONDS, run_id=run_id)
         raise
 
 

@@ -87,8 +87,12 @@ def test_twenty_blips_over_several_runs_lose_nothing(worker, committed, operator
             assert len(run_ids) < 8, f"{len(blips)} blips hit the worker in {len(run_ids)} runs"
             run_id = launch(operator_api, target, duration_s=duration)
             run_ids.append(run_id)
-            # From the launch to the end: the claim, the set-up, prepare, the measured step, cleanup and the end.
+            # From the launch to the end: the claim, the set-up, prepare, the measured step, cleanup and the end. A
+            # run still not final after 3 minutes (a 6 s run) is stuck: the test fails saying where, never hangs.
+            deadline = time.monotonic() + 180
             while not survive(lambda: Run.objects.get(pk=run_id).is_final):
+                stuck = survive(lambda: Run.objects.get(pk=run_id))
+                assert time.monotonic() < deadline, (run_id, stuck.state, stuck.log[-3000:], "".join(worker.output)[-6000:])
                 time.sleep(random.uniform(0.3, 0.8))
                 connection.close()  # ours is not counted: every backend left is the worker's
                 killed = pg.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s "
